@@ -1,0 +1,98 @@
+// swift-tools-version:6.0
+// multitouchd: a Linux multitouch gesture daemon. See docs/architecture.md for the module map.
+import PackageDescription
+
+/// Settings shared by every Swift target: strict about existentials so protocol costs stay visible.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "multitouchd",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "multitouchd", targets: ["multitouchd"]),
+        .executable(name: "multitouchctl", targets: ["multitouchctl"]),
+        .library(name: "MultitouchClient", targets: ["MultitouchClient"]),
+        .library(name: "MultitouchTestKit", targets: ["MultitouchTestKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // C libraries from Debian packages (libevdev-dev, libudev-dev), found through pkg-config.
+        .systemLibrary(name: "CLibevdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(name: "CLibudev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+
+        // Pure pipeline: no clocks, no device I/O.
+        .target(name: "MultitouchCore", swiftSettings: strict),
+        .target(name: "Gestures", dependencies: ["MultitouchCore"], swiftSettings: strict),
+        .target(
+            name: "Recordings",
+            dependencies: ["MultitouchCore", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strict),
+        .target(name: "WireProtocol", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
+        .target(
+            name: "TouchPipeline",
+            dependencies: ["MultitouchCore", "Gestures", "WireProtocol", "Recordings"],
+            swiftSettings: strict),
+        .target(
+            name: "Configuration",
+            dependencies: ["MultitouchCore", "Gestures", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: strict),
+
+        // Edges: devices, sockets, the daemon.
+        .target(
+            name: "DeviceInput",
+            dependencies: [
+                "MultitouchCore", "CLibevdev", "CLibudev", "Configuration",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "MultitouchServer",
+            dependencies: [
+                "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "Recordings", "Configuration",
+                "DeviceInput", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .target(name: "MultitouchClient", dependencies: ["WireProtocol"], swiftSettings: strict),
+        .target(
+            name: "MultitouchTestKit",
+            dependencies: ["MultitouchCore", "Recordings"],
+            swiftSettings: strict),
+
+        // Thin executables.
+        .executableTarget(
+            name: "multitouchd",
+            dependencies: [
+                "MultitouchServer", "Configuration",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "multitouchctl",
+            dependencies: [
+                "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
+                "MultitouchClient", "MultitouchTestKit", "Configuration",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+
+        .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit", "Recordings"]),
+        .testTarget(name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit"]),
+        .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
+        .testTarget(
+            name: "WireProtocolTests",
+            dependencies: ["WireProtocol", "TouchPipeline", "MultitouchTestKit", "Recordings"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
+        .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
+        .testTarget(
+            name: "MultitouchServerTests",
+            dependencies: ["MultitouchServer", "MultitouchClient", "MultitouchTestKit", "TouchPipeline"]),
+    ]
+)

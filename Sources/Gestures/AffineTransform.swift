@@ -1,0 +1,72 @@
+import MultitouchCore
+
+/// A 2-D affine transform in CGAffineTransform order: x' = a*x + c*y + tx, y' = b*x + d*y + ty.
+/// Published as [a, b, c, d, tx, ty] in the device's published space.
+public struct AffineTransform: Hashable, Sendable {
+    public var a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double
+
+    public init(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double) {
+        self.a = a
+        self.b = b
+        self.c = c
+        self.d = d
+        self.tx = tx
+        self.ty = ty
+    }
+
+    public static let identity = AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: 0, ty: 0)
+
+    /// The six numbers in wire order.
+    public var components: [Double] { [a, b, c, d, tx, ty] }
+
+    public init?(components v: [Double]) {
+        guard v.count == 6, v.allSatisfy(\.isFinite) else { return nil }
+        self.init(a: v[0], b: v[1], c: v[2], d: v[3], tx: v[4], ty: v[5])
+    }
+
+    @inlinable public func apply(_ p: Point) -> Point {
+        Point(x: a * p.x + c * p.y + tx, y: b * p.x + d * p.y + ty)
+    }
+
+    /// `self` applied after `first`: (self ∘ first)(p) = self(first(p)).
+    public func concatenating(after first: AffineTransform) -> AffineTransform {
+        AffineTransform(
+            a: a * first.a + c * first.b,
+            b: b * first.a + d * first.b,
+            c: a * first.c + c * first.d,
+            d: b * first.c + d * first.d,
+            tx: a * first.tx + c * first.ty + tx,
+            ty: b * first.tx + d * first.ty + ty)
+    }
+
+    /// The similarity S(p) = c + s * R(r) * (p - c0) of a pinchRotate segment (DESIGN.md).
+    public static func pivot(from c0: Point, to c: Point, scale s: Double, rotation r: Double) -> AffineTransform {
+        let cosR = s * _cos(r)
+        let sinR = s * _sin(r)
+        return AffineTransform(
+            a: cosR, b: sinR, c: -sinR, d: cosR,
+            tx: c.x - (cosR * c0.x - sinR * c0.y),
+            ty: c.y - (sinR * c0.x + cosR * c0.y))
+    }
+
+    public static func translation(_ t: Point) -> AffineTransform {
+        AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: t.x, ty: t.y)
+    }
+
+    public var isFinite: Bool { a.isFinite && b.isFinite && c.isFinite && d.isFinite && tx.isFinite && ty.isFinite }
+
+    /// Largest absolute difference of any component, for continuity checks.
+    public func maximumDifference(to other: AffineTransform) -> Double {
+        zip(components, other.components).map { abs($0 - $1) }.max() ?? 0
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+@usableFromInline func _cos(_ x: Double) -> Double { Glibc.cos(x) }
+@usableFromInline func _sin(_ x: Double) -> Double { Glibc.sin(x) }
+#elseif canImport(Darwin)
+import Darwin
+@usableFromInline func _cos(_ x: Double) -> Double { Darwin.cos(x) }
+@usableFromInline func _sin(_ x: Double) -> Double { Darwin.sin(x) }
+#endif

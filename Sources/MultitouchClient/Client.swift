@@ -1,0 +1,4 @@
+import WireProtocol
+
+/// Swift client for the multitouchd socket.
+public enum MultitouchClientLibrary {}

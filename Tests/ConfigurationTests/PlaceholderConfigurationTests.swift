@@ -1,0 +1,4 @@
+import Testing
+@testable import Configuration
+
+@Test func ConfigurationModuleLoads() { #expect(Bool(true)) }

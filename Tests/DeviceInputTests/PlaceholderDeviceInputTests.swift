@@ -1,0 +1,4 @@
+import Testing
+@testable import DeviceInput
+
+@Test func DeviceInputModuleLoads() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import Gestures
+
+@Test func GesturesModuleLoads() { #expect(Bool(true)) }

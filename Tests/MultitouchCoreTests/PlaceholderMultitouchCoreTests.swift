@@ -1,0 +1,4 @@
+import Testing
+@testable import MultitouchCore
+
+@Test func MultitouchCoreModuleLoads() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import MultitouchServer
+
+@Test func MultitouchServerModuleLoads() { #expect(Bool(true)) }

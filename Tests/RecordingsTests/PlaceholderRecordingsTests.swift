@@ -1,0 +1,4 @@
+import Testing
+@testable import Recordings
+
+@Test func RecordingsModuleLoads() { #expect(Bool(true)) }

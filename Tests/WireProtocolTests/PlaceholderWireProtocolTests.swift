@@ -1,0 +1,4 @@
+import Testing
+@testable import WireProtocol
+
+@Test func WireProtocolModuleLoads() { #expect(Bool(true)) }
