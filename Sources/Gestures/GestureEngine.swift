@@ -1,7 +1,39 @@
 import MultitouchCore
 
-/// Gesture thresholds, in mm and ms. Defaults and their sources are documented in docs/GESTURES.md.
+/// Gesture thresholds, in mm, ms and degrees. Defaults and their sources are documented in
+/// docs/GESTURES.md and config/multitouchd.toml (section [gestures], same names in snake_case).
 public struct GestureConfiguration: Hashable, Sendable {
+    /// A one-finger pan starts once the finger moved this far from where it landed.
+    public var panSlopMillimeters: Double = 2.0
+    /// A pinchRotate segment publishes no change until the mean spread changed this much...
+    public var spreadDeadBandMillimeters: Double = 1.0
+    /// ...or the mean angle turned this much...
+    public var rotationDeadBandDegrees: Double = 3.0
+    /// ...or the centroid moved this far.
+    public var centroidDeadBandMillimeters: Double = 1.0
+    /// A finger count that lasts shorter than this (a finger lifting right after another) makes no segment.
+    public var fingerChurnDebounceMilliseconds: Double = 40
+    /// Longest touch that still counts as a tap.
+    public var tapMaximumDurationMilliseconds: Double = 250
+    /// Farthest a tapping finger may move.
+    public var tapMaximumMovementMillimeters: Double = 3.0
+    /// Longest gap between taps of a double tap (from the first lift to the second landing).
+    public var doubleTapIntervalMilliseconds: Double = 300
+    /// Farthest the second tap may land from the first.
+    public var doubleTapDistanceMillimeters: Double = 10.0
+    /// A finger held this long without moving beyond `longPressMovementMillimeters` is a long press.
+    public var longPressDurationMilliseconds: Double = 500
+    public var longPressMovementMillimeters: Double = 3.0
+    /// Cumulative scale limits, applied to the incoming segment at its boundary.
+    public var minimumScale: Double = 0.05
+    public var maximumScale: Double = 50.0
+    /// Double tap zooms the cumulative transform by this factor toward the tap point; 1 disables.
+    public var doubleTapZoomFactor: Double = 1.0
+    /// A single tap is published only once a double tap can no longer follow.
+    public var singleTapWaitsForDoubleTap: Bool = false
+    /// Velocities are measured over this much of the most recent motion.
+    public var velocityWindowMilliseconds: Double = 100
+
     public init() {}
     public static let `default` = GestureConfiguration()
 }
