@@ -3,6 +3,7 @@
 #include <libevdev/libevdev.h>
 #include <libevdev/libevdev-uinput.h>
 #include <linux/input.h>
+#include <sys/signalfd.h>
 
 /* Seconds and microseconds of an input_event: the field is `time` (struct timeval) on 64-bit and
  * `__sec`/`__usec` on 32-bit with 64-bit time_t; the kernel header hides that behind these macros,
