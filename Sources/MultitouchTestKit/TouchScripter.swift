@@ -316,7 +316,8 @@ public struct TouchScripter {
                     emit(EventType.abs, AbsCode.mtTrackingID, id)
                     emittedSlots[slot].trackingID = id
                 }
-                for (code, value) in values where emittedSlots[slot].values[code] != value {
+                // A slot starts with every value 0, as in the kernel, which drops values that do not change.
+                for (code, value) in values where emittedSlots[slot].values[code, default: 0] != value {
                     selectSlot(slot)
                     emit(EventType.abs, code, value)
                     emittedSlots[slot].values[code] = value
