@@ -52,4 +52,26 @@ struct RealRecordingTests {
         #expect(frames.map(\.fingerCount).max() == 3)
         #expect(frames.allSatisfy { $0.activeTouches.count <= 2 })
     }
+
+    @Test(
+        "protocol B recordings give well-formed touches (a generic 16-slot description)", .enabled(if: available),
+        arguments: [
+            // (file, most fingers at once, touches in all), as the recordings' README describes them.
+            ("aosp-mirror_platform_frameworks_base_google_pixel_tablet_touchscreen.evemu", 1, 1),
+            ("whot_evemu-devices_Atmel_maXTouch_Touchscreen.4-finger-drag-down.events", 4, 4),
+            ("whot_evemu-devices_EP0430M09.2-finger-scroll-down.events", 2, 2),
+            ("whot_evemu-devices_dell_canvas_touch.evemu", 5, 12),
+            ("whot_evemu-devices_Wacom_ISDv4_E6_Finger.double-center-circle.events", 2, 2),
+            ("whot_evemu-devices_SynPS2_Synaptics_TouchPad.two-finger-vert-scroll.events", 2, 2),
+            ("whot_evemu-devices_Wacom_Bamboo_16FG_4x5_Finger_double-center-circle.events", 2, 2),
+        ])
+    func protocolB(name: String, mostFingers: Int, touches: Int) throws {
+        let device = TestDevices.touchscreen(slots: 16, maximum: 65535, resolution: 10)
+        let events = try Self.events(name)
+        let frames = TouchFrames.track(events, device: device)
+        #expect(!frames.isEmpty)
+        #expect(TouchFrames.problems(in: frames).isEmpty)
+        #expect(frames.map { $0.activeTouches.count }.max() == mostFingers)
+        #expect(Set(frames.flatMap { $0.touches.map(\.id) }).count == touches)
+    }
 }
