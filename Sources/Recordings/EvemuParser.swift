@@ -332,6 +332,11 @@ struct EvemuParser {
                     file: file, line: line, message: "B: bitmask of type \(type) is too long (at most \(Self.maximumMaskBytes) bytes)")
             }
             masks[UInt16(type)] = bytes
+            if type == UInt32(EventType.syn), let bad = Self.bits(bytes).first(where: { $0 > EventType.max }) {
+                throw RecordingError(
+                    file: file, line: line,
+                    message: "B: 00 (the event type bitmask) sets type 0x\(String(bad, radix: 16)), above EV_MAX 0x1f")
+            }
         case UInt8(ascii: "A"):
             let fields = tokens(b, body, stop)
             guard fields.count == 5 || fields.count == 6 else {

@@ -1,7 +1,7 @@
 import MultitouchCore
 import Testing
 
-@testable import Recordings
+import Recordings
 
 /// The evemu variants found in real files, each written inline.
 @Suite struct EvemuReaderTests {

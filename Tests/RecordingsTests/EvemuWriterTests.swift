@@ -1,7 +1,7 @@
 import MultitouchCore
 import Testing
 
-@testable import Recordings
+import Recordings
 
 @Suite struct EvemuWriterTests {
     /// The exact text evemu 2.x writes for this device (compare a real evemu-record header).

@@ -1,7 +1,7 @@
 import MultitouchCore
 import Testing
 
-@testable import Recordings
+import Recordings
 
 /// Random mutations of valid files: each one either parses or throws a RecordingError (typed throws
 /// make anything else impossible short of a crash, which would end the test run).

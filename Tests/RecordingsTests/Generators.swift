@@ -1,6 +1,6 @@
 import MultitouchCore
 
-@testable import Recordings
+import Recordings
 
 /// A small deterministic PRNG (SplitMix64) so generated devices and fuzz mutations repeat exactly.
 struct SplitMix64: RandomNumberGenerator {

@@ -1,7 +1,7 @@
 import MultitouchCore
 import Testing
 
-@testable import Recordings
+import Recordings
 
 /// `libinput record` YAML version 1, written inline in the shape libinput 1.22 writes.
 @Suite struct LibinputRecordTests {

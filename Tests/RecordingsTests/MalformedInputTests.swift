@@ -1,7 +1,7 @@
 import MultitouchCore
 import Testing
 
-@testable import Recordings
+import Recordings
 
 /// Malformed input of every kind ends in a RecordingError naming the file, the line and what was expected.
 @Suite struct MalformedInputTests {
@@ -38,6 +38,7 @@ import Testing
         Case(text: header + "B: 03\n", line: 3, message: "expected 'B: <type> <byte> <byte> ...'"),
         Case(text: header + "B: 20 00\n", line: 3, message: "expected an event type 00...1f"),
         Case(text: header + "B: 03 100\n", line: 3, message: "expected a hex byte 00...ff in 'B:' line, found '100'"),
+        Case(text: header + "B: 00 0b 00 00 00 01 00 00 00\n", line: 3, message: "sets type 0x20, above EV_MAX 0x1f"),
         Case(text: header + "P:\n", line: 3, message: "expected 'P: <byte> <byte> ...'"),
         Case(text: header + "P: zz\n", line: 3, message: "expected a hex byte 00...ff in 'P:' line"),
         Case(text: "N: dev\nI: 0003 0001 0002\n", line: 2, message: "expected 'I: <bustype> <vendor> <product> <version>' (4 hex fields), found 3"),
@@ -94,6 +95,17 @@ import Testing
         var rng = SplitMix64(seed: 7)
         let bytes = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) }
         #expect(throws: RecordingError.self) { try RecordingReader.parse(bytes: bytes, name: "garbage.bin") }
+    }
+
+    @Test func pathologicalInputIsRejected() {
+        // Deeply nested YAML, an unterminated flow, a megabyte-long line.
+        for text in [
+            "version: 1\ndevices: " + String(repeating: "[", count: 20_000),
+            "version: 1\ndevices: " + String(repeating: "- ", count: 20_000),
+            Self.header + "E: " + String(repeating: "1", count: 1_000_000) + ".000000 0000 0000 0\n",
+        ] {
+            #expect(throws: RecordingError.self) { try RecordingReader.parse(text: text, name: "deep") }
+        }
     }
 
     @Test func missingFileAndDirectoryAreErrors() {

@@ -2,7 +2,7 @@ import Foundation
 import MultitouchCore
 import Testing
 
-@testable import Recordings
+import Recordings
 
 @Suite struct RecordingSetTests {
     /// A fresh directory under the system temporary directory.

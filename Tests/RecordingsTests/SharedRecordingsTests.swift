@@ -2,7 +2,7 @@ import Foundation
 import MultitouchCore
 import Testing
 
-@testable import Recordings
+import Recordings
 
 /// The one test that reads the real recordings in ../shared/recordings (beside the checkout), when they
 /// exist. Names were read from the N: lines and event counts with `grep -c '^ *E:'`, by hand.
