@@ -68,6 +68,12 @@ public struct GestureEngine: Sendable {
 
     let deviceIsSemiMT: Bool
     private(set) var state: State = .idle
+    /// The running segment (panning, pinchRotating) or the prepared one (settling). Kept out of the
+    /// state's payload so the hot path mutates it in place instead of copying it in and out.
+    private(set) var segment = Segment(
+        mode: .pan, fingers: 0, c0: .zero, c0MM: .zero, spread0: 0, spread0MM: 0, scaleLow: 1, scaleHigh: 1,
+        centroid: .zero, centroidMM: .zero, spreadMM: 0, live: false)
+    private let velocityWindowMicroseconds: Int64
     private(set) var longPress: LongPressState = .idle
     private(set) var tap: TapState = .ready
     private var session = Session(id: 0, start: Timestamp(microseconds: 0))
@@ -88,6 +94,8 @@ public struct GestureEngine: Sendable {
     public init(configuration: GestureConfiguration = .default, isSemiMT: Bool = false) {
         self.configuration = configuration
         self.deviceIsSemiMT = isSemiMT
+        let window = configuration.velocityWindowMilliseconds * 1000
+        self.velocityWindowMicroseconds = window.isFinite ? Int64(min(max(window, 0), 1e15).rounded()) : 100_000
         tracks.reserveCapacity(16)
     }
 
@@ -99,7 +107,7 @@ public struct GestureEngine: Sendable {
     public mutating func setTransform(_ transform: AffineTransform) {
         guard transform.isFinite else { return }
         switch state {
-        case .panning(let segment), .pinchRotating(let segment):
+        case .panning, .pinchRotating:
             base = segment.transform.inverted()?.concatenating(after: transform) ?? transform
         case .idle, .panPossible, .settling, .draining:
             base = transform
@@ -113,7 +121,7 @@ public struct GestureEngine: Sendable {
         var earliest: Timestamp?
         func consider(_ t: Timestamp) { if earliest.map({ t < $0 }) ?? true { earliest = t } }
         switch state {
-        case .settling(let s): consider(s.deadline)
+        case .settling(let deadline): consider(deadline)
         case .idle, .panPossible, .panning, .pinchRotating, .draining: break
         }
         switch longPress {
@@ -160,35 +168,40 @@ public struct GestureEngine: Sendable {
         var anyCancelled = false
         var active = 0
         var searchStart = 0
-        for touch in frame.touches {
-            let terminal = touch.phase.isTerminal
-            if touch.phase == .cancelled { anyCancelled = true }
+        let touches = frame.touches
+        for k in touches.indices {
+            // Field by field: a Touch is large, and copying each one whole shows up in profiles.
+            let id = touches[k].id
+            let phase = touches[k].phase
+            let location = touches[k].location
+            let mm = touches[k].millimeters
+            let terminal = phase.isTerminal
+            if phase == .cancelled { anyCancelled = true }
             if !terminal { active += 1 }
             var index = -1
             var i = searchStart
             while i < tracks.count {
-                if tracks[i].id == touch.id { index = i; break }
+                if tracks[i].id == id { index = i; break }
                 i += 1
             }
             if index < 0 {
                 i = 0
                 while i < min(searchStart, tracks.count) {
-                    if tracks[i].id == touch.id { index = i; break }
+                    if tracks[i].id == id { index = i; break }
                     i += 1
                 }
             }
             if index >= 0 {
-                tracks[index].location = touch.location
-                tracks[index].mm = touch.millimeters
+                tracks[index].location = location
+                tracks[index].mm = mm
                 tracks[index].seen = frameStamp
                 tracks[index].terminal = terminal
                 searchStart = index + 1
             } else {
                 tracks.append(FingerTrack(
-                    id: touch.id, location: touch.location, mm: touch.millimeters, landingMM: touch.millimeters,
-                    seen: frameStamp, terminal: terminal))
-                session.landingSum = session.landingSum + touch.location
-                session.landingSumMM = session.landingSumMM + touch.millimeters
+                    id: id, location: location, mm: mm, landingMM: mm, seen: frameStamp, terminal: terminal))
+                session.landingSum = session.landingSum + location
+                session.landingSumMM = session.landingSumMM + mm
                 session.landings += 1
                 searchStart = tracks.count
             }
@@ -242,60 +255,58 @@ extension GestureEngine {
             // The session began in this frame (or fingers landed and lifted within it).
             startFromRest(fingers: fingers, time: time, semi: semi, into: &out)
 
-        case .panPossible(let possible):
+        case .panPossible(let originMM):
             if membershipChanged(fingers: 1) {
                 // No segment ran, so there is nothing to end and nothing to debounce.
                 startFromRest(fingers: fingers, time: time, semi: semi, into: &out)
             } else if let t = tracks.first(where: { $0.inSegment }),
-                t.mm.distance(to: possible.originMM) >= configuration.panSlopMillimeters
+                t.mm.distance(to: originMM) >= configuration.panSlopMillimeters
             {
                 // Re-based where the pan starts: the slop itself never moves the content.
                 session.moved = true
-                begin(makeSegment(fingers: 1, time: time, semi: semi), time: time, into: &out)
+                makeSegment(fingers: 1, semi: semi)
+                begin(time: time, into: &out)
             }
 
-        case .settling(var settling):
-            if membershipChanged(fingers: settling.segment.fingers) {
+        case .settling:
+            if membershipChanged(fingers: segment.fingers) {
                 if fingers == 0 {
                     state = .idle
-                } else if fingers < settling.segment.fingers {
+                } else if fingers < segment.fingers {
                     // Another finger lifted: debounce again from here.
                     prepareSettling(fingers: fingers, time: time, semi: semi)
                 } else {
                     startFromRest(fingers: fingers, time: time, semi: semi, into: &out)
                 }
             } else {
-                measure(&settling.segment, semi: semi)
-                if leftDeadBands(settling.segment) {
-                    state = .settling(settling)
-                    startSettled(settling.segment, motion: true, time: time, into: &out)
-                } else {
-                    state = .settling(settling)
+                measure(semi: semi)
+                if leftDeadBands() {
+                    startSettled(motion: true, time: time, into: &out)
                 }
             }
 
-        case .panning(var segment), .pinchRotating(var segment):
-            measure(&segment, semi: semi)
+        case .panning, .pinchRotating:
+            measure(semi: semi)
             if membershipChanged(fingers: segment.fingers) {
-                end(segment, phase: .ended, time: time, into: &out)
+                let previousFingers = segment.fingers
+                end(phase: .ended, time: time, into: &out)
                 if fingers == 0 {
                     state = .idle
-                } else if fingers < segment.fingers {
+                } else if fingers < previousFingers {
                     prepareSettling(fingers: fingers, time: time, semi: semi)
                 } else {
                     startFromRest(fingers: fingers, time: time, semi: semi, into: &out)
                 }
             } else {
-                if !segment.live && leftDeadBands(segment) {
+                if !segment.live && leftDeadBands() {
                     segment.live = true
                     session.moved = true
                 }
-                let before = current
-                store(segment)
                 if segment.live {
-                    let after = segment.transform.concatenating(after: base)
-                    if after != before {
-                        publish(segment, phase: .changed, time: time, into: &out)
+                    let before = current
+                    updateCurrent()
+                    if current != before {
+                        publish(phase: .changed, time: time, into: &out)
                     }
                 }
             }
@@ -313,29 +324,30 @@ extension GestureEngine {
         } else if fingers == 1 && !session.moved {
             markMembers()
             let origin = tracks.first(where: { $0.inSegment })?.mm ?? .zero
-            state = .panPossible(PanPossible(originMM: origin))
+            state = .panPossible(originMM: origin)
         } else {
-            begin(makeSegment(fingers: fingers, time: time, semi: semi), time: time, into: &out)
+            makeSegment(fingers: fingers, semi: semi)
+            begin(time: time, into: &out)
         }
     }
 
     private mutating func prepareSettling(fingers: Int, time: Timestamp, semi: Bool) {
-        let segment = makeSegment(fingers: fingers, time: time, semi: semi)
-        let deadline = time.adding(milliseconds: configuration.fingerChurnDebounceMilliseconds)
-        state = .settling(Settling(deadline: deadline, segment: segment))
+        makeSegment(fingers: fingers, semi: semi)
+        state = .settling(deadline: time.adding(milliseconds: configuration.fingerChurnDebounceMilliseconds))
     }
 
     /// Ends a debounce: the prepared segment begins at its references (identity), then publishes the
     /// motion made since, so the content stays glued to the fingers.
-    private mutating func startSettled(_ prepared: Segment, motion: Bool, time: Timestamp, into out: inout [GestureEvent]) {
-        var segment = prepared
+    private mutating func startSettled(motion: Bool, time: Timestamp, into out: inout [GestureEvent]) {
         if segment.fingers == 1 && !session.moved {
-            state = .panPossible(PanPossible(originMM: segment.c0MM))
+            let originMM = segment.c0MM
+            state = .panPossible(originMM: originMM)
             if let t = tracks.first(where: { $0.inSegment && !$0.terminal }),
-                t.mm.distance(to: segment.c0MM) >= configuration.panSlopMillimeters
+                t.mm.distance(to: originMM) >= configuration.panSlopMillimeters
             {
                 session.moved = true
-                begin(makeSegment(fingers: 1, time: time, semi: lastSemiMT), time: time, into: &out)
+                makeSegment(fingers: 1, semi: lastSemiMT)
+                begin(time: time, into: &out)
             }
             return
         }
@@ -344,26 +356,25 @@ extension GestureEngine {
             session.moved = true
         }
         let measured = segment
-        var atStart = segment
-        atStart.centroid = atStart.c0
-        atStart.centroidMM = atStart.c0MM
-        atStart.rawScale = 1
-        atStart.rotation = 0
-        begin(atStart, time: time, into: &out)
-        if measured.live && measured.transform != atStart.transform {
-            store(measured)
-            publish(measured, phase: .changed, time: time, into: &out)
-        } else {
-            store(measured)
+        segment.centroid = segment.c0
+        segment.centroidMM = segment.c0MM
+        segment.rawScale = 1
+        segment.rotation = 0
+        begin(time: time, into: &out)
+        segment = measured
+        let before = current
+        updateCurrent()
+        if measured.live && current != before {
+            publish(phase: .changed, time: time, into: &out)
         }
     }
 
     /// A cancelled touch ends the running segment as `cancelled` and drains the session.
     private mutating func cancelSegment(at time: Timestamp, semi: Bool, into out: inout [GestureEvent]) {
         switch state {
-        case .panning(var segment), .pinchRotating(var segment):
-            measure(&segment, semi: semi)
-            end(segment, phase: .cancelled, time: time, into: &out)
+        case .panning, .pinchRotating:
+            measure(semi: semi)
+            end(phase: .cancelled, time: time, into: &out)
         case .idle, .panPossible, .settling, .draining:
             break
         }
@@ -390,17 +401,17 @@ extension GestureEngine {
         return fingers != segmentFingers
     }
 
-    /// Builds a segment from the current members, with references at their current positions.
-    private mutating func makeSegment(fingers: Int, time: Timestamp, semi: Bool) -> Segment {
+    /// Replaces `segment` with one over the current members, references at their current positions.
+    private mutating func makeSegment(fingers: Int, semi: Bool) {
         markMembers()
         let k = base.scaleFactor
         let low = k > 0 && k.isFinite ? min(1, configuration.minimumScale / k) : 1
         let high = k > 0 && k.isFinite ? max(1, configuration.maximumScale / k) : 1
-        var segment = Segment(
+        segment = Segment(
             mode: fingers >= 2 ? .pinchRotate : .pan, fingers: fingers, c0: .zero, c0MM: .zero,
             spread0: 0, spread0MM: 0, scaleLow: low, scaleHigh: high, centroid: .zero, centroidMM: .zero,
             spreadMM: 0, live: fingers == 1 || session.moved)
-        measure(&segment, semi: semi)
+        measure(semi: semi)
         segment.c0 = segment.centroid
         segment.c0MM = segment.centroidMM
         segment.rawScale = 1
@@ -410,11 +421,10 @@ extension GestureEngine {
             segment.spread0MM = segment.spreadMM
         }
         for i in tracks.indices { tracks[i].turned = 0 }
-        return segment
     }
 
     /// Leaves the hysteresis: centroid, spread or angle beyond its dead band (mm and degrees).
-    private func leftDeadBands(_ segment: Segment) -> Bool {
+    private func leftDeadBands() -> Bool {
         if segment.centroidMM.distance(to: segment.c0MM) >= configuration.centroidDeadBandMillimeters { return true }
         switch segment.mode {
         case .pan:
@@ -435,7 +445,7 @@ extension GestureEngine {
 extension GestureEngine {
     /// Measures the segment's members: centroid, spread, scale, unwrapped rotation. Coincident fingers
     /// hold the last scale and angle; semi-mt devices use the bounding box and never rotate.
-    private mutating func measure(_ segment: inout Segment, semi: Bool) {
+    private mutating func measure(semi: Bool) {
         var count = 0
         var sum = Point.zero, sumMM = Point.zero
         var minP = Point(x: .infinity, y: .infinity), maxP = Point(x: -.infinity, y: -.infinity)
@@ -464,9 +474,11 @@ extension GestureEngine {
             c = sum / n
             cMM = sumMM / n
             var s = 0.0, sMM = 0.0
-            for t in tracks where t.inSegment {
-                s += t.location.distance(to: c)
-                sMM += t.mm.distance(to: cMM)
+            if segment.mode == .pinchRotate {
+                for t in tracks where t.inSegment {
+                    s += t.location.distance(to: c)
+                    sMM += t.mm.distance(to: cMM)
+                }
             }
             spread = s / n
             spreadMM = sMM / n
@@ -492,7 +504,9 @@ extension GestureEngine {
                 let angle = _atan2(r.y, r.x)
                 if tracks[i].angleValid {
                     // Unwrap: the turn since the last frame is the short way round.
-                    tracks[i].turned += (angle - tracks[i].lastAngle).remainder(dividingBy: 2 * Double.pi)
+                    var delta = angle - tracks[i].lastAngle
+                    if delta > Double.pi { delta -= 2 * Double.pi } else if delta < -Double.pi { delta += 2 * Double.pi }
+                    tracks[i].turned += delta
                 } else {
                     tracks[i].angleValid = true
                 }
@@ -503,32 +517,30 @@ extension GestureEngine {
         segment.rotation = turned / Double(count)
     }
 
-    /// Writes the segment back into the state and recomputes M = S * M_base.
-    private mutating func store(_ segment: Segment) {
+    /// Sets the state to the segment's mode and recomputes M = S * M_base.
+    private mutating func updateCurrent() {
         switch segment.mode {
-        case .pan: state = .panning(segment)
-        case .pinchRotate: state = .pinchRotating(segment)
+        case .pan: state = .panning
+        case .pinchRotate: state = .pinchRotating
         }
         current = segment.transform.concatenating(after: base)
     }
 
-    /// Begins a segment at identity: M stays M_base, and the `began` is always published.
-    private mutating func begin(_ segment: Segment, time: Timestamp, into out: inout [GestureEvent]) {
-        store(segment)
+    /// Begins `segment` at identity: M stays M_base, and the `began` is always published.
+    private mutating func begin(time: Timestamp, into out: inout [GestureEvent]) {
+        updateCurrent()
         velocity.reset()
-        publish(segment, phase: .began, time: time, into: &out)
+        publish(phase: .began, time: time, into: &out)
     }
 
-    /// Ends (or cancels) a segment with its final values; M_base takes the cumulative transform.
-    private mutating func end(_ segment: Segment, phase: GesturePhase, time: Timestamp, into out: inout [GestureEvent]) {
-        store(segment)
-        publish(segment, phase: phase, time: time, into: &out)
+    /// Ends (or cancels) `segment` with its final values; M_base takes the cumulative transform.
+    private mutating func end(phase: GesturePhase, time: Timestamp, into out: inout [GestureEvent]) {
+        updateCurrent()
+        publish(phase: phase, time: time, into: &out)
         base = current
     }
 
-    private mutating func publish(
-        _ segment: Segment, phase: GesturePhase, time: Timestamp, into out: inout [GestureEvent]
-    ) {
+    private mutating func publish(phase: GesturePhase, time: Timestamp, into out: inout [GestureEvent]) {
         let translation = segment.effectiveTranslation
         let scale = segment.effectiveScale
         let rotation = segment.effectiveRotation
@@ -537,8 +549,7 @@ extension GestureEngine {
         switch phase {
         case .began: v = .zero
         case .changed, .ended, .cancelled:
-            v = velocity.velocity(
-                windowMicroseconds: Int64((configuration.velocityWindowMilliseconds * 1000).rounded()))
+            v = velocity.velocity(windowMicroseconds: velocityWindowMicroseconds)
         }
         seq &+= 1
         out.append(.update(GestureUpdate(
@@ -554,8 +565,8 @@ extension GestureEngine {
     /// Fires every timer due at or before `time`, earliest first, each at its own deadline.
     private mutating func fireTimers(upTo time: Timestamp, into out: inout [GestureEvent]) {
         while let due = nextDeadline, due <= time {
-            if case .settling(let settling) = state, settling.deadline == due {
-                startSettled(settling.segment, motion: false, time: due, into: &out)
+            if case .settling(let deadline) = state, deadline == due {
+                startSettled(motion: false, time: due, into: &out)
                 continue
             }
             if case .armed(let deadline) = longPress, deadline == due {

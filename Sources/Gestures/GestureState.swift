@@ -10,14 +10,14 @@ extension GestureEngine {
         case idle
         /// A session whose one finger has not yet moved beyond the pan slop: no segment runs. The pan
         /// that follows is re-based where the slop is passed, so the slop never jumps the content.
-        case panPossible(PanPossible)
+        case panPossible(originMM: Point)
         /// The finger count dropped: the next segment waits for the churn debounce or for motion, so
         /// fingers lifting a few ms apart make no spurious segment. Its references are already taken.
-        case settling(Settling)
-        /// A one-finger pan segment runs.
-        case panning(Segment)
+        case settling(deadline: Timestamp)
+        /// A one-finger pan segment runs (`GestureEngine.segment`).
+        case panning
         /// A segment with two or more fingers runs (dead bands may still hold its changes back).
-        case pinchRotating(Segment)
+        case pinchRotating
         /// A touch was cancelled (palm, device removal, resync loss): the remaining fingers are ignored
         /// until the last one lifts, then the session ends with `cancelled: true`.
         case draining
@@ -37,17 +37,6 @@ extension GestureEngine {
             case .draining: return .draining
             }
         }
-    }
-
-    /// Where the single finger of a `panPossible` session was when the slop started counting, in mm.
-    struct PanPossible: Sendable {
-        var originMM: Point
-    }
-
-    /// A segment prepared at a finger-count decrease but not yet begun.
-    struct Settling: Sendable {
-        var deadline: Timestamp
-        var segment: Segment
     }
 
     /// One pan or pinchRotate segment: its references (taken when the finger set last changed) and its
