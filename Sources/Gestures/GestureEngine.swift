@@ -51,6 +51,68 @@ public struct GestureConfiguration: Hashable, Sendable {
 
     public init() {}
     public static let `default` = GestureConfiguration()
+
+    /// What is wrong with these values, one line per field (empty when they are usable): distances and
+    /// durations must be finite and not negative, scale limits finite with 0 < minimum <= 1 <= maximum,
+    /// the zoom factor finite and positive. The configuration loader reports these as errors; the engine
+    /// replaces each bad value with its default so bad input never traps.
+    public var problems: [String] {
+        var found: [String] = []
+        for (name, value) in nonNegativeFields where !(value.isFinite && value >= 0) {
+            found.append("\(name) must be a finite number >= 0, got \(value)")
+        }
+        if !(minimumScale.isFinite && minimumScale > 0 && minimumScale <= 1) {
+            found.append("minimumScale must be in (0, 1], got \(minimumScale)")
+        }
+        if !(maximumScale.isFinite && maximumScale >= 1) {
+            found.append("maximumScale must be a finite number >= 1, got \(maximumScale)")
+        }
+        if !(doubleTapZoomFactor.isFinite && doubleTapZoomFactor > 0) {
+            found.append("doubleTapZoomFactor must be a finite number > 0, got \(doubleTapZoomFactor)")
+        }
+        return found
+    }
+
+    /// These values with every invalid one (see `problems`) replaced by its default.
+    public var sanitized: GestureConfiguration {
+        var c = self
+        let d = GestureConfiguration.default
+        func fix(_ v: inout Double, _ fallback: Double) { if !(v.isFinite && v >= 0) { v = fallback } }
+        // Durations beyond a day are clamped: they would overflow microsecond deadlines.
+        func fixDuration(_ v: inout Double, _ fallback: Double) { fix(&v, fallback); v = min(v, 86_400_000) }
+        fix(&c.panSlopMillimeters, d.panSlopMillimeters)
+        fix(&c.spreadDeadBandMillimeters, d.spreadDeadBandMillimeters)
+        fix(&c.rotationDeadBandDegrees, d.rotationDeadBandDegrees)
+        fix(&c.centroidDeadBandMillimeters, d.centroidDeadBandMillimeters)
+        fixDuration(&c.fingerChurnDebounceMilliseconds, d.fingerChurnDebounceMilliseconds)
+        fixDuration(&c.tapMaximumDurationMilliseconds, d.tapMaximumDurationMilliseconds)
+        fix(&c.tapMaximumMovementMillimeters, d.tapMaximumMovementMillimeters)
+        fixDuration(&c.doubleTapIntervalMilliseconds, d.doubleTapIntervalMilliseconds)
+        fix(&c.doubleTapDistanceMillimeters, d.doubleTapDistanceMillimeters)
+        fixDuration(&c.longPressDurationMilliseconds, d.longPressDurationMilliseconds)
+        fix(&c.longPressMovementMillimeters, d.longPressMovementMillimeters)
+        fixDuration(&c.velocityWindowMilliseconds, d.velocityWindowMilliseconds)
+        if !(c.minimumScale.isFinite && c.minimumScale > 0 && c.minimumScale <= 1) { c.minimumScale = d.minimumScale }
+        if !(c.maximumScale.isFinite && c.maximumScale >= 1) { c.maximumScale = d.maximumScale }
+        if !(c.doubleTapZoomFactor.isFinite && c.doubleTapZoomFactor > 0) { c.doubleTapZoomFactor = d.doubleTapZoomFactor }
+        return c
+    }
+
+    private var nonNegativeFields: [(String, Double)] {
+        [
+            ("panSlopMillimeters", panSlopMillimeters), ("spreadDeadBandMillimeters", spreadDeadBandMillimeters),
+            ("rotationDeadBandDegrees", rotationDeadBandDegrees),
+            ("centroidDeadBandMillimeters", centroidDeadBandMillimeters),
+            ("fingerChurnDebounceMilliseconds", fingerChurnDebounceMilliseconds),
+            ("tapMaximumDurationMilliseconds", tapMaximumDurationMilliseconds),
+            ("tapMaximumMovementMillimeters", tapMaximumMovementMillimeters),
+            ("doubleTapIntervalMilliseconds", doubleTapIntervalMilliseconds),
+            ("doubleTapDistanceMillimeters", doubleTapDistanceMillimeters),
+            ("longPressDurationMilliseconds", longPressDurationMilliseconds),
+            ("longPressMovementMillimeters", longPressMovementMillimeters),
+            ("velocityWindowMilliseconds", velocityWindowMilliseconds),
+        ]
+    }
 }
 
 /// The unified pan/pinch/rotate state machine plus tap, double-tap and long-press recognizers for one
@@ -91,11 +153,15 @@ public struct GestureEngine: Sendable {
     /// The last frame's `fingerCount`, so membership checks count fingers like `process` did.
     private var frameFingerCount = 0
 
+    /// - Parameters:
+    ///   - configuration: thresholds; invalid values (see `GestureConfiguration.problems`) are replaced
+    ///     by their defaults, so `configuration` reads back the values in use.
+    ///   - isSemiMT: the device is semi-mt (also taken per frame from `TouchFrame.isSemiMT`).
     public init(configuration: GestureConfiguration = .default, isSemiMT: Bool = false) {
-        self.configuration = configuration
+        let usable = configuration.sanitized
+        self.configuration = usable
         self.deviceIsSemiMT = isSemiMT
-        let window = configuration.velocityWindowMilliseconds * 1000
-        self.velocityWindowMicroseconds = window.isFinite ? Int64(min(max(window, 0), 1e15).rounded()) : 100_000
+        self.velocityWindowMicroseconds = Int64((usable.velocityWindowMilliseconds * 1000).rounded())
         tracks.reserveCapacity(16)
     }
 

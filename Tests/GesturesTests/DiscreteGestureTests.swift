@@ -183,3 +183,30 @@ struct DiscreteGestureTests {
         #expect(out.first?.time == Timestamp(microseconds: f.time - 800_000 + 500_000))
     }
 }
+
+@Suite("Configuration values")
+struct ConfigurationValueTests {
+    @Test func defaultsHaveNoProblems() {
+        #expect(GestureConfiguration.default.problems.isEmpty)
+        #expect(GestureConfiguration.default.sanitized == .default)
+    }
+
+    @Test func badValuesAreReportedAndNeverTrap() {
+        var c = GestureConfiguration()
+        c.fingerChurnDebounceMilliseconds = .nan
+        c.longPressDurationMilliseconds = -5
+        c.minimumScale = 0
+        c.doubleTapZoomFactor = .infinity
+        c.velocityWindowMilliseconds = 1e300
+        #expect(c.problems.count == 4)
+        var engine = GestureEngine(configuration: c)
+        #expect(engine.configuration.fingerChurnDebounceMilliseconds == 50)
+        #expect(engine.configuration.minimumScale == GestureConfiguration.default.minimumScale)
+        var f = FrameBuilder()
+        let a = f.down(1, 1)
+        _ = engine.process(f.frame())
+        f.up(a)
+        _ = engine.process(f.frame())
+        #expect(engine.nextDeadline == nil)
+    }
+}
