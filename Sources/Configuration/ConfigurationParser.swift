@@ -90,7 +90,7 @@ struct GestureKey {
 /// Keys of each table, in the order config/multitouchd.toml documents them.
 enum ConfigurationKeys {
     static let root = ["socket", "devices", "gestures", "clients", "log"]
-    static let socket = ["path", "mode", "group"]
+    static let socket = ["path", "mode", "group", "require_group"]
     static let devices = ["grab", "rule"]
     static let rule = ["action", "name", "path", "class", "grab", "output", "size_mm"]
     static let output = ["width", "height", "rotation", "calibration"]
@@ -167,6 +167,7 @@ struct ConfigurationParser {
                     "expected a group name or number (or \"\" for the daemon's own group), found \(describe(value))")
             }
         }
+        if let requireGroup = bool(table, "require_group", in: path) { socket.requireGroup = requireGroup }
         return socket
     }
 

@@ -21,6 +21,12 @@ public struct SystemdNotifier: Hashable, Sendable {
     /// this process). Ping at half this interval, as sd_watchdog_enabled(3) recommends. nil: no watchdog.
     public let watchdogInterval: Duration?
 
+    /// How often to call `watchdogPing()`: half of `watchdogInterval`, as sd_watchdog_enabled(3)
+    /// recommends, so one late ping does not trip the watchdog. nil: no watchdog.
+    public var watchdogPingInterval: Duration? {
+        watchdogInterval.map { $0 / 2 }
+    }
+
     /// - Parameters:
     ///   - socketPath: a path starting with `/`, or `@name` for the abstract namespace.
     ///   - watchdogInterval: the interval systemd expects pings at, if any.

@@ -65,6 +65,7 @@ func issues(_ text: String, source: String = "test.toml") -> [ConfigurationIssue
                 path = "/tmp/x/mt.sock"
                 mode = "0600"
                 group = ""
+                require_group = true
                 [devices]
                 grab = true
                 [[devices.rule]]
@@ -88,6 +89,7 @@ func issues(_ text: String, source: String = "test.toml") -> [ConfigurationIssue
         #expect(configuration.socket.path == "/tmp/x/mt.sock")
         #expect(configuration.socket.mode == 0o600)
         #expect(configuration.socket.group == "")
+        #expect(configuration.socket.requireGroup)
         #expect(configuration.devices.grab)
         #expect(configuration.devices.rules.count == 2)
         var first = DeviceRule()

@@ -22,7 +22,8 @@ func propertyNames(of value: Any) -> Set<String> {
 @Suite struct ShippedConfigurationTests {
     @Test func shippedFileEqualsBuiltInDefaults() throws {
         let configuration = try DaemonConfiguration.load(path: shippedConfigurationPath)
-        #expect(configuration == DaemonConfiguration())
+        // A default changed in code must be changed in config/multitouchd.toml too (and the other way).
+        #expect(configuration == DaemonConfiguration(), "config/multitouchd.toml differs from the built-in defaults")
     }
 
     @Test func shippedFilePassesTheCheck() {
@@ -59,7 +60,7 @@ func propertyNames(of value: Any) -> Set<String> {
 
     @Test func everyOtherPropertyHasAKey() {
         // Property -> key, for the structs whose keys are spelled in the parser by hand.
-        let socket = ["path": "path", "mode": "mode", "group": "group"]
+        let socket = ["path": "path", "mode": "mode", "group": "group", "requireGroup": "require_group"]
         let devices = ["grab": "grab", "rules": "rule"]
         let rule = [
             "action": "action", "name": "name", "path": "path", "deviceClass": "class", "grab": "grab",

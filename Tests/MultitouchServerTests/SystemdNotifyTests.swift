@@ -146,6 +146,7 @@ final class NotifyListener {
         let notifier = try #require(SystemdNotifier.fromEnvironment())
         #expect(notifier.socketPath == listener.notifyPath)
         #expect(notifier.watchdogInterval == .seconds(4))
+        #expect(notifier.watchdogPingInterval == .seconds(2))
         try notifier.ready()
         #expect(listener.receive() == "READY=1")
         #expect(getenv("NOTIFY_SOCKET") != nil)
