@@ -23,7 +23,7 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 INSTALL ?= install
 
-BUILD_DIR := $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null || echo .build/release)
+BUILD_DIR ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null || echo .build/release)
 DOCS := $(wildcard README.md docs/*.md)
 PYTHON_CLIENT := $(wildcard clients/python/*.py clients/python/README.md)
 
