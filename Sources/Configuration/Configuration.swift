@@ -8,6 +8,9 @@ public struct SocketConfiguration: Hashable, Sendable {
     public var mode: UInt32 = 0o660
     /// Group that owns the socket; empty keeps the daemon's own group.
     public var group: String = "multitouch"
+    /// When the group does not exist: false logs a warning and keeps going, true refuses to start
+    /// (TOML `require_group`).
+    public var requireGroup: Bool = false
     public init() {}
 }
 
