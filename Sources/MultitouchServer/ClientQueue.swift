@@ -8,6 +8,29 @@ public enum MessageStream: String, Hashable, Sendable, CaseIterable {
     case devices
 }
 
+/// A set of streams (a message about lost input concerns both touches and gestures).
+public struct MessageStreams: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let touches = MessageStreams(rawValue: 1)
+    public static let gestures = MessageStreams(rawValue: 2)
+    public static let devices = MessageStreams(rawValue: 4)
+
+    public init(_ stream: MessageStream) {
+        switch stream {
+        case .touches: self = .touches
+        case .gestures: self = .gestures
+        case .devices: self = .devices
+        }
+    }
+
+    public init(_ streams: Set<MessageStream>) {
+        self = []
+        for stream in streams { formUnion(MessageStreams(stream)) }
+    }
+}
+
 /// One wire message ready to send: encoded once, its bytes shared (copy-on-write, never copied) by every
 /// client queue it is put in, plus what routing and backpressure need to know about it.
 public struct OutboundMessage: Sendable {
@@ -15,16 +38,17 @@ public struct OutboundMessage: Sendable {
     public var bytes: [UInt8]
     /// Daemon device id the message is about (0: none).
     public var device: Int
-    /// Stream for subscriptions; nil for replies to one client (hello, pong, stats, error).
-    public var stream: MessageStream?
+    /// Streams a subscriber must want (any of them) to get it; empty for replies to one client (hello,
+    /// pong, stats, error), which are never subject to subscriptions.
+    public var streams: MessageStreams
     /// May be coalesced away under backpressure (`Message.isDroppable`: `changed` gesture updates and
     /// touch frames whose touches only moved or stayed).
     public var droppable: Bool
 
-    public init(bytes: [UInt8], device: Int, stream: MessageStream?, droppable: Bool) {
+    public init(bytes: [UInt8], device: Int, streams: MessageStreams, droppable: Bool) {
         self.bytes = bytes
         self.device = device
-        self.stream = stream
+        self.streams = streams
         self.droppable = droppable
     }
 
@@ -32,7 +56,7 @@ public struct OutboundMessage: Sendable {
     public static func reply(_ line: String) -> OutboundMessage {
         var bytes = Array(line.utf8)
         bytes.append(0x0A)
-        return OutboundMessage(bytes: bytes, device: 0, stream: nil, droppable: false)
+        return OutboundMessage(bytes: bytes, device: 0, streams: [], droppable: false)
     }
 }
 
@@ -52,7 +76,7 @@ public struct ClientQueue: Sendable {
 
     private struct Key: Hashable, Sendable {
         var device: Int
-        var stream: MessageStream?
+        var streams: UInt8
     }
 
     /// Slots from `base`; nil is a coalesced-away tombstone or an already-popped slot before `head`.
@@ -84,7 +108,7 @@ public struct ClientQueue: Sendable {
     /// Adds `message`, coalescing when the queue holds `softLimit` messages or more.
     @discardableResult
     public mutating func enqueue(_ message: OutboundMessage, softLimit: Int) -> EnqueueResult {
-        let key = Key(device: message.device, stream: message.stream)
+        let key = Key(device: message.device, streams: message.streams.rawValue)
         var missed = 0
         var result = EnqueueResult.appended
         if message.droppable, count >= softLimit, let old = lastDroppable[key], old >= base + head,
@@ -144,7 +168,7 @@ public struct ClientQueue: Sendable {
         for slot in slots[head...] {
             guard let entry = slot else { continue }
             if entry.message.droppable {
-                newLast[Key(device: entry.message.device, stream: entry.message.stream)] = newBase + newSlots.count
+                newLast[Key(device: entry.message.device, streams: entry.message.streams.rawValue)] = newBase + newSlots.count
             }
             newSlots.append(entry)
         }

@@ -8,7 +8,7 @@ final class ClientSession {
     let peer: PeerCredentials?
 
     /// Streams and devices the client asked for; nil before the first subscribe (nothing is streamed).
-    var subscription: (streams: Set<MessageStream>, devices: DeviceFilter)?
+    var subscription: (streams: MessageStreams, devices: DeviceFilter)?
     var queue = ClientQueue()
     /// Bytes taken from the queue and not yet accepted by the kernel.
     private var staging: [UInt8] = []
@@ -35,8 +35,8 @@ final class ClientSession {
     var hasPendingOutput: Bool { !queue.isEmpty || stagingOffset < staging.count }
 
     func wants(_ message: OutboundMessage) -> Bool {
-        guard let stream = message.stream else { return true }
-        guard let subscription, subscription.streams.contains(stream) else { return false }
+        if message.streams.isEmpty { return true }
+        guard let subscription, !subscription.streams.isDisjoint(with: message.streams) else { return false }
         return message.device == 0 || subscription.devices.contains(message.device)
     }
 

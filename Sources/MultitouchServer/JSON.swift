@@ -1,13 +1,13 @@
 /// A parsed JSON value (RFC 8259). Requests are small objects; the daemon parses them itself so that it
 /// needs no Foundation and can echo a request's `id` byte for byte.
-public enum JSONValue: Hashable, Sendable {
+public enum RequestJSON: Hashable, Sendable {
     case null
     case bool(Bool)
     /// The number and its text as sent (echoed unchanged in replies).
     case number(Double, text: String)
     case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
+    case array([RequestJSON])
+    case object([String: RequestJSON])
 
     /// The value as JSON text (numbers as they were sent, so an echoed id is the id the client sent).
     public var jsonText: String {
@@ -56,7 +56,7 @@ public struct JSONParser {
 
     /// Parses exactly one JSON value (surrounding whitespace allowed). The bytes must already be valid
     /// UTF-8.
-    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> RequestJSON {
         var parser = JSONParser(bytes)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
@@ -76,7 +76,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+    private mutating func parseValue(depth: Int) throws(JSONParseError) -> RequestJSON {
         guard index < bytes.count else { throw error("unexpected end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
@@ -100,10 +100,10 @@ public struct JSONParser {
         index += count
     }
 
-    private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+    private mutating func parseObject(depth: Int) throws(JSONParseError) -> RequestJSON {
         if depth > JSONParser.maximumDepth { throw error("nested deeper than \(JSONParser.maximumDepth)") }
         index += 1
-        var members: [String: JSONValue] = [:]
+        var members: [String: RequestJSON] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -133,10 +133,10 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
+    private mutating func parseArray(depth: Int) throws(JSONParseError) -> RequestJSON {
         if depth > JSONParser.maximumDepth { throw error("nested deeper than \(JSONParser.maximumDepth)") }
         index += 1
-        var items: [JSONValue] = []
+        var items: [RequestJSON] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
@@ -159,7 +159,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+    private mutating func parseNumber() throws(JSONParseError) -> RequestJSON {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         func digits(_ p: inout JSONParser) -> Int {

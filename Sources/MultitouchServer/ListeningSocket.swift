@@ -85,7 +85,6 @@ public struct ListeningSocket: ~Copyable {
     public consuming func close() {
         Sys.close(fd)
         if let createdPath { unlink(createdPath) }
-        discard self
     }
 
     static func unixAddress(_ path: String) -> sockaddr_un {

@@ -15,20 +15,20 @@ public enum DeviceFilter: Hashable, Sendable {
 /// One client request line, validated (docs/PROTOCOL.md "Requests").
 public enum ClientRequest: Hashable, Sendable {
     /// Start (or replace) the client's subscription.
-    case subscribe(streams: Set<MessageStream>, devices: DeviceFilter, id: JSONValue?)
+    case subscribe(streams: Set<MessageStream>, devices: DeviceFilter, id: RequestJSON?)
     /// Stop receiving streamed messages (replies still come).
-    case unsubscribe(id: JSONValue?)
+    case unsubscribe(id: RequestJSON?)
     /// Answered with `pong` carrying the same id.
-    case ping(id: JSONValue?)
+    case ping(id: RequestJSON?)
     /// Answered with a `stats` object.
-    case stats(id: JSONValue?)
+    case stats(id: RequestJSON?)
     /// Reset a device's cumulative transform to identity.
-    case resetTransform(device: Int, id: JSONValue?)
+    case resetTransform(device: Int, id: RequestJSON?)
     /// Set a device's cumulative transform ([a, b, c, d, tx, ty]).
-    case setTransform(device: Int, matrix: [Double], id: JSONValue?)
+    case setTransform(device: Int, matrix: [Double], id: RequestJSON?)
 
     /// The request's `id`, echoed in its reply.
-    public var id: JSONValue? {
+    public var id: RequestJSON? {
         switch self {
         case .subscribe(_, _, let id), .unsubscribe(let id), .ping(let id), .stats(let id),
             .resetTransform(_, let id), .setTransform(_, _, let id):
@@ -67,9 +67,9 @@ public struct ProtocolErrorCode: Hashable, Sendable, CustomStringConvertible {
 public struct RequestError: Error, Hashable, Sendable {
     public var code: ProtocolErrorCode
     public var message: String
-    public var id: JSONValue?
+    public var id: RequestJSON?
 
-    public init(_ code: ProtocolErrorCode, _ message: String, id: JSONValue? = nil) {
+    public init(_ code: ProtocolErrorCode, _ message: String, id: RequestJSON? = nil) {
         self.code = code
         self.message = message
         self.id = id
@@ -82,7 +82,7 @@ extension ClientRequest {
         guard String(validating: line, as: UTF8.self) != nil else {
             throw RequestError(.invalidUTF8, "request is not valid UTF-8")
         }
-        let value: JSONValue
+        let value: RequestJSON
         do {
             value = try JSONParser.parse(line)
         } catch {
@@ -138,7 +138,7 @@ extension ClientRequest {
         return request
     }
 
-    private static func streams(_ value: JSONValue?, id: JSONValue?) throws(RequestError) -> Set<MessageStream> {
+    private static func streams(_ value: RequestJSON?, id: RequestJSON?) throws(RequestError) -> Set<MessageStream> {
         guard let value else { return Set(MessageStream.allCases) }
         guard case .array(let items) = value else {
             throw RequestError(.badField, "\"streams\" must be an array of stream names", id: id)
@@ -154,7 +154,7 @@ extension ClientRequest {
         return result
     }
 
-    private static func devices(_ value: JSONValue?, id: JSONValue?) throws(RequestError) -> DeviceFilter {
+    private static func devices(_ value: RequestJSON?, id: RequestJSON?) throws(RequestError) -> DeviceFilter {
         guard let value else { return .all }
         if case .string("all") = value { return .all }
         guard case .array(let items) = value else {
@@ -165,7 +165,7 @@ extension ClientRequest {
         return .ids(ids)
     }
 
-    private static func device(_ value: JSONValue?, id: JSONValue?) throws(RequestError) -> Int {
+    private static func device(_ value: RequestJSON?, id: RequestJSON?) throws(RequestError) -> Int {
         guard let value else { throw RequestError(.badField, "missing \"device\" (a device id)", id: id) }
         guard case .number(let number, _) = value, number >= 0, number <= Double(Int32.max),
             number == number.rounded()
@@ -175,7 +175,7 @@ extension ClientRequest {
         return Int(number)
     }
 
-    private static func matrix(_ value: JSONValue?, id: JSONValue?) throws(RequestError) -> [Double] {
+    private static func matrix(_ value: RequestJSON?, id: RequestJSON?) throws(RequestError) -> [Double] {
         guard let value else { throw RequestError(.badField, "missing \"matrix\" ([a, b, c, d, tx, ty])", id: id) }
         guard case .array(let items) = value, items.count == 6 else {
             throw RequestError(.badField, "\"matrix\" must be an array of 6 numbers [a, b, c, d, tx, ty]", id: id)
