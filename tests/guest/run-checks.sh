@@ -28,11 +28,12 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 bin=$(swift build --show-bin-path)
-if [ ! -x "$bin/multitouchctl" ] || [ ! -d "$bin/multitouchdPackageTests.xctest" -a ! -x "$bin/multitouchdPackageTests.xctest" ]; then
-  swift build --build-tests >&2 || { echo "run-checks: build failed" >&2; exit 2; }
-fi
 ctl=$bin/multitouchctl
 xctest=$bin/multitouchdPackageTests.xctest
+# `.ci/run` builds before calling this; build here only what is missing.
+if [ ! -x "$ctl" ]; then swift build --product multitouchctl >&2 || { echo "run-checks: build failed" >&2; exit 2; }; fi
+if [ ! -e "$xctest" ]; then swift build --build-tests >&2 || echo "run-checks: test bundle build failed" >&2; fi
+[ -e "$xctest" ] || xctest=
 
 work=$(mktemp -d /var/tmp/multitouchd-guest-checks.XXXXXX)
 chmod 755 "$work"
@@ -42,12 +43,15 @@ python3 tests/guest/gen_recordings.py "$work/gen" || exit 2
 
 # Recordings to compare: one self-contained evemu file each (events-only files get their .desc
 # prepended: evemu-device reads the description, evemu-play the events of the same file).
+# The uinput device gets fuzz 0: a recording holds values the kernel already filtered (input_defuzz_abs_event)
+# on the real device; a device created with the same fuzz would filter them a second time.
+defuzz() { awk '$1 == "A:" { $5 = 0 } { print }'; }
 add_recording() {  # $1 = name, $2 = file, $3 = optional .desc
   if [ -n "${3:-}" ]; then
-    cat "$3" "$2" > "$work/rec/$1.evemu"
+    cat "$3" "$2" | defuzz > "$work/rec/$1.evemu"
     "$ctl" replay --json "$2" --desc "$3" > "$work/replay/$1.jsonl" 2> "$work/replay/$1.err"
   else
-    cp "$2" "$work/rec/$1.evemu"
+    defuzz < "$2" > "$work/rec/$1.evemu"
     "$ctl" replay --json "$2" > "$work/replay/$1.jsonl" 2> "$work/replay/$1.err"
   fi || echo "replay of $2 failed: $(head -2 "$work/replay/$1.err")"
 }
@@ -80,6 +84,7 @@ guest_end=$(date +%s.%N)
 
 results=$work/results.txt
 touch "$results"
+[ -n "$xctest" ] || echo "FAIL DeviceInputTests in the guest: no test bundle ($bin/multitouchdPackageTests.xctest)" >> "$results"
 [ $guest_rc = 0 ] || echo "FAIL guest run: exit status $guest_rc" >> "$results"
 
 # Live vs replay, per recording (judged here: the replays ran here).
@@ -90,7 +95,8 @@ for f in "$work"/rec/*.evemu; do
   elif [ ! -s "$work/replay/$name.jsonl" ]; then
     echo "FAIL live $name: no replay output ($(head -c 300 "$work/replay/$name.err"))" >> "$results"
   else
-    python3 tests/guest/checks.py compare "$work/replay/$name.jsonl" "$work/live/$name.jsonl" "live $name" > "$work/cmp.txt"
+    known=$(awk -F'\t' -v n="$name" '$1 == n {print $2}' tests/guest/known-differences.txt)
+    python3 tests/guest/checks.py compare "$work/replay/$name.jsonl" "$work/live/$name.jsonl" "live $name" ${known:+"$known"} > "$work/cmp.txt"
     head -1 "$work/cmp.txt" >> "$results"
     sed -n '2,$p' "$work/cmp.txt"
   fi
@@ -110,7 +116,8 @@ echo "=== guest checks"
 cat "$results"
 boot=$(cat "$work/boot-uptime" 2>/dev/null || echo "?")
 echo "guest: booted to the command in ${boot} s of guest uptime; whole guest run $(awk "BEGIN{printf \"%.1f\", $guest_end - $guest_start}") s wall"
+known=$(grep -c '^KNOWN' "$results")
 passed=$(grep -c '^PASS' "$results")
 failed=$(grep -c '^FAIL' "$results")
-echo "$passed passed, $failed failed (total $((SECONDS - start)) s)"
+echo "$passed passed, $failed failed, $known known difference(s) (total $((SECONDS - start)) s)"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
