@@ -149,6 +149,11 @@ public struct TouchScripter {
         move(fingers: [(finger, x, y)], steps: steps, durationMs: durationMs)
     }
 
+    /// Same as `move(finger:toX:y:steps:durationMs:)`, with the target as a point in percent.
+    public mutating func move(finger: Int, to target: (x: Double, y: Double), steps: Int = 10, durationMs: Double = 100) {
+        move(fingers: [(finger, target.x, target.y)], steps: steps, durationMs: durationMs)
+    }
+
     /// `steps` frames moving several fingers together in straight lines to their targets.
     public mutating func move(fingers targets: [(finger: Int, x: Double, y: Double)], steps: Int = 10, durationMs: Double = 100) {
         let count = max(1, steps)
