@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs INSIDE the QEMU guest (started by tests/guest/run-checks.sh): drives uinput devices made with
-# evemu-device/evemu-play and the project's multitouchctl on a real kernel. Writes live outputs under
+# evemu-device (played by tests/guest/play.py) and the project's multitouchctl on a real kernel. Writes live outputs under
 # $MT_WORK and one "PASS|FAIL name: detail" line per check to $MT_WORK/results.txt; the host judges
 # the live-vs-replay comparisons afterwards (replays run on the host, they need no kernel).
 set -u
@@ -8,6 +8,9 @@ W=$MT_WORK
 CTL=$MT_CTL
 RES=$W/results.txt
 CHECKS="/usr/bin/python3 $MT_ROOT/tests/guest/checks.py"
+# Frames at their recorded offsets from one start time (evemu-play sleeps before every event, and
+# under TCG those delays add up to hundreds of ms over a long recording).
+PLAY="/usr/bin/python3 $MT_ROOT/tests/guest/play.py"
 mkdir -p "$W/live" "$W/tmp"
 : > "$RES"
 echo "guest: kernel $(uname -r), command started at uptime ${QP_UPTIME_BOOTED:-?} s"
@@ -87,7 +90,7 @@ want live && for f in "$W"/rec/*.evemu; do
   "$CTL" listen "$DEV_NODE" --json --timeout 120 > "$W/live/$name.jsonl" 2> "$W/live/$name.err" &
   L=$!
   wait_nonempty "$W/live/$name.jsonl"
-  evemu-play "$DEV_NODE" < "$f"
+  $PLAY "$DEV_NODE" < "$f"
   sleep 0.5   # let the reader drain and fire due timers
   stop_listener $L
   drop_device
@@ -102,13 +105,13 @@ elif make_device "$G/touchscreen.desc" > "$W/tmp/flood.log"; then
   "$CTL" listen "$DEV_NODE" --json --timeout 60 > "$out" 2> "$W/live/syn-dropped.err" &
   L=$!
   wait_nonempty "$out"
-  evemu-play "$DEV_NODE" < "$G/flood-down.events"
+  $PLAY "$DEV_NODE" < "$G/flood-down.events"
   wait_grep "$out" '"phase":"began"'
   kill -STOP $L
-  evemu-play "$DEV_NODE" < "$G/flood-moves.events"   # t=0 timestamps: no sleeps, overflows the buffer
+  $PLAY "$DEV_NODE" < "$G/flood-moves.events"   # t=0 timestamps: no sleeps, overflows the buffer
   kill -CONT $L
   wait_grep "$out" '"type":"dropped"'
-  evemu-play "$DEV_NODE" < "$G/flood-after.events"
+  $PLAY "$DEV_NODE" < "$G/flood-after.events"
   sleep 0.5
   stop_listener $L
   drop_device
@@ -124,7 +127,7 @@ elif make_device "$G/touchscreen.desc" > "$W/tmp/removal.log"; then
   "$CTL" listen "$DEV_NODE" --json --timeout 60 > "$out" 2> "$W/live/removal.err" &
   L=$!
   wait_nonempty "$out"
-  evemu-play "$DEV_NODE" < "$G/flood-down.events"
+  $PLAY "$DEV_NODE" < "$G/flood-down.events"
   wait_grep "$out" '"phase":"began"'
   drop_device            # the uinput creator exits: the kernel removes the device
   end=$((SECONDS + 10))
@@ -177,7 +180,7 @@ elif make_device "$G/touchscreen.desc" > "$W/tmp/grab.log"; then
   "$CTL" listen "$DEV_NODE" --json --timeout 60 > "$b" 2> "$W/live/grab-other.err" &
   B=$!
   wait_nonempty "$b"
-  evemu-play "$DEV_NODE" < "$G/flood-after.events"
+  $PLAY "$DEV_NODE" < "$G/flood-after.events"
   sleep 0.5
   stop_listener $A
   stop_listener $B
@@ -194,8 +197,8 @@ elif make_device "$rec_src" > "$W/tmp/record.log"; then
   frames=$(grep -c '^E: .* 0000 0000 0' "$rec_src")
   "$CTL" record "$DEV_NODE" -o "$W/live/recorded.evemu" --duration 30 2> "$W/live/record.err" &
   R=$!
-  sleep 0.5   # record prints nothing before input; give it time to open the device
-  evemu-play "$DEV_NODE" < "$rec_src"
+  wait_grep "$W/live/record.err" "recording $DEV_NODE"
+  $PLAY "$DEV_NODE" < "$rec_src"
   sleep 0.5
   stop_listener $R
   drop_device
