@@ -237,6 +237,20 @@ struct SegmentTests {
         h.feed(f.frame(after: 10))
         #expect(h.events.phases.filter { $0.hasPrefix("pan") }.isEmpty)
         #expect(h.events.phases.last == "pinchRotate.ended")
+
+        // The remaining finger still sliding 1.5 mm while it lifts 10 ms later: no pan either.
+        let c = f.down(40, 50), d = f.down(60, 50)
+        h.feed(f.frame(after: 500))
+        f.move(c, to: 30, 50)
+        h.feed(f.frame())
+        f.up(c)
+        h.feed(f.frame())
+        f.moveBy(d, 1.5, 0)
+        h.feed(f.frame(after: 5))
+        f.up(d)
+        h.feed(f.frame(after: 5))
+        #expect(h.events.phases.filter { $0.hasPrefix("pan") }.isEmpty)
+        #expect(h.checker.statistics.sessions == 2)
         #expect(h.checker.isClean, "\(h.checker.violations)")
     }
 
