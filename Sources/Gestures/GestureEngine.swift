@@ -171,15 +171,19 @@ public struct GestureEngine: Sendable {
 
     /// Replaces the cumulative transform (a client reset or set). Takes effect as the new base: an active
     /// segment continues from it without a jump in its own relative values (M_base = S^-1 * T).
-    public mutating func setTransform(_ transform: AffineTransform) {
-        guard transform.isFinite else { return }
+    /// - Returns: false, changing nothing, when `transform` is not finite or singular (a client bug
+    ///   the caller reports to the client).
+    @discardableResult
+    public mutating func setTransform(_ transform: AffineTransform) -> Bool {
+        guard transform.isFinite, transform.inverted() != nil else { return false }
+        defer { current = transform }
         switch state {
         case .panning, .pinchRotating:
             base = segment.transform.inverted()?.concatenating(after: transform) ?? transform
         case .idle, .panPossible, .settling, .draining:
             base = transform
         }
-        current = transform
+        return true
     }
 
     /// The earliest time a timer is due (churn debounce, long press, held single tap), for the event loop

@@ -393,6 +393,12 @@ struct SegmentTests {
         let u = try #require(moved.updates.first)
         #expect(close(u.translation, Point(x: 6, y: 0)))
         #expect(close(u.matrix.tx, 1))
+        // A non-finite or singular transform is refused and changes nothing.
+        let before = h.engine.transform
+        let refusedNaN = h.engine.setTransform(AffineTransform(a: .nan, b: 0, c: 0, d: 1, tx: 0, ty: 0))
+        let refusedSingular = h.engine.setTransform(AffineTransform(a: 0, b: 0, c: 0, d: 0, tx: 1, ty: 1))
+        #expect(!refusedNaN && !refusedSingular)
+        #expect(h.engine.transform == before)
         f.up(a)
         h.feed(f.frame())
         #expect(h.checker.isClean, "\(h.checker.violations)")
