@@ -42,3 +42,4 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
 
     public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
 }
+

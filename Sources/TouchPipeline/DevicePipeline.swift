@@ -2,5 +2,164 @@ import Gestures
 import MultitouchCore
 import WireProtocol
 
-/// One device's pure pipeline: frame assembly, contact tracking, gestures, wire messages.
-public struct DevicePipeline {}
+/// Per-device settings of the pipeline: gesture thresholds and where the coordinates go.
+public struct PipelineSettings: Hashable, Sendable {
+    public var gestures: GestureConfiguration
+    /// Map a touchscreen onto an output (published space in pixels); nil publishes millimetres.
+    public var output: OutputMapping?
+    /// Physical size (width, height) in mm for devices that report no resolution.
+    public var sizeMillimeters: [Double]?
+    public var tapCounting: TapCountParameters
+
+    public init(
+        gestures: GestureConfiguration = .default, output: OutputMapping? = nil, sizeMillimeters: [Double]? = nil,
+        tapCounting: TapCountParameters? = nil
+    ) {
+        self.gestures = gestures
+        self.output = output
+        self.sizeMillimeters = sizeMillimeters
+        // UITouch.tapCount follows the double-tap thresholds unless told otherwise.
+        self.tapCounting = tapCounting ?? TapCountParameters(
+            intervalMilliseconds: gestures.doubleTapIntervalMilliseconds,
+            distanceMillimeters: gestures.doubleTapDistanceMillimeters,
+            maximumDurationMilliseconds: gestures.tapMaximumDurationMilliseconds,
+            maximumMovementMillimeters: gestures.tapMaximumMovementMillimeters)
+    }
+}
+
+/// Observes what the pipeline computes, typed, before it becomes JSON (used by `multitouchctl check`).
+public protocol PipelineObserver {
+    mutating func observe(frame: TouchFrame, events: [GestureEvent])
+    mutating func observe(timerEvents: [GestureEvent])
+}
+
+/// One device's pure pipeline: frame assembly -> contact tracking -> gestures -> wire messages. Live
+/// devices and replays run exactly this code; only the source of events differs. Not thread-safe: owned
+/// by one thread (the daemon's event loop, or the replay driver).
+public struct DevicePipeline {
+    public let deviceID: Int
+    public let info: DeviceInfo
+    private var assembler = FrameAssembler()
+    private var tracker: ContactTracker
+    private var engine: GestureEngine
+    private var lastTime: Timestamp?
+    /// Frames (SYN_REPORTs) seen, for stats.
+    public private(set) var frameCount: UInt64 = 0
+
+    public init(
+        deviceID: Int, description: DeviceDescription, source: String = "", settings: PipelineSettings = .init(),
+        idSource: TouchIDSource = TouchIDSource()
+    ) {
+        self.deviceID = deviceID
+        var size: (Double, Double)?
+        if let s = settings.sizeMillimeters, s.count == 2 { size = (s[0], s[1]) }
+        let mapper = CoordinateMapper(description: description, output: settings.output, configuredSize: size)
+        info = DeviceInfo(id: deviceID, source: source, description: description, mapper: mapper)
+        tracker = ContactTracker(
+            description: description, mapper: mapper, idSource: idSource, tapCounting: settings.tapCounting)
+        engine = GestureEngine(configuration: settings.gestures, isSemiMT: description.isSemiMT)
+    }
+
+    /// The earliest gesture timer deadline, for the event loop to arm.
+    public var nextDeadline: Timestamp? { engine.nextDeadline }
+
+    /// The device's cumulative transform.
+    public var transform: AffineTransform { engine.transform }
+
+    /// Feeds one raw event. When it closes a frame, the frame's messages are appended to `out`.
+    public mutating func push(_ event: InputEvent, into out: inout [Message]) {
+        var ignored = NoObserver()
+        push(event, into: &out, observer: &ignored)
+    }
+
+    public mutating func push<O: PipelineObserver>(_ event: InputEvent, into out: inout [Message], observer: inout O) {
+        guard let result = assembler.push(event) else { return }
+        switch result {
+        case .frame(let frame):
+            process(frame, into: &out, observer: &observer)
+        case .dropped(let time, let discarded):
+            frameCount &+= 1
+            out.append(.dropped(device: deviceID, time: time, count: discarded, unit: "events", reason: "SYN_DROPPED"))
+        }
+    }
+
+    /// Feeds the state difference libevdev produced while resyncing after `SYN_DROPPED`.
+    public mutating func push(resync frame: EventFrame, into out: inout [Message]) {
+        var ignored = NoObserver()
+        var resync = frame
+        resync.isResync = true
+        process(resync, into: &out, observer: &ignored)
+    }
+
+    /// Advances virtual time, firing gesture timers due at or before `time`.
+    public mutating func advance(to time: Timestamp, into out: inout [Message]) {
+        var ignored = NoObserver()
+        advance(to: time, into: &out, observer: &ignored)
+    }
+
+    public mutating func advance<O: PipelineObserver>(to time: Timestamp, into out: inout [Message], observer: inout O) {
+        let events = engine.advance(to: time)
+        guard !events.isEmpty else { return }
+        observer.observe(timerEvents: events)
+        for event in events { out.append(.gesture(device: deviceID, event: event)) }
+    }
+
+    /// Ends the device's input: a trailing partial frame is reported dropped, every touch and gesture
+    /// ends `cancelled` at `time`, and pending timers fire or lapse. Used at the end of a recording, on
+    /// unplug and at shutdown.
+    public mutating func finish(at time: Timestamp, into out: inout [Message]) {
+        var ignored = NoObserver()
+        finish(at: time, into: &out, observer: &ignored)
+    }
+
+    public mutating func finish<O: PipelineObserver>(at time: Timestamp, into out: inout [Message], observer: inout O) {
+        let partial = assembler.takePartialFrame()
+        if !partial.isEmpty {
+            out.append(
+                .dropped(
+                    device: deviceID, time: partial.last?.time ?? time, count: partial.count, unit: "events",
+                    reason: "partial frame without SYN_REPORT at end of input"))
+        }
+        let end = max(time, lastTime ?? time)
+        advance(to: end, into: &out, observer: &observer)
+        if let frame = tracker.cancelAll(at: end) {
+            let events = engine.process(frame)
+            observer.observe(frame: frame, events: events)
+            emit(frame, events, into: &out)
+        }
+        // Timers still pending after the last touch (a tap waiting for double-tap failure) fire at
+        // their deadlines: virtual time runs on past the end of input.
+        var guardCount = 0
+        while let deadline = engine.nextDeadline, guardCount < 64 {
+            advance(to: deadline, into: &out, observer: &observer)
+            guardCount += 1
+        }
+    }
+
+    /// Replaces the cumulative transform (client set/reset).
+    public mutating func setTransform(_ transform: AffineTransform) {
+        engine.setTransform(transform)
+    }
+
+    private mutating func process<O: PipelineObserver>(_ frame: EventFrame, into out: inout [Message], observer: inout O) {
+        frameCount &+= 1
+        advance(to: frame.time, into: &out, observer: &observer)
+        lastTime = frame.time
+        guard let touchFrame = tracker.process(frame) else { return }
+        let events = engine.process(touchFrame)
+        observer.observe(frame: touchFrame, events: events)
+        emit(touchFrame, events, into: &out)
+    }
+
+    private func emit(_ frame: TouchFrame, _ events: [GestureEvent], into out: inout [Message]) {
+        out.append(.touches(device: deviceID, frame: frame))
+        for event in events { out.append(.gesture(device: deviceID, event: event)) }
+    }
+}
+
+/// An observer that ignores everything.
+public struct NoObserver: PipelineObserver {
+    public init() {}
+    public mutating func observe(frame: TouchFrame, events: [GestureEvent]) {}
+    public mutating func observe(timerEvents: [GestureEvent]) {}
+}

@@ -1,0 +1,104 @@
+import Gestures
+import MultitouchCore
+import Recordings
+import WireProtocol
+
+/// The result of checking one recording: the invariants that failed (empty when it passed) and the
+/// statistics the check line prints.
+public struct RecordingCheckReport: Sendable {
+    public struct DeviceReport: Sendable {
+        public var info: DeviceInfo
+        public var evdevFrames: UInt64 = 0
+        public var touches = TouchInvariantChecker()
+        /// One-line gesture statistics (sessions, segments, taps, final transform, continuity error).
+        public var gestureSummary: String?
+        public var gestures = GestureInvariantChecker.Statistics()
+    }
+
+    public var name: String
+    public var devices: [DeviceReport]
+    public var messages: Int
+    public var bytes: Int
+    public var failures: [String]
+
+    public var passed: Bool { failures.isEmpty }
+}
+
+/// Observer that feeds the touch checker of one device.
+struct CheckObserver: PipelineObserver {
+    var touches = TouchInvariantChecker()
+    var gestures: GestureInvariantChecker
+
+    init(isSemiMT: Bool) { gestures = GestureInvariantChecker(isSemiMT: isSemiMT) }
+
+    mutating func observe(frame: TouchFrame, events: [GestureEvent]) {
+        touches.observe(frame)
+        gestures.check(frame: frame, events: events)
+    }
+
+    mutating func observe(timerEvents: [GestureEvent]) { gestures.check(timerEvents: timerEvents) }
+}
+
+/// `multitouchctl check` for one recording: replays it twice, compares the bytes, and verifies the
+/// invariants of DESIGN.md that the pipeline can check on its own output.
+public enum RecordingCheck {
+    public static func run(recording: Recording, name: String, settings: PipelineSettings = .init()) -> RecordingCheckReport {
+        var failures: [String] = []
+        var observers = recording.devices.map { CheckObserver(isSemiMT: $0.description.isSemiMT) }
+        var first = JSONWriter(capacity: 1 << 16)
+        var messageCount = 0
+        var frames = [UInt64](repeating: 0, count: recording.devices.count)
+        var infos: [DeviceInfo] = []
+        Replay.run(recording: recording, source: name, settings: settings, observers: &observers) { batch in
+            for message in batch {
+                messageCount += 1
+                if case .deviceAdded(let info) = message { infos.append(info) }
+                message.write(to: &first)
+                first.newline()
+            }
+        }
+        var second = JSONWriter(capacity: first.bytes.count)
+        Replay.run(recording: recording, source: name, settings: settings) { batch in
+            for message in batch {
+                message.write(to: &second)
+                second.newline()
+            }
+        }
+        if first.bytes != second.bytes {
+            let firstDiff = zip(first.bytes, second.bytes).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset
+            failures.append("determinism: two replays differ (first at byte \(firstDiff ?? min(first.bytes.count, second.bytes.count)))")
+        }
+        if first.nonFiniteCount > 0 { failures.append("finite: \(first.nonFiniteCount) non-finite numbers written as null") }
+        var devices: [RecordingCheckReport.DeviceReport] = []
+        for index in observers.indices {
+            observers[index].touches.finish()
+            for violation in observers[index].touches.violations {
+                failures.append("device \(index + 1) phases: \(violation)")
+            }
+            observers[index].gestures.finish()
+            for violation in observers[index].gestures.violations.prefix(50) {
+                failures.append("device \(index + 1) gestures: \(violation)")
+            }
+            var report = RecordingCheckReport.DeviceReport(info: infos[index])
+            report.touches = observers[index].touches
+            report.gestures = observers[index].gestures.statistics
+            let g = report.gestures
+            report.gestureSummary =
+                "sessions=\(g.sessions) segments pan=\(g.panSegments) pinchRotate=\(g.pinchRotateSegments)"
+                + " taps=\(g.taps) doubleTaps=\(g.doubleTaps) longPresses=\(g.longPresses)"
+                + " scale=\(rounded(g.finalScale, 4)) rotation=\(rounded(g.finalRotation * 180 / Double.pi, 2))deg"
+                + " max-continuity-error=\(g.largestContinuityError)"
+            report.evdevFrames = UInt64(recording.devices[index].events.lazy.filter(\.isSynReport).count)
+            devices.append(report)
+            frames[index] = report.evdevFrames
+        }
+        return RecordingCheckReport(
+            name: name, devices: devices, messages: messageCount, bytes: first.bytes.count, failures: failures)
+    }
+}
+
+private func rounded(_ value: Double, _ digits: Int) -> Double {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    return (value * scale).rounded() / scale
+}

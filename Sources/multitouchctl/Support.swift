@@ -1,0 +1,105 @@
+import ArgumentParser
+import Configuration
+import Gestures
+import MultitouchCore
+import TouchPipeline
+import WireProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Buffered writes to stdout: replays print many lines, and a write per line would dominate.
+struct StandardOutput {
+    private var buffer: [UInt8] = []
+
+    init() { buffer.reserveCapacity(1 << 16) }
+
+    mutating func write(_ line: String) {
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        buffer.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(1, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return  // stdout closed (e.g. piped into head): nothing left to say.
+                }
+                offset += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+func printError(_ text: String) {
+    let bytes = Array((text + "\n").utf8)
+    bytes.withUnsafeBytes { raw in _ = Glibc.write(2, raw.baseAddress, raw.count) }
+}
+
+func baseName(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
+}
+
+/// Pipeline settings from a configuration file, or the built-in defaults.
+func loadSettings(configPath: String?) throws -> PipelineSettings {
+    guard configPath != nil else { return PipelineSettings() }
+    // Configuration loading lands with the configuration work; until then only defaults exist.
+    return PipelineSettings()
+}
+
+/// The human-readable form of messages (`replay`, `listen` without --json). Unstable by design.
+enum ReadableFormat {
+    static func line(for message: Message) -> String {
+        switch message {
+        case .hello(let daemon, let devices):
+            return "hello \(daemon), \(devices.count) device(s)"
+        case .deviceAdded(let info):
+            return "device \(info.id) added: \"\(info.name)\" \(info.deviceClass.rawValue), protocol \(info.multitouchProtocol.rawValue), \(info.slots) slot(s)\(info.isSemiMT ? ", semi-mt" : ""), \(fmt(info.widthMillimeters))x\(fmt(info.heightMillimeters)) mm (\(info.sizeSource)), units \(info.units.rawValue)"
+        case .deviceRemoved(let device, let time, let reason):
+            return "\(time.map { $0.description } ?? "-") device \(device) removed (\(reason))"
+        case .touches(let device, let frame):
+            let touches = frame.touches.map { t in
+                "#\(t.id) \(t.phase.rawValue) (\(fmt(t.location.x)), \(fmt(t.location.y)))\(t.tapCount > 1 ? " taps=\(t.tapCount)" : "")"
+            }.joined(separator: "  ")
+            return "\(frame.time) dev \(device) touches fingers=\(frame.fingerCount)\(frame.isSemiMT ? " semi-mt" : ""): \(touches)"
+        case .gesture(let device, let event):
+            return "\(event.time) dev \(device) " + gestureText(event)
+        case .dropped(let device, let time, let count, let unit, let reason):
+            return "\(time.map { $0.description } ?? "-") dev \(device.map(String.init) ?? "-") DROPPED \(count) \(unit): \(reason)"
+        case .error(let code, let text, let fatal):
+            return "error \(code)\(fatal ? " (fatal)" : ""): \(text)"
+        case .control(let type, _):
+            return "\(type): \(message.jsonLine())"
+        }
+    }
+
+    static func gestureText(_ event: GestureEvent) -> String {
+        switch event {
+        case .sessionBegan(let session, _): return "session \(session) began"
+        case .sessionEnded(let session, _, let cancelled): return "session \(session) \(cancelled ? "cancelled" : "ended")"
+        case .update(let u):
+            let degrees = u.rotation * 180 / Double.pi
+            return "\(u.mode.rawValue) \(u.phase.rawValue) fingers=\(u.fingers) centroid=(\(fmt(u.centroid.x)), \(fmt(u.centroid.y))) translation=(\(fmt(u.translation.x)), \(fmt(u.translation.y))) scale=\(fmt(u.scale, 3)) rotation=\(fmt(degrees))°"
+        case .tap(_, _, let location, let tapCount, let fingers):
+            return "tap count=\(tapCount) fingers=\(fingers) at (\(fmt(location.x)), \(fmt(location.y)))"
+        case .doubleTap(_, _, let location, _):
+            return "doubleTap at (\(fmt(location.x)), \(fmt(location.y)))"
+        case .longPress(_, _, let phase, let location, let fingers):
+            return "longPress \(phase.rawValue) fingers=\(fingers) at (\(fmt(location.x)), \(fmt(location.y)))"
+        }
+    }
+
+    static func fmt(_ value: Double, _ digits: Int = 1) -> String {
+        guard value.isFinite else { return "nan" }
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let rounded = (value * scale).rounded() / scale
+        return String(rounded)
+    }
+}

