@@ -57,6 +57,7 @@ import Recordings
         Case(text: "", line: 0, message: "empty file"),
         Case(text: "\n\n# only a comment\n", line: 0, message: "no content: the file holds only blank lines and comments"),
         Case(text: "hello world\n", line: 1, message: "not a recording: expected evemu lines"),
+        Case(text: "# Notes\n\nResult: it works\n", line: 3, message: "not a recording: expected evemu lines"),
         Case(text: "\u{0}\u{1}\u{2}garbage", line: 1, message: "not a recording"),
         Case(text: header + "E: 1.000000 0003 0000 \u{0}\n", line: 3, message: "expected 'E: <sec>.<usec>"),
     ]
