@@ -332,11 +332,6 @@ struct EvemuParser {
                     file: file, line: line, message: "B: bitmask of type \(type) is too long (at most \(Self.maximumMaskBytes) bytes)")
             }
             masks[UInt16(type)] = bytes
-            if type == UInt32(EventType.syn), let bad = Self.bits(bytes).first(where: { $0 > EventType.max }) {
-                throw RecordingError(
-                    file: file, line: line,
-                    message: "B: 00 (the event type bitmask) sets type 0x\(String(bad, radix: 16)), above EV_MAX 0x1f")
-            }
         case UInt8(ascii: "A"):
             let fields = tokens(b, body, stop)
             guard fields.count == 5 || fields.count == 6 else {
@@ -428,18 +423,12 @@ struct EvemuParser {
                 file: file, line: content.descriptionLine,
                 message: "device description has no 'I: <bustype> <vendor> <product> <version>' line")
         }
-        var codes: [UInt16: Set<UInt16>] = [:]
-        // Type 0's bitmask is the set of event types (the kernel's EVIOCGBIT(0) is the evbit).
-        if let typeMask = masks[EventType.syn] {
-            for type in Self.bits(typeMask) {
-                codes[type, default: []] = codes[type] ?? []
-            }
-        }
-        // libevdev reports every SYN_* code of a device that has EV_SYN (libevdev_has_event_code), and
-        // libinput record lists them all; doing the same keeps evemu and libinput descriptions equal.
-        if codes[EventType.syn] != nil {
-            codes[EventType.syn] = Set(0...EventType.maxCode(for: EventType.syn))
-        }
+        // Every evdev device has EV_SYN (the kernel's input_register_device sets it), and libevdev reports
+        // every SYN_* code of it (libevdev_has_event_code); libinput record lists them all too.
+        var codes: [UInt16: Set<UInt16>] = [EventType.syn: Set(0...EventType.maxCode(for: EventType.syn))]
+        // Type 0's line is ignored: evemu 1.x wrote the event-type mask there (EVIOCGBIT(0)), evemu 2.x
+        // always writes "B: 00 0b ..." and reads it as SYN codes. A type exists when its own B: lines set
+        // a code, which is also how evemu 2.x (libevdev_enable_event_code) builds the device.
         for (type, bytes) in masks where type != EventType.syn {
             let set = Self.bits(bytes)
             if !set.isEmpty { codes[type, default: []].formUnion(set) }

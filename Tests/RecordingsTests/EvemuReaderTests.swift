@@ -208,9 +208,10 @@ import Recordings
         #expect(d.properties == [InputProperty.direct, 72])
         // Declared in B: (0x30, 0x31, 0x34, 0x37) without an A: line: zeros, as evemu-device would create them.
         #expect(d.axes[0x30] == AxisInfo(minimum: 0, maximum: 0))
-        // EV_KEY is in the type mask (0x0b) but no B: 01 line gives codes: present, empty; the BTN_TOUCH
+        // No B: 01 line gives EV_KEY codes (B: 00 0b says nothing about types): no EV_KEY; the BTN_TOUCH
         // events do not invent a code.
-        #expect(d.codes[EventType.key] == [])
+        #expect(d.codes[EventType.key] == nil)
+        #expect(d.codes[EventType.syn] == Set(0...0x0f))
     }
 
     @Test func nonASCIINameBlankLinesAndCRLF() throws {
