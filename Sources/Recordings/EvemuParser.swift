@@ -25,6 +25,10 @@ struct EvemuParser {
     static let newestMinorVersion = 3
     /// `ABS_MAX` (linux/input-event-codes.h): an `A:` code above it cannot exist.
     static let absMax: UInt16 = 0x3f
+    /// The absinfo of an ABS code declared in `B:` without an `A:` line: evemu 2.x's placeholder
+    /// (`parse_mask` in evemu.c enables such codes with minimum 0, maximum 1), so evemu-device and our
+    /// reader create the same axis.
+    static let placeholderAxis = AxisInfo(minimum: 0, maximum: 1)
     /// Bitmask bytes accepted per type: enough for every UInt16 code.
     static let maximumMaskBytes = 8192
 
@@ -433,11 +437,11 @@ struct EvemuParser {
             let set = Self.bits(bytes)
             if !set.isEmpty { codes[type, default: []].formUnion(set) }
         }
-        // Every declared ABS code has an absinfo in the kernel; one without an A: line gets zeros, which
-        // is what evemu-device creates for it.
+        // Every declared ABS code has an absinfo in the kernel; one without an A: line gets evemu's
+        // placeholder.
         var allAxes = axes
         for code in codes[EventType.abs] ?? [] where allAxes[code] == nil {
-            allAxes[code] = AxisInfo(minimum: 0, maximum: 0)
+            allAxes[code] = Self.placeholderAxis
         }
         let properties = Set(Self.bits(propertyBytes))
         content.description = DeviceDescription(

@@ -10,7 +10,7 @@ import MultitouchCore
 ///
 /// Reading the output back gives the same description and events, with the normalizations evemu's
 /// format forces: every device has `EV_SYN` with all `SYN_*` codes, an event type without codes is not
-/// recorded, and every ABS code gets an axis (zeros when the description has none). Line breaks in the
+/// recorded, and every ABS code gets an axis (0...1, evemu's placeholder, when the description has none). Line breaks in the
 /// name are written as spaces (a name is one line). Times must not be negative (evemu writes `%lu`
 /// seconds); a negative time is written with a minus sign, which the reader rejects.
 public enum EvemuWriter {
@@ -64,7 +64,7 @@ public enum EvemuWriter {
 
         // A: one per ABS code, "min max fuzz flat resolution" (evemu 1.1+ adds the resolution).
         for code in (description.codes[EventType.abs] ?? []).sorted() {
-            let axis = description.axes[code] ?? AxisInfo(minimum: 0, maximum: 0)
+            let axis = description.axes[code] ?? EvemuParser.placeholderAxis
             out.append(contentsOf: "A: ".utf8)
             appendHex(&out, UInt32(code), width: 2)
             out.append(contentsOf: " \(axis.minimum) \(axis.maximum) \(axis.fuzz) \(axis.flat) \(axis.resolution)\n".utf8)

@@ -63,7 +63,7 @@ import Recordings
         #expect(d.codes[EventType.key] == [KeyCode.btnTouch])
         #expect(d.codes[EventType.abs] == [0x00, 0x01, 0x2f, 0x35, 0x36, 0x37, 0x39, 0x3b])
         #expect(d.codes[EventType.syn] == Set(0...0x0f))
-        #expect(d.codes[EventType.rel] == nil)  // a B: line of zeros for a type not in the type mask
+        #expect(d.codes[EventType.rel] == nil)  // a B: line of zeros: no type
         #expect(d.axes[AbsCode.mtPositionX] == AxisInfo(minimum: 0, maximum: 799, resolution: 12))
         #expect(d.axes[AbsCode.mtSlot] == AxisInfo(minimum: 0, maximum: 9))
         let events = recording.devices[0].events
@@ -206,8 +206,8 @@ import Recordings
         #expect(d.codes[EventType.abs]?.contains(0x3e) == true)
         #expect(d.axes[0x3e] == AxisInfo(minimum: 0, maximum: 8))
         #expect(d.properties == [InputProperty.direct, 72])
-        // Declared in B: (0x30, 0x31, 0x34, 0x37) without an A: line: zeros, as evemu-device would create them.
-        #expect(d.axes[0x30] == AxisInfo(minimum: 0, maximum: 0))
+        // Declared in B: (0x30, 0x31, 0x34, 0x37) without an A: line: evemu 2.x's placeholder 0...1.
+        #expect(d.axes[0x30] == AxisInfo(minimum: 0, maximum: 1))
         // No B: 01 line gives EV_KEY codes (B: 00 0b says nothing about types): no EV_KEY; the BTN_TOUCH
         // events do not invent a code.
         #expect(d.codes[EventType.key] == nil)

@@ -83,7 +83,7 @@ import Recordings
         d.codes[EventType.syn] = nil  // a device without EV_SYN gets it
         let noSyn = try RecordingReader.parse(text: EvemuWriter.write(description: d, events: []), name: "s.evemu")
         #expect(noSyn.devices[0].description.codes[EventType.syn] == Set(0...15))
-        #expect(back.axes[AbsCode.pressure] == AxisInfo(minimum: 0, maximum: 0))
+        #expect(back.axes[AbsCode.pressure] == AxisInfo(minimum: 0, maximum: 1))
     }
 
     @Test func negativeTimeIsRejectedOnReadBack() {

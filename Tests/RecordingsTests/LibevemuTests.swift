@@ -103,4 +103,52 @@ struct input_event {
             #expect(try evemu.readEvents(eventPart, scratch: scratch) == events)
         }
     }
+
+    /// Our reading of a description equals our reading of what libevemu makes of it (evemu_read then
+    /// evemu_write), and our events equal evemu_read_event's, for the inline variants and, when present,
+    /// every real recording in ../shared/recordings.
+    @Test(.enabled(if: Libevemu.shared != nil, "libevemu.so.3 (evemu-tools) is not installed"))
+    func ourReadingMatchesLibevemu() throws {
+        let evemu = try #require(Libevemu.shared)
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("libevemu-\(UUID().uuidString)").path
+        defer {
+            for suffix in [".in", ".out", ".ev"] { try? FileManager.default.removeItem(atPath: scratch + suffix) }
+        }
+        // (name, description text, events text)
+        var inputs: [(String, String, String)] = []
+        func split(_ text: String) -> (String, String) {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let isEvent = { (line: Substring) in line.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("E:") }
+            return (
+                lines.filter { !isEvent($0) }.joined(separator: "\n"), lines.filter(isEvent).joined(separator: "\n") + "\n"
+            )
+        }
+        let v13 = split(EvemuReaderTests.version13)
+        inputs.append(("version13", v13.0, v13.1))
+        inputs.append(("n-trig", EvemuReaderTests.description, ""))
+        let shared = SharedRecordingsTests.directory
+        if FileManager.default.fileExists(atPath: shared) {
+            for job in try RecordingSet.scan(directory: shared) where job.status == .ready {
+                let text = try String(contentsOfFile: job.path, encoding: .utf8)
+                if let desc = job.descriptionPath {
+                    inputs.append((job.path, try String(contentsOfFile: desc, encoding: .utf8), text))
+                } else {
+                    let parts = split(text)
+                    inputs.append((job.path, parts.0, parts.1))
+                }
+            }
+        }
+        for (name, descriptionText, eventsText) in inputs {
+            let ours = try RecordingReader.parse(text: descriptionText, name: name).devices[0].description
+            let rewritten = try evemu.rewriteDescription(descriptionText, scratch: scratch)
+            let theirs = try RecordingReader.parse(text: rewritten, name: name + " (libevemu)").devices[0].description
+            #expect(ours == theirs, "\(name)")
+            if !eventsText.isEmpty {
+                let ourEvents = try RecordingReader.parse(
+                    text: eventsText, name: name, descriptionText: descriptionText).devices[0].events
+                #expect(try evemu.readEvents(eventsText, scratch: scratch) == ourEvents, "\(name)")
+            }
+        }
+        #expect(inputs.count == (FileManager.default.fileExists(atPath: shared) ? 2 + 9 : 2))
+    }
 }
