@@ -241,7 +241,7 @@ struct EvemuParser {
     private func unexpected(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ stop: Int, line: Int) -> RecordingError {
         RecordingError(
             file: file, line: line,
-            message: "expected an evemu line (N:, I:, P:, B:, A:, E: or a # comment), found '\(Self.excerpt(b, from, stop))'")
+            message: "expected an evemu line (N:, I:, P:, B:, A:, L:, S:, E: or a # comment), found '\(Self.excerpt(b, from, stop))'")
     }
 
     // MARK: Description lines
@@ -251,7 +251,8 @@ struct EvemuParser {
     {
         let kind = b[p]
         switch kind {
-        case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"), UInt8(ascii: "A"):
+        case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"), UInt8(ascii: "A"),
+            UInt8(ascii: "L"), UInt8(ascii: "S"):
             break
         default:
             throw unexpected(b, p, stop, line: line)
@@ -366,6 +367,16 @@ struct EvemuParser {
                 minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
                 resolution: numbers.count == 5 ? numbers[4] : 0)
             axisLines[UInt16(code)] = line
+        case UInt8(ascii: "L"), UInt8(ascii: "S"):
+            // evemu 2.x's initial LED and switch states ("L: %02x %d", "S: %02x %d"). Checked, not kept:
+            // the touch pipeline has no use for them, and evemu itself cannot apply them either.
+            let what = kind == UInt8(ascii: "L") ? "L: <led> <state>" : "S: <switch> <state>"
+            let fields = tokens(b, body, stop)
+            guard fields.count == 2, let code = Self.hex(b, fields[0]), code <= 0xffff, Self.decimal(b, fields[1]) != nil else {
+                throw RecordingError(
+                    file: file, line: line,
+                    message: "expected '\(what)' (hex code, decimal state), found '\(Self.excerpt(b, p, stop))'")
+            }
         default:
             throw unexpected(b, p, stop, line: line)
         }

@@ -123,7 +123,8 @@ public enum RecordingReader {
                     if p + 1 < end && bytes[p + 1] == UInt8(ascii: ":") {
                         switch c {
                         case UInt8(ascii: "E"): return .evemuEventsOnly
-                        case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"), UInt8(ascii: "A"):
+                        case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"), UInt8(ascii: "A"),
+                            UInt8(ascii: "L"), UInt8(ascii: "S"):
                             return .evemuDescribed
                         default: break
                         }

@@ -234,6 +234,14 @@ import Recordings
         }
     }
 
+    /// evemu 2.x writes initial LED and switch states after the A: lines.
+    @Test func ledAndSwitchStateLines() throws {
+        let text = "N: kbd\nI: 0011 0001 0001 ab41\nB: 11 07 00 00 00 00 00 00 00\nL: 00 1\nL: 01 0\nS: 00 1\nE: 1.000000 0000 0000 0\n"
+        let device = try #require(try RecordingReader.parse(text: text, name: "kbd.evemu").devices.first)
+        #expect(device.description.codes[EventType.led] == [0, 1, 2])
+        #expect(device.events.count == 1)
+    }
+
     @Test func equalTimesAreFine() throws {
         let text = "N: x\nI: 0 0 0 0\nE: 2.000000 0000 0000 0\nE: 2.000000 0000 0000 0\n"
         #expect(try RecordingReader.parse(text: text, name: "eq").devices[0].events.count == 2)
