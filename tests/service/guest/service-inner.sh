@@ -22,11 +22,13 @@ chmod 755 "$work"
 failures=0
 pass() { echo "guest-service: ok: $*"; }
 fail() { echo "guest-service: FAIL: $*"; failures=$((failures + 1)); }
-# wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s (a deadline for a hang, not a timing check).
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds (a deadline for a hang, not a timing check).
 wait_for() {
-  local limit=$(($1 * 10)); shift
-  for _ in $(seq "$limit"); do "$@" && return 0; sleep 0.1; done
-  return 1
+  local end=$((SECONDS + $1)); shift
+  until "$@"; do
+    [ $SECONDS -lt $end ] || return 1
+    sleep 0.2
+  done
 }
 notified() { grep -q "\"message\": \"[^\"]*$1" "$work/notify.log" 2>/dev/null; }
 
@@ -82,10 +84,10 @@ wait_for 10 test -S "$work/notify" || fail "notification socket not created"
 ) > "$work/daemon.log" 2>&1 &
 daemon_pid=$!
 
-if wait_for 60 notified READY=1; then
+if wait_for 30 notified READY=1; then
   pass "READY=1 received"
 else
-  fail "no READY=1 within 60 s"
+  fail "no READY=1 within 30 s"
   echo "--- daemon log"; cat "$work/daemon.log"; echo "--- notifications"; cat "$work/notify.log" 2>/dev/null
   kill "$daemon_pid" 2>/dev/null
   exit 1
