@@ -26,6 +26,8 @@ let package = Package(
         // C libraries from Debian packages (libevdev-dev, libudev-dev), found through pkg-config.
         .systemLibrary(name: "CLibevdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CLibudev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // Header-only: epoll, timerfd, signalfd and SO_PEERCRED, which Swift's Glibc module leaves out.
+        .systemLibrary(name: "CLinuxSystem"),
 
         // Pure pipeline: no clocks, no device I/O.
         .target(name: "MultitouchCore", swiftSettings: strict),
@@ -56,7 +58,7 @@ let package = Package(
             name: "MultitouchServer",
             dependencies: [
                 "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "Recordings", "Configuration",
-                "DeviceInput", .product(name: "Logging", package: "swift-log"),
+                "DeviceInput", "CLinuxSystem", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(name: "MultitouchClient", dependencies: ["WireProtocol"], swiftSettings: strict),

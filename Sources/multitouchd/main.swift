@@ -1,1 +1,150 @@
-print("multitouchd: not yet")
+import ArgumentParser
+import Configuration
+import Glibc
+import Logging
+import MultitouchServer
+import Recordings
+
+/// `multitouchd`: the multitouch gesture daemon. Thin: parses options, loads the configuration and the
+/// optional recording, then runs `Daemon`.
+struct MultitouchDaemon: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "multitouchd",
+        abstract: "Serve multitouch touches and gestures to clients over a Unix socket.",
+        discussion: """
+            Reads touchscreens and touchpads (or, with --replay, a recording), recognizes pan, pinch, rotate, \
+            taps and long presses, and streams them as JSON lines (docs/PROTOCOL.md). SIGHUP reloads the \
+            configuration; SIGTERM/SIGINT cancel active touches and gestures and exit.
+            """,
+        version: version)
+
+    @Option(name: .long, help: "Configuration file (default: \(DaemonConfiguration.defaultPathForCLI) when it exists).")
+    var config: String?
+
+    @Flag(name: .long, help: "Validate the configuration file, print what it sets and exit (0: valid).")
+    var checkConfig = false
+
+    @Option(name: .long, help: "Listen on this socket path instead of the configured one.")
+    var socket: String?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String?
+
+    @Option(name: .long, help: "Serve this recording (evemu or libinput record) as if it were a device.")
+    var replay: String?
+
+    @Option(name: .long, help: "Device description (.desc) for an events-only evemu recording.")
+    var desc: String?
+
+    @Flag(name: .long, help: "Start the recording over when it ends (with fresh device ids).")
+    var loop = false
+
+    @Option(name: .long, help: "Replay speed factor (2 plays twice as fast).")
+    var speed: Double = 1
+
+    @Option(name: .long, help: "Start the replay only once this many clients have subscribed.")
+    var waitForSubscribers: Int = 0
+
+    @Flag(name: .long, help: "Open no live devices (serve only the replay).")
+    var noDevices = false
+
+    func validate() throws {
+        guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number") }
+        guard waitForSubscribers >= 0 else { throw ValidationError("--wait-for-subscribers must be 0 or more") }
+        if let logLevel, LogLevel(rawValue: logLevel) == nil {
+            throw ValidationError("unknown --log-level \(logLevel); use one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if desc != nil && replay == nil { throw ValidationError("--desc needs --replay") }
+    }
+
+    func run() throws {
+        if checkConfig {
+            let result = ConfigurationFile.check(path: config)
+            print(result.report)
+            throw ExitCode(result.ok ? 0 : 1)
+        }
+
+        var configuration: DaemonConfiguration
+        do {
+            configuration = try ConfigurationFile.load(path: config)
+        } catch {
+            printError("multitouchd: \(error)")
+            throw ExitCode(78)  // EX_CONFIG (sysexits.h): systemd shows it as a configuration problem
+        }
+        if let socket { configuration.socket.path = socket }
+        if let logLevel, let level = LogLevel(rawValue: logLevel) { configuration.logLevel = level }
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .trace
+            return handler
+        }
+        var logger = Logger(label: "multitouchd")
+        logger.logLevel = Logger.Level(configuration.logLevel)
+
+        var replayOptions: ReplayOptions?
+        if let replay {
+            do {
+                let recording = try RecordingReader.read(path: replay, descriptionPath: desc)
+                replayOptions = ReplayOptions(
+                    recording: recording, source: replay.split(separator: "/").last.map(String.init) ?? replay,
+                    loop: loop, speed: speed, waitForSubscribers: waitForSubscribers)
+            } catch {
+                printError("multitouchd: cannot replay: \(error)")
+                throw ExitCode(66)  // EX_NOINPUT
+            }
+        }
+
+        let reloadPath = ConfigurationFile.effectivePath(config)
+        let socketOverride = socket
+        let levelOverride = logLevel.flatMap(LogLevel.init(rawValue:))
+        var reload: (@Sendable () throws -> DaemonConfiguration)?
+        if let reloadPath {
+            reload = { @Sendable () throws -> DaemonConfiguration in
+                var fresh = try ConfigurationFile.load(path: reloadPath)
+                if let socketOverride { fresh.socket.path = socketOverride }
+                if let levelOverride { fresh.logLevel = levelOverride }
+                return fresh
+            }
+        }
+        let options = DaemonOptions(
+            configuration: configuration, reloadConfiguration: reload, replay: replayOptions,
+            noDevices: noDevices, daemonVersion: "multitouchd \(MultitouchDaemon.version)")
+        do {
+            let daemon = try Daemon(options: options, logger: logger)
+            let status = try daemon.run()
+            throw ExitCode(status)
+        } catch let error as ListenError {
+            logger.critical("socket: cannot listen", metadata: ["error": "\(error)"])
+            printError("multitouchd: \(error)")
+            throw ExitCode(1)
+        } catch let error as SystemError {
+            printError("multitouchd: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+func printError(_ text: String) {
+    var bytes = Array(text.utf8)
+    bytes.append(0x0A)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+extension Logger.Level {
+    init(_ level: LogLevel) {
+        switch level {
+        case .trace: self = .trace
+        case .debug: self = .debug
+        case .info: self = .info
+        case .notice: self = .notice
+        case .warning: self = .warning
+        case .error: self = .error
+        case .critical: self = .critical
+        }
+    }
+}
+
+MultitouchDaemon.main()

@@ -1,0 +1,181 @@
+/// The subscription streams a message belongs to (docs/PROTOCOL.md "Subscribing").
+public enum MessageStream: String, Hashable, Sendable, CaseIterable {
+    /// Touch frames.
+    case touches
+    /// Gesture segment updates, sessions, taps, double taps, long presses.
+    case gestures
+    /// Device added / removed.
+    case devices
+}
+
+/// A set of streams (a message about lost input concerns both touches and gestures).
+public struct MessageStreams: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let touches = MessageStreams(rawValue: 1)
+    public static let gestures = MessageStreams(rawValue: 2)
+    public static let devices = MessageStreams(rawValue: 4)
+
+    public init(_ stream: MessageStream) {
+        switch stream {
+        case .touches: self = .touches
+        case .gestures: self = .gestures
+        case .devices: self = .devices
+        }
+    }
+
+    public init(_ streams: Set<MessageStream>) {
+        self = []
+        for stream in streams { formUnion(MessageStreams(stream)) }
+    }
+}
+
+/// One wire message ready to send: encoded once, its bytes shared (copy-on-write, never copied) by every
+/// client queue it is put in, plus what routing and backpressure need to know about it.
+public struct OutboundMessage: Sendable {
+    /// One JSON object and its terminating newline.
+    public var bytes: [UInt8]
+    /// Daemon device id the message is about (0: none).
+    public var device: Int
+    /// Streams a subscriber must want (any of them) to get it; empty for replies to one client (hello,
+    /// pong, stats, error), which are never subject to subscriptions.
+    public var streams: MessageStreams
+    /// May be coalesced away under backpressure (`Message.isDroppable`: `changed` gesture updates and
+    /// touch frames whose touches only moved or stayed).
+    public var droppable: Bool
+
+    public init(bytes: [UInt8], device: Int, streams: MessageStreams, droppable: Bool) {
+        self.bytes = bytes
+        self.device = device
+        self.streams = streams
+        self.droppable = droppable
+    }
+
+    /// A reply line (not subscribed to, never dropped).
+    public static func reply(_ line: String) -> OutboundMessage {
+        var bytes = Array(line.utf8)
+        bytes.append(0x0A)
+        return OutboundMessage(bytes: bytes, device: 0, streams: [], droppable: false)
+    }
+}
+
+/// A bounded per-client message queue with coalescing (docs/PROTOCOL.md "Backpressure").
+///
+/// Below `softLimit` queued messages everything is appended. At or above it, a droppable message
+/// replaces the most recent still-queued droppable message of the same (device, stream): the old one
+/// is removed and the new one appended at the tail, so every stream stays in time order, and the new
+/// entry carries the count of messages the client missed before it. A non-droppable message is always
+/// appended. The byte total is what the caller checks against the hard limit. Pure and single-threaded.
+public struct ClientQueue: Sendable {
+    /// A queued message and the number of same-stream messages coalesced away right before it.
+    public struct Entry: Sendable {
+        public var message: OutboundMessage
+        public var missed: Int
+    }
+
+    private struct Key: Hashable, Sendable {
+        var device: Int
+        var streams: UInt8
+    }
+
+    /// Slots from `base`; nil is a coalesced-away tombstone or an already-popped slot before `head`.
+    private var slots: [Entry?] = []
+    private var head = 0
+    private var base = 0
+    private var tombstones = 0
+    /// Absolute index of the latest queued droppable message per key.
+    private var lastDroppable: [Key: Int] = [:]
+
+    /// Messages queued (tombstones not counted).
+    public private(set) var count = 0
+    /// Bytes of the queued messages.
+    public private(set) var bytes = 0
+    /// Messages coalesced away over the client's lifetime.
+    public private(set) var droppedTotal = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// What `enqueue` did.
+    public enum EnqueueResult: Hashable, Sendable {
+        case appended
+        /// An older droppable message of the same device and stream was replaced.
+        case coalesced
+    }
+
+    /// Adds `message`, coalescing when the queue holds `softLimit` messages or more.
+    @discardableResult
+    public mutating func enqueue(_ message: OutboundMessage, softLimit: Int) -> EnqueueResult {
+        let key = Key(device: message.device, streams: message.streams.rawValue)
+        var missed = 0
+        var result = EnqueueResult.appended
+        if message.droppable, count >= softLimit, let old = lastDroppable[key], old >= base + head,
+            let entry = slots[old - base]
+        {
+            slots[old - base] = nil
+            tombstones += 1
+            count -= 1
+            bytes -= entry.message.bytes.count
+            missed = entry.missed + 1
+            droppedTotal += 1
+            result = .coalesced
+        }
+        let index = base + slots.count
+        slots.append(Entry(message: message, missed: missed))
+        count += 1
+        bytes += message.bytes.count
+        if message.droppable { lastDroppable[key] = index }
+        if tombstones > 64 && tombstones > count { compact() }
+        return result
+    }
+
+    /// Removes and returns the oldest message.
+    public mutating func popFirst() -> Entry? {
+        while head < slots.count {
+            let entry = slots[head]
+            slots[head] = nil
+            head += 1
+            if let entry {
+                count -= 1
+                bytes -= entry.message.bytes.count
+                if head > 1024 && head * 2 > slots.count { compact() }
+                return entry
+            }
+            tombstones -= 1
+        }
+        return nil
+    }
+
+    /// Drops everything (a client being disconnected).
+    public mutating func removeAll() {
+        slots = []
+        head = 0
+        base = 0
+        tombstones = 0
+        lastDroppable = [:]
+        count = 0
+        bytes = 0
+    }
+
+    /// Removes popped slots and tombstones so memory stays proportional to `count`.
+    private mutating func compact() {
+        var newSlots: [Entry?] = []
+        newSlots.reserveCapacity(count)
+        var newLast: [Key: Int] = [:]
+        let newBase = base + slots.count  // fresh absolute indices never collide with old ones
+        for slot in slots[head...] {
+            guard let entry = slot else { continue }
+            if entry.message.droppable {
+                newLast[Key(device: entry.message.device, streams: entry.message.streams.rawValue)] = newBase + newSlots.count
+            }
+            newSlots.append(entry)
+        }
+        slots = newSlots
+        base = newBase
+        head = 0
+        tombstones = 0
+        lastDroppable = newLast
+    }
+}

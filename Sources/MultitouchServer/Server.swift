@@ -1,4 +1,0 @@
-import MultitouchCore
-
-/// Namespace for the daemon's event loop and socket server.
-public enum MultitouchServer {}

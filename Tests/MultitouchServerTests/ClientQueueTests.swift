@@ -1,0 +1,108 @@
+import Testing
+@testable import MultitouchServer
+
+/// The per-client queue on its own: what coalesces, what never does, and that memory stays bounded.
+@Suite("ClientQueue")
+struct ClientQueueTests {
+    func message(_ text: String, device: Int = 1, streams: MessageStreams = .touches, droppable: Bool) -> OutboundMessage {
+        OutboundMessage(bytes: Array((text + "\n").utf8), device: device, streams: streams, droppable: droppable)
+    }
+
+    func drain(_ queue: inout ClientQueue) -> [(String, Int)] {
+        var out: [(String, Int)] = []
+        while let entry = queue.popFirst() {
+            out.append((String(decoding: entry.message.bytes.dropLast(), as: UTF8.self), entry.missed))
+        }
+        return out
+    }
+
+    @Test func belowTheSoftLimitNothingCoalesces() {
+        var queue = ClientQueue()
+        for i in 0..<10 { queue.enqueue(message("m\(i)", droppable: true), softLimit: 10) }
+        #expect(queue.count == 10)
+        #expect(queue.droppedTotal == 0)
+        #expect(drain(&queue).map(\.0) == (0..<10).map { "m\($0)" })
+    }
+
+    @Test func atTheSoftLimitTheLatestDroppableOfTheSameStreamIsReplacedAndCounted() {
+        var queue = ClientQueue()
+        queue.enqueue(message("t0", droppable: true), softLimit: 2)
+        queue.enqueue(message("g0", streams: .gestures, droppable: true), softLimit: 2)
+        queue.enqueue(message("t1", droppable: true), softLimit: 2)  // replaces t0
+        queue.enqueue(message("t2", droppable: true), softLimit: 2)  // replaces t1
+        queue.enqueue(message("g1", streams: .gestures, droppable: true), softLimit: 2)  // replaces g0
+        #expect(queue.count == 2)
+        #expect(queue.droppedTotal == 3)
+        let drained = drain(&queue)
+        // Time order is kept within and across streams: the newer message sits at the tail.
+        #expect(drained.map(\.0) == ["t2", "g1"])
+        #expect(drained.map(\.1) == [2, 1])
+    }
+
+    @Test func nonDroppableMessagesAreNeverDroppedAndOtherDevicesAreSeparate() {
+        var queue = ClientQueue()
+        queue.enqueue(message("a-moved", droppable: true), softLimit: 1)
+        queue.enqueue(message("a-began", droppable: false), softLimit: 1)
+        queue.enqueue(message("b-moved", device: 2, droppable: true), softLimit: 1)  // no b message to replace
+        queue.enqueue(message("a-ended", droppable: false), softLimit: 1)
+        queue.enqueue(message("a-moved2", droppable: true), softLimit: 1)  // replaces a-moved
+        let drained = drain(&queue)
+        #expect(drained.map(\.0) == ["a-began", "b-moved", "a-ended", "a-moved2"])
+        #expect(drained.map(\.1) == [0, 0, 0, 1])
+    }
+
+    @Test func aMessageAlreadyTakenForWritingIsNotReplaced() {
+        var queue = ClientQueue()
+        queue.enqueue(message("t0", droppable: true), softLimit: 1)
+        _ = queue.popFirst()
+        queue.enqueue(message("t1", droppable: true), softLimit: 1)
+        queue.enqueue(message("t2", droppable: true), softLimit: 1)
+        #expect(drain(&queue).map(\.0) == ["t2"])
+    }
+
+    @Test func endlessDroppableTrafficKeepsTheQueueBounded() {
+        var queue = ClientQueue()
+        for i in 0..<100_000 {
+            queue.enqueue(message("t\(i)", droppable: true), softLimit: 8)
+            queue.enqueue(message("g\(i)", streams: .gestures, droppable: true), softLimit: 8)
+        }
+        #expect(queue.count <= 10)
+        #expect(queue.bytes < 200)
+        #expect(queue.droppedTotal >= 199_990)
+        let drained = drain(&queue)
+        #expect(drained.last?.0 == "g99999")
+    }
+}
+
+@Suite("Request parsing")
+struct RequestParsingTests {
+    @Test func subscribeDefaultsToEverything() throws {
+        let request = try ClientRequest.parse(line: Array(#"{"type":"subscribe"}"#.utf8))
+        #expect(request == .subscribe(streams: Set(MessageStream.allCases), devices: .all, id: nil))
+    }
+
+    @Test func subscribeWithStreamsAndDevices() throws {
+        let request = try ClientRequest.parse(line: Array(#"{"type":"subscribe","streams":["gestures"],"devices":[2,3],"id":"s"}"#.utf8))
+        #expect(request == .subscribe(streams: [.gestures], devices: .ids([2, 3]), id: .string("s")))
+    }
+
+    @Test func setTransformNeedsSixFiniteNumbersAndAnInvertibleMatrix() throws {
+        #expect(throws: RequestError.self) {
+            try ClientRequest.parse(line: Array(#"{"type":"setTransform","device":1,"matrix":[0,0,0,0,1,1]}"#.utf8))
+        }
+        let ok = try ClientRequest.parse(line: Array(#"{"type":"setTransform","device":1,"matrix":[2,0,0,2,5,-5.5]}"#.utf8))
+        #expect(ok == .setTransform(device: 1, matrix: [2, 0, 0, 2, 5, -5.5], id: nil))
+    }
+
+    @Test(arguments: [
+        #"{"a":1,"a":2}"#, #"{"a":"\ud800"}"#, #"{"a":01}"#, #"{"a":1,}"#, #"{"a":tru}"#, #"{"a":"x"} x"#, "1e999",
+    ])
+    func malformedJSONIsRejected(text: String) {
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(Array(text.utf8)) }
+    }
+
+    @Test func escapesDecode() throws {
+        let value = try JSONParser.parse(Array(#"{"s":"a\"b\\c\u00e9\ud83d\ude00\n"}"#.utf8))
+        #expect(value == .object(["s": .string("a\"b\\cé😀\n")]))
+    }
+}

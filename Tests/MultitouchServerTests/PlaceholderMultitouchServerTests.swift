@@ -1,4 +1,0 @@
-import Testing
-@testable import MultitouchServer
-
-@Test func MultitouchServerModuleLoads() { #expect(Bool(true)) }

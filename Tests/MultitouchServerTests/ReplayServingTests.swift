@@ -1,0 +1,215 @@
+import Foundation
+import MultitouchClient
+import Recordings
+import Testing
+import TouchPipeline
+import WireProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon serving a recording to real socket clients: every well-behaved client receives exactly
+/// what `multitouchctl replay --json` prints, whatever the other clients do.
+@Suite("multitouchd serving a replay")
+struct ReplayServingTests {
+    /// What `multitouchctl replay --json FILE` prints (the same library call).
+    func expectedLines(_ path: String) throws -> [String] {
+        let recording = try RecordingReader.read(path: path)
+        let name = String(path.split(separator: "/").last ?? "")
+        return Replay.messages(recording: recording, source: name).map { $0.jsonLine() }
+    }
+
+    /// Lines of the replay itself: drops the connection's own replies (hello, subscribed, pong).
+    func streamed(_ lines: [String]) -> [String] {
+        lines.filter { !["hello", "subscribed", "pong", "stats"].contains(messageType($0)) }
+    }
+
+    static func endsReplay(_ lines: [String]) -> Bool {
+        guard let last = lines.last else { return false }
+        return messageType(last) == "deviceRemoved"
+    }
+
+    @Test func severalClientsReceiveExactlyTheReplayOutputDespiteBadNeighbours() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("pinch.evemu", EvemuScript.pinchThenPan(frames: 400))
+        let expected = try expectedLines(recording)
+        #expect(expected.count > 400)
+        #expect(expected.contains { messageType($0) == "gesture" })
+
+        // 3 readers, a garbage sender, a client that leaves mid-gesture, a client that never reads:
+        // the replay starts once all 6 have subscribed.
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "50", "--wait-for-subscribers", "6"])
+        var readers: [LineCollector] = []
+        for _ in 0..<3 {
+            let (client, _) = try connectClient(daemon)
+            try client.subscribe()
+            readers.append(LineCollector(client: client, stopWhen: ReplayServingTests.endsReplay))
+        }
+        let (garbage, _) = try connectClient(daemon)
+        try garbage.subscribe()
+        let (leaver, _) = try connectClient(daemon)
+        try leaver.subscribe()
+        let (sleeper, _) = try connectClient(daemon)
+        try sleeper.subscribe()  // and never reads again
+
+        // The leaver reads until a gesture is under way, then vanishes without a word.
+        var sawGesture = false
+        while let line = try leaver.nextLine() {
+            if messageType(line) == "gesture" {
+                sawGesture = true
+                break
+            }
+        }
+        #expect(sawGesture)
+        leaver.close()
+        // The garbage sender keeps sending nonsense during the replay.
+        for i in 0..<50 {
+            try garbage.sendLine(Array("not json \(i)".utf8))
+            try garbage.sendLine([0xC3, 0x28])
+        }
+
+        for reader in readers {
+            let got = streamed(reader.wait())
+            #expect(got.count == expected.count)
+            #expect(got == expected)
+            if got != expected, let first = zip(got, expected).firstIndex(where: { $0 != $1 }) {
+                Issue.record("first difference at line \(first):\n got: \(got[first])\nwant: \(expected[first])")
+            }
+        }
+        // The garbage sender got one error per bad line and is still connected.
+        var errors = 0
+        while let line = try garbage.nextLine() {
+            if messageType(line) == "error" {
+                #expect(jsonObject(line)["fatal"] as? Bool == false)
+                errors += 1
+                if errors == 100 { break }
+            }
+        }
+        #expect(errors == 100)
+        try garbage.ping(id: 77)
+        var pong = false
+        while let line = try garbage.nextLine() {
+            if line == #"{"type":"pong","id":77}"# {
+                pong = true
+                break
+            }
+        }
+        #expect(pong)
+        sleeper.close()
+    }
+
+    /// A client that subscribes and never reads: its queue coalesces `changed` updates and, once
+    /// non-droppable messages pass the hard byte limit, it is told why and disconnected. The daemon's
+    /// memory stays bounded meanwhile and the reading client is unaffected.
+    @Test func aClientThatNeverReadsIsBoundedAndOthersAreUnaffected() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("long.evemu", EvemuScript.pinchThenPan(frames: 12000))
+        let expected = try expectedLines(recording)
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "100", "--wait-for-subscribers", "2"])
+        let (sleeper, _) = try connectClient(daemon)
+        try sleeper.subscribe()
+        let (reader, _) = try connectClient(daemon)
+        let rssBefore = daemon.residentKiB ?? 0
+        try reader.subscribe()
+        let collector = LineCollector(client: reader, stopWhen: ReplayServingTests.endsReplay)
+        let got = streamed(collector.wait(seconds: 120))
+        #expect(got == expected)
+
+        // Ask the daemon what happened to the sleeper.
+        let (observer, _) = try connectClient(daemon)
+        try observer.requestStats(id: 1)
+        let stats = jsonObject(try observer.nextLine() ?? "")
+        let clients = stats["clients"] as? [[String: Any]] ?? []
+        let rssAfter = daemon.residentKiB ?? 0
+        let sleeperStats = clients.first { ($0["id"] as? Int) == 1 }
+        if let sleeperStats {
+            // Still connected: coalesced, queue within the soft limit plus the never-dropped messages.
+            #expect((sleeperStats["dropped"] as? Int ?? 0) > 0)
+            #expect((sleeperStats["queuedBytes"] as? Int ?? .max) <= 4 * 1024 * 1024)
+        } else {
+            #expect(daemon.log.contains("queue over the hard limit"))
+        }
+        // Bounded growth: far less than the replay's total output would need if it were all queued.
+        let totalBytes = expected.reduce(0) { $0 + $1.utf8.count + 1 }
+        #expect(totalBytes > 8 * 1024 * 1024)
+        #expect(rssAfter - rssBefore < 8 * 1024, "RSS grew from \(rssBefore) KiB to \(rssAfter) KiB")
+        sleeper.close()
+    }
+
+    @Test func sigtermMidGestureCancelsEverythingForClients() throws {
+        let dir = TemporaryDirectory()
+        // 2 fingers pinching for 60 s of recording time at normal speed: the daemon is stopped long before.
+        let recording = dir.write("held.evemu", EvemuScript.heldPinch(frames: 6000))
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "1", "--wait-for-subscribers", "1"])
+        let (client, _) = try connectClient(daemon)
+        try client.subscribe()
+        var lines: [String] = []
+        while let line = try client.nextLine() {
+            lines.append(line)
+            if messageType(line) == "gesture", jsonObject(line)["phase"] as? String == "changed" { break }
+        }
+        daemon.signal(SIGTERM)
+        while let line = try client.nextLine() { lines.append(line) }
+        #expect(daemon.waitForExit() == 0)
+
+        let tail = lines.suffix(6).map { jsonObject($0) }
+        let touches = lines.last { messageType($0) == "touches" }.map(jsonObject)
+        let phases = (touches?["touches"] as? [[String: Any]])?.compactMap { $0["phase"] as? String } ?? []
+        #expect(phases == ["cancelled", "cancelled"])
+        #expect(lines.contains { messageType($0) == "gesture" && jsonObject($0)["phase"] as? String == "cancelled" })
+        #expect(lines.contains { messageType($0) == "session" && jsonObject($0)["phase"] as? String == "cancelled" })
+        #expect(tail.last?["type"] as? String == "deviceRemoved")
+        #expect(tail.last?["reason"] as? String == "shutdown")
+    }
+
+    @Test func loopStartsOverWithAFreshDeviceID() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("short.evemu", EvemuScript.pinchThenPan(frames: 10))
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "50", "--loop", "--wait-for-subscribers", "1"])
+        let (client, _) = try connectClient(daemon)
+        try client.subscribe(streams: ["devices"])
+        var added: [Int] = []
+        while added.count < 3, let line = try client.nextLine() {
+            if messageType(line) == "deviceAdded", let device = jsonObject(line)["device"] as? [String: Any] {
+                added.append(device["id"] as? Int ?? -1)
+            }
+        }
+        #expect(added == [1, 2, 3])
+    }
+
+    @Test func helloListsTheReplayDeviceAndStatsCountItsFrames() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("held.evemu", EvemuScript.heldPinch(frames: 3000))
+        let daemon = try DaemonProcess(directory: dir, arguments: ["--replay", recording, "--speed", "1"])
+        let (client, _) = try connectClient(daemon)
+        try client.subscribe(streams: ["gestures"])
+        var sawChange = false
+        while let line = try client.nextLine() {
+            if messageType(line) == "gesture" {
+                sawChange = true
+                break
+            }
+        }
+        #expect(sawChange)
+        let (late, hello) = try connectClient(daemon)
+        let devices = jsonObject(hello)["devices"] as? [[String: Any]] ?? []
+        #expect(devices.count == 1)
+        #expect(devices.first?["name"] as? String == "multitouchd test touchscreen")
+        try late.requestStats()
+        let stats = jsonObject(try late.nextLine() ?? "")
+        let frames = (stats["devices"] as? [[String: Any]])?.first?["frames"] as? Int ?? 0
+        #expect(frames > 0)
+        let latency = stats["latency"] as? [String: Any]
+        #expect((latency?["count"] as? Int ?? 0) > 0)
+        // A transform request for that device is answered with the new matrix.
+        try late.setTransform(device: 1, matrix: [2, 0, 0, 2, 10, 20])
+        let reply = jsonObject(try late.nextLine() ?? "")
+        #expect(reply["type"] as? String == "transform")
+        #expect(reply["matrix"] as? [Double] == [2, 0, 0, 2, 10, 20])
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import MultitouchClient
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A scratch directory under /tmp (socket paths must stay under 108 bytes), removed on deinit.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/mtd-test-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        path = made.map { String(cString: $0) } ?? "/tmp/mtd-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        if made == nil { mkdir(path, 0o700) }
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func write(_ name: String, _ text: String) -> String {
+        let p = file(name)
+        FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
+        return p
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Errors of the test harness itself.
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The real `multitouchd` binary, started as a child process.
+final class DaemonProcess {
+    let process = Process()
+    let socketPath: String
+    let logPath: String
+
+    /// `multitouchd` next to the test bundle (swift build puts every product in one directory).
+    static var binaryPath: String {
+        get throws {
+            var candidates: [String] = []
+            let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            candidates.append(argv0.deletingLastPathComponent().appendingPathComponent("multitouchd").path)
+            candidates.append(argv0.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("multitouchd").path)
+            for bundle in Bundle.allBundles {
+                candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("multitouchd").path)
+            }
+            if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) { return found }
+            throw HarnessError(description: "multitouchd binary not found (looked in \(candidates)); run `swift build` first")
+        }
+    }
+
+    /// Starts the daemon with `arguments` (after `--socket`) and waits until its socket accepts.
+    init(directory: TemporaryDirectory, socketName: String = "mtd.sock", arguments: [String], waitForSocket: Bool = true) throws {
+        socketPath = directory.file(socketName)
+        logPath = directory.file("daemon-\(UInt32.random(in: 0...UInt32.max)).log")
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: try DaemonProcess.binaryPath)
+        process.arguments = ["--socket", socketPath, "--no-devices", "--log-level", "debug"] + arguments
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        if waitForSocket { try waitUntilListening() }
+    }
+
+    func waitUntilListening() throws {
+        for _ in 0..<1000 {
+            if let client = try? MultitouchClient(path: socketPath) {
+                client.close()
+                return
+            }
+            if !process.isRunning { throw HarnessError(description: "multitouchd exited early:\n\(log)") }
+            usleep(10_000)
+        }
+        throw HarnessError(description: "multitouchd did not listen on \(socketPath):\n\(log)")
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for exit and returns the status.
+    func waitForExit() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Resident memory in KiB (VmRSS from /proc/PID/status).
+    var residentKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        }
+        return nil
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// Reads every line of a connection on its own thread until the daemon closes it or `stopWhen` says so.
+final class LineCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected: [String] = []
+    private let done = DispatchSemaphore(value: 0)
+    let client: MultitouchClient
+
+    init(client: MultitouchClient, stopWhen: @escaping @Sendable ([String]) -> Bool) {
+        self.client = client
+        let thread = Thread { [self] in
+            while let line = try? client.nextLine() {
+                lock.lock()
+                collected.append(line)
+                let stop = stopWhen(collected)
+                lock.unlock()
+                if stop { break }
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Waits (at most `seconds`, so a broken daemon fails the test instead of hanging it) and returns the lines.
+    func wait(seconds: Double = 60) -> [String] {
+        _ = done.wait(timeout: .now() + seconds)
+        lock.lock()
+        defer { lock.unlock() }
+        return collected
+    }
+}
+
+/// Connects and returns the client after reading the hello.
+func connectClient(_ daemon: DaemonProcess) throws -> (MultitouchClient, String) {
+    let client = try MultitouchClient(path: daemon.socketPath)
+    guard let hello = try client.nextLine() else { throw HarnessError(description: "no hello") }
+    return (client, hello)
+}
+
+/// The "type" of a JSON line.
+func messageType(_ line: String) -> String {
+    guard let data = line.data(using: .utf8),
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let type = object["type"] as? String
+    else { return "?" }
+    return type
+}
+
+func jsonObject(_ line: String) -> [String: Any] {
+    guard let data = line.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    else { return [:] }
+    return object
+}
