@@ -8,11 +8,20 @@ enum NumberRule: Hashable, Sendable {
     case nonNegative
     /// > 0 (sizes, scales, windows a zero would make meaningless).
     case positive
+    /// 0 ms ... one day: the gesture engine keeps deadlines in microseconds and clamps longer durations
+    /// (GestureConfiguration.sanitized), so a longer value would silently mean a day.
+    case duration
+    /// > 0 ms ... one day.
+    case positiveDuration
+
+    static let maximumDurationMilliseconds = 86_400_000.0
 
     var expectation: String {
         switch self {
         case .nonNegative: "a non-negative number"
         case .positive: "a positive number"
+        case .duration: "a duration from 0 to 86400000 ms (one day)"
+        case .positiveDuration: "a positive duration of at most 86400000 ms (one day)"
         }
     }
 
@@ -21,6 +30,8 @@ enum NumberRule: Hashable, Sendable {
         switch self {
         case .nonNegative: return value >= 0
         case .positive: return value > 0
+        case .duration: return value >= 0 && value <= NumberRule.maximumDurationMilliseconds
+        case .positiveDuration: return value > 0 && value <= NumberRule.maximumDurationMilliseconds
         }
     }
 }
@@ -53,22 +64,22 @@ struct GestureKey {
                 kind: .number(\.centroidDeadBandMillimeters, .nonNegative)),
             GestureKey(
                 key: "finger_churn_debounce_ms", property: "fingerChurnDebounceMilliseconds",
-                kind: .number(\.fingerChurnDebounceMilliseconds, .nonNegative)),
+                kind: .number(\.fingerChurnDebounceMilliseconds, .duration)),
             GestureKey(
                 key: "tap_max_duration_ms", property: "tapMaximumDurationMilliseconds",
-                kind: .number(\.tapMaximumDurationMilliseconds, .positive)),
+                kind: .number(\.tapMaximumDurationMilliseconds, .positiveDuration)),
             GestureKey(
                 key: "tap_max_movement_mm", property: "tapMaximumMovementMillimeters",
                 kind: .number(\.tapMaximumMovementMillimeters, .nonNegative)),
             GestureKey(
                 key: "double_tap_interval_ms", property: "doubleTapIntervalMilliseconds",
-                kind: .number(\.doubleTapIntervalMilliseconds, .nonNegative)),
+                kind: .number(\.doubleTapIntervalMilliseconds, .duration)),
             GestureKey(
                 key: "double_tap_distance_mm", property: "doubleTapDistanceMillimeters",
                 kind: .number(\.doubleTapDistanceMillimeters, .nonNegative)),
             GestureKey(
                 key: "long_press_duration_ms", property: "longPressDurationMilliseconds",
-                kind: .number(\.longPressDurationMilliseconds, .positive)),
+                kind: .number(\.longPressDurationMilliseconds, .positiveDuration)),
             GestureKey(
                 key: "long_press_movement_mm", property: "longPressMovementMillimeters",
                 kind: .number(\.longPressMovementMillimeters, .nonNegative)),
@@ -82,7 +93,7 @@ struct GestureKey {
                 kind: .flag(\.singleTapWaitsForDoubleTap)),
             GestureKey(
                 key: "velocity_window_ms", property: "velocityWindowMilliseconds",
-                kind: .number(\.velocityWindowMilliseconds, .positive)),
+                kind: .number(\.velocityWindowMilliseconds, .positiveDuration)),
         ]
     }
 }

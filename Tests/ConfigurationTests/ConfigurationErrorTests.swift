@@ -16,8 +16,10 @@ import Testing
         ("spread_dead_band_mm = -0.5", "gestures.spread_dead_band_mm: expected a non-negative number, found -0.5"),
         ("rotation_dead_band_deg = nan", "gestures.rotation_dead_band_deg: expected a non-negative number, found nan"),
         ("centroid_dead_band_mm = inf", "gestures.centroid_dead_band_mm: expected a non-negative number, found inf"),
-        ("velocity_window_ms = 0", "gestures.velocity_window_ms: expected a positive number, found 0"),
-        ("tap_max_duration_ms = true", "gestures.tap_max_duration_ms: expected a positive number, found true"),
+        ("velocity_window_ms = 0", "gestures.velocity_window_ms: expected a positive duration of at most 86400000 ms (one day), found 0"),
+        ("tap_max_duration_ms = true", "gestures.tap_max_duration_ms: expected a positive duration of at most 86400000 ms (one day), found true"),
+        ("double_tap_interval_ms = 1e9", "gestures.double_tap_interval_ms: expected a duration from 0 to 86400000 ms (one day), found 1000000000"),
+        ("finger_churn_debounce_ms = -1", "gestures.finger_churn_debounce_ms: expected a duration from 0 to 86400000 ms (one day), found -1"),
         ("single_tap_waits_for_double_tap = 1", "gestures.single_tap_waits_for_double_tap: expected true or false, found 1"),
         ("min_scale = 0", "gestures.min_scale: expected a positive number, found 0"),
     ])

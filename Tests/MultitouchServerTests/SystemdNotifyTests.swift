@@ -158,14 +158,31 @@ final class NotifyListener {
     }
 
     @Test func listenFDsTakesPassedSocketsOnce() throws {
-        // Two sockets at consecutive descriptors play systemd's fds 3 and 4.
-        let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        let datagram = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        // Two sockets at consecutive descriptors play systemd's fds 3 and 4. Other tests open
+        // descriptors in parallel, so move them high up, to a pair nothing else uses.
+        let listenSocket = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let datagramSocket = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer {
+            close(listenSocket)
+            close(datagramSocket)
+        }
+        try #require(listenSocket >= 0 && datagramSocket >= 0)
+        var listening: Int32 = -1
+        var base: Int32 = 700
+        while listening < 0 && base < 1000 {
+            // F_DUPFD (not F_DUPFD_CLOEXEC): the copies start without close-on-exec, like systemd's.
+            if fcntl(base, F_GETFD) < 0 && fcntl(base + 1, F_GETFD) < 0 && fcntl(listenSocket, F_DUPFD, base) == base {
+                listening = base
+            }
+            base += 2
+        }
+        try #require(listening >= 0)
+        let datagram = dup2(datagramSocket, listening + 1)
         defer {
             close(listening)
             close(datagram)
         }
-        try #require(listening >= 0 && datagram == listening + 1)
+        try #require(datagram == listening + 1)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)  // autobind: an abstract name the kernel picks
         let bound = withUnsafePointer(to: &address) {

@@ -70,7 +70,7 @@ for prefix in /usr/local /usr; do
   fi
 
   # The installed daemon accepts the installed configuration.
-  if out=$("$dest$prefix/bin/multitouchd" --check-config "$dest/etc/multitouchd/multitouchd.toml" 2>&1) \
+  if out=$("$dest$prefix/bin/multitouchd" --config "$dest/etc/multitouchd/multitouchd.toml" --check-config 2>&1) \
     && grep -q "configuration OK" <<< "$out"; then
     pass "multitouchd --check-config accepts the installed file"
   else

@@ -22,11 +22,13 @@ chmod 755 "$work"
 failures=0
 pass() { echo "guest-service: ok: $*"; }
 fail() { echo "guest-service: FAIL: $*"; failures=$((failures + 1)); }
-# wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s (a deadline for a hang, not a timing check).
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds (a deadline for a hang, not a timing check).
 wait_for() {
-  local limit=$(($1 * 10)); shift
-  for _ in $(seq "$limit"); do "$@" && return 0; sleep 0.1; done
-  return 1
+  local end=$((SECONDS + $1)); shift
+  until "$@"; do
+    [ $SECONDS -lt $end ] || return 1
+    sleep 0.2
+  done
 }
 notified() { grep -q "\"message\": \"[^\"]*$1" "$work/notify.log" 2>/dev/null; }
 
@@ -45,7 +47,7 @@ unit=/usr/local/lib/systemd/system/multitouchd.service
 exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
 [ -n "$exec_start" ] || { fail "no ExecStart= in $unit"; exit 1; }
 read -r -a command <<< "$exec_start"
-[ "$mode" = replay ] && command+=(--replay "$here/hold-replay.events" --desc "$here/touchscreen.desc" --no-devices)
+[ "$mode" = replay ] && command+=(--replay "$here/hold-replay.events" --desc "$here/touchscreen.desc" --no-devices --wait-for-subscribers 1)
 echo "guest-service: command: ${command[*]}"
 
 # --- the service's identity: DynamicUser= stand-in, groups, RuntimeDirectory= -----------------------
@@ -82,10 +84,10 @@ wait_for 10 test -S "$work/notify" || fail "notification socket not created"
 ) > "$work/daemon.log" 2>&1 &
 daemon_pid=$!
 
-if wait_for 60 notified READY=1; then
+if wait_for 30 notified READY=1; then
   pass "READY=1 received"
 else
-  fail "no READY=1 within 60 s"
+  fail "no READY=1 within 30 s"
   echo "--- daemon log"; cat "$work/daemon.log"; echo "--- notifications"; cat "$work/notify.log" 2>/dev/null
   kill "$daemon_pid" 2>/dev/null
   exit 1
@@ -106,10 +108,11 @@ setpriv --reuid=mtd-outsider --regid=mtd-outsider --init-groups $helper connect-
   && pass "a user outside group multitouch is refused" || fail "outsider connection not refused"
 
 # --- a client in the group; fingers down; SIGHUP; SIGTERM --------------------------------------
-setpriv --reuid=mtd-member --regid=mtd-member --init-groups $helper client "$socket_path" "$work/client.log" "$work/touching" \
+install -d -o mtd-member -m 0755 "$work/client"
+setpriv --reuid=mtd-member --regid=mtd-member --init-groups $helper client "$socket_path" "$work/client/client.log" "$work/client/touching" \
   > "$work/client.out" 2>&1 &
 client_pid=$!
-wait_for 20 test -s "$work/client.log" && pass "group member connected and got: $(head -c 120 "$work/client.log")" \
+wait_for 20 test -s "$work/client/client.log" && pass "group member connected and got: $(head -c 120 "$work/client/client.log")" \
   || fail "no hello for the client"
 
 kill -HUP "$daemon_pid"
@@ -121,7 +124,7 @@ notified RELOADING=1 && echo "guest-service: info: the daemon sent RELOADING=1 o
 if [ "$mode" = live ]; then
   evemu-play "$device" < "$here/hold.events"
 fi
-if wait_for 30 test -e "$work/touching"; then
+if wait_for 30 test -e "$work/client/touching"; then
   pass "the client saw fingers land"
 else
   fail "the client saw no touch begin"
@@ -134,14 +137,14 @@ wait "$daemon_pid"; status=$?
 notified STOPPING=1 && pass "STOPPING=1 received" || fail "no STOPPING=1"
 wait_for 10 sh -c "! kill -0 $client_pid 2>/dev/null" || kill "$client_pid" 2>/dev/null
 cat "$work/client.out"
-$helper summarize "$work/client.log" && pass "SIGTERM ended the touches, gesture and session as cancelled" \
-  || fail "shutdown did not cancel everything (client log: $(wc -l < "$work/client.log") lines)"
+$helper summarize "$work/client/client.log" && pass "SIGTERM ended the touches, gesture and session as cancelled" \
+  || fail "shutdown did not cancel everything (client log: $(wc -l < "$work/client/client.log" 2>/dev/null) lines)"
 [ ! -e "$socket_path" ] && pass "socket removed at exit" || fail "socket $socket_path left behind"
 
 echo "--- notifications"; sed 's/^/  /' "$work/notify.log"
 echo "--- daemon log (last 25 lines)"; tail -25 "$work/daemon.log" | sed 's/^/  /'
 kill "$listener_pid" 2>/dev/null
 [ -n "${evemu_pid:-}" ] && kill "$evemu_pid" 2>/dev/null
-[ -n "${QP_OUT:-}" ] && cp "$work"/*.log "$QP_OUT"/ 2>/dev/null
+[ -n "${QP_OUT:-}" ] && cp "$work"/*.log "$work"/client/*.log "$QP_OUT"/ 2>/dev/null
 echo "guest-service: $failures failure(s) in mode $mode"
 exit $((failures > 0))
