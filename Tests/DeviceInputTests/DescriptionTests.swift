@@ -151,3 +151,15 @@ func temporaryDirectory() throws -> String {
     try #require(made)
     return String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
+
+@Suite struct DeviceOpeningTests {
+    @Test func aMissingNodeFailsWithTheOpenError() {
+        switch DeviceOpening.open(path: "/nonexistent/event3", matcher: DeviceMatcher()) {
+        case .failed(let error):
+            #expect(error.call == "open")
+            #expect(error.kind == .noDevice)
+        case .served, .skipped:
+            Issue.record("a missing node was not a failure")
+        }
+    }
+}
