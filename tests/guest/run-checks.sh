@@ -97,7 +97,11 @@ for f in "$work"/rec/*.evemu; do
   else
     known=$(awk -F'\t' -v n="$name" '$1 == n {print $2}' tests/guest/known-differences.txt)
     python3 tests/guest/checks.py compare "$work/replay/$name.jsonl" "$work/live/$name.jsonl" "live $name" ${known:+"$known"} > "$work/cmp.txt"
-    head -1 "$work/cmp.txt" >> "$results"
+    if [ -f "$work/live/$name.retried" ]; then
+      echo "$(head -1 "$work/cmp.txt") [$(cat "$work/live/$name.retried"); second attempt]" >> "$results"
+    else
+      head -1 "$work/cmp.txt" >> "$results"
+    fi
     sed -n '2,$p' "$work/cmp.txt"
   fi
 done
