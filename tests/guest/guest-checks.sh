@@ -201,6 +201,36 @@ else
   result "FAIL grab: $(cat "$W/tmp/grab.log")"
 fi
 
+# ---------------------------------------------------------------- listen ends by itself (--frames, --idle-exit)
+if ! want listen-options; then :
+elif make_device "$G/touchscreen.desc" > "$W/tmp/options.log"; then
+  a=$W/live/frames.jsonl
+  b=$W/live/idle.jsonl
+  "$CTL" listen "$DEV_NODE" --json --frames 2 --timeout 60 > "$a" 2>&1 &
+  A=$!
+  "$CTL" listen "$DEV_NODE" --json --idle-exit 800 --timeout 60 > "$b" 2>&1 &
+  B=$!
+  wait_nonempty "$a"
+  wait_nonempty "$b"
+  $PLAY "$DEV_NODE" < "$G/flood-after.events"   # two frames: a finger lands, then lifts
+  end=$((SECONDS + 10))
+  while [ $SECONDS -le $end ] && { kill -0 $A 2>/dev/null || kill -0 $B 2>/dev/null; }; do sleep 0.1; done
+  alive=
+  kill -0 $A 2>/dev/null && alive+=" --frames"
+  kill -0 $B 2>/dev/null && alive+=" --idle-exit"
+  stop_listener $A
+  stop_listener $B
+  drop_device
+  if [ -z "$alive" ] && grep -q '"phase":"ended"' "$a" && grep -q '"phase":"ended"' "$b" \
+     && tail -1 "$a" | grep -q '"reason":"end of input"' && tail -1 "$b" | grep -q '"reason":"end of input"'; then
+    result "PASS listen --frames 2 and --idle-exit 800 end by themselves after the touch ended"
+  else
+    result "FAIL listen options: still running:${alive:- none}; frames: $(tail -1 "$a" | cut -c1-120); idle: $(tail -1 "$b" | cut -c1-120)"
+  fi
+else
+  result "FAIL listen options: $(cat "$W/tmp/options.log")"
+fi
+
 # ---------------------------------------------------------------- record a replayed device
 rec_src=$W/rec/gen-touchscreen-pinch-pan.evemu
 if ! want record; then :

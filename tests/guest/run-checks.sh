@@ -11,7 +11,7 @@
 # grab and `multitouchctl record`. Back on the host: compares live against replay per recording.
 # Prints one PASS/FAIL line per check, "N passed, M failed", and exits non-zero on any failure.
 # Environment: MT_KEEP=1 keeps the work directory; MT_GUEST_TIMEOUT (default 300 s); MT_SECTIONS=a,b
-# runs only those guest sections (xctest,live,syn-dropped,removal,hotplug,grab,record,udev).
+# runs only those guest sections (xctest,live,syn-dropped,removal,hotplug,grab,listen-options,record,udev).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
