@@ -4,6 +4,8 @@
   checks.py compare REPLAY LIVE [LABEL [KNOWN]]
                                     live output equals the replay up to timing; with KNOWN (the
                                     reason) a difference is reported as KNOWN instead of FAIL
+  checks.py exact LIVE DELIVERED LABEL
+                                    live output equals the replay of the events it read, exactly
   checks.py syn-dropped LIVE        overflow reported, lost touch cancelled, device works afterwards
   checks.py removal LIVE            touch cancelled, then deviceRemoved
   checks.py grab GRABBER OTHER      the grabber saw touches, the other reader none
@@ -127,6 +129,32 @@ def compare(replay_path, live_path, label, known=None):
     return 1
 
 
+def exact(live_path, delivered_path, label):
+    """The live output against the replay of the very events the listener read (times included):
+    only the source and the reason the device went away may differ."""
+    def norm(messages):
+        out = []
+        for m in messages:
+            m = dict(m)
+            if m.get("type") == "deviceAdded":
+                m["device"] = {k: v for k, v in m["device"].items() if k != "source"}
+            if m.get("type") == "deviceRemoved":
+                m.pop("reason", None)
+            out.append(m)
+        return out
+    live = norm(load(live_path))
+    replay = norm(load(delivered_path))
+    if live == replay:
+        print("EXACT %s: %d messages, times and velocities included" % (label, len(live)))
+        return 0
+    n = next((i for i, (a, b) in enumerate(zip(replay, live)) if a != b), min(len(replay), len(live)))
+    print("INEXACT %s: live differs from the replay of the delivered events at message %d of %d/%d" % (
+        label, n + 1, len(replay), len(live)))
+    if n < len(replay) and n < len(live):
+        print("    replay: %s\n    live:   %s" % (json.dumps(replay[n])[:300], json.dumps(live[n])[:300]))
+    return 1
+
+
 def syn_dropped(path):
     msgs = load(path)
     problems = balanced(msgs)
@@ -198,6 +226,8 @@ def main(argv):
     cmd = argv[1] if len(argv) > 1 else ""
     if cmd == "compare" and len(argv) in (4, 5, 6):
         return compare(argv[2], argv[3], argv[4] if len(argv) >= 5 else argv[3], argv[5] if len(argv) == 6 else None)
+    if cmd == "exact" and len(argv) == 5:
+        return exact(argv[2], argv[3], argv[4])
     if cmd == "syn-dropped" and len(argv) == 3:
         return syn_dropped(argv[2])
     if cmd == "removal" and len(argv) == 3:

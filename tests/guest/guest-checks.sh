@@ -87,7 +87,10 @@ live_run() {  # $1 = recording, $2 = name: one listen while the recording plays
     result "FAIL live $name: $(cat "$W/tmp/$name.device.log")"
     return 1
   fi
-  "$CTL" listen "$DEV_NODE" --json --timeout 120 > "$W/live/$name.jsonl" 2> "$W/live/$name.err" &
+  # --record keeps the events exactly as the kernel delivered them (their times included): the host
+  # replays that file too, which must reproduce this output to the last digit.
+  "$CTL" listen "$DEV_NODE" --json --timeout 120 --record "$W/live/$name.delivered.evemu" \
+    > "$W/live/$name.jsonl" 2> "$W/live/$name.err" &
   L=$!
   wait_nonempty "$W/live/$name.jsonl"
   $PLAY "$DEV_NODE" < "$f"
