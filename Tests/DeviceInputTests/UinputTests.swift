@@ -35,6 +35,10 @@ struct UinputTests {
         #expect(live.description.axes == created.axes)
         #expect(live.description.codes[EventType.key] == created.codes[EventType.key])
         #expect(live.description.deviceClass == .touchscreen)
+        // The whole description, as a recording reader would produce it for this device.
+        var expected = created
+        expected.codes[EventType.syn] = Set(0...EventType.maxCode(for: EventType.syn))
+        #expect(live.description == expected)
     }
 
     @Test func readsFramesWithMonotonicTimestamps() throws {
