@@ -105,6 +105,29 @@ wait_for 20 grep -q /dev/input/event "$work/evemu-device.out"
 device=$(grep -o '/dev/input/event[0-9]*' "$work/evemu-device.out" | head -1)
 udevadm settle 2>/dev/null
 echo "guest-systemd: uinput touchscreen $device: $(stat -c '%U:%G %a' "$device" 2>&1)"
+# Device access inside the exact sandbox of multitouchd.service, whatever the daemon itself opens:
+# a copy of the unit that runs `multitouchctl devices --json --watch` (libevdev opens every node, and
+# udev's netlink monitor reports a second touchscreen plugged in while it watches).
+sed -e 's/^Type=notify/Type=exec/' -e '/^NotifyAccess=/d' -e '/^WatchdogSec=/d' -e '/^ExecReload=/d' \
+    -e '/^Requires=/d' -e '/^Restart/d' \
+    -e "s|^ExecStart=.*|ExecStart=/usr/local/bin/multitouchctl devices --json --watch --timeout 20|" \
+    /usr/local/lib/systemd/system/multitouchd.service > /run/systemd/system/mtd-devices.service
+echo "StandardOutput=file:$work/devices.json" >> /run/systemd/system/mtd-devices.service
+systemctl daemon-reload
+systemctl start mtd-devices.service
+sleep 3   # let it list the first device and start watching before the second appears
+evemu-device "$here/touchscreen.desc" > "$work/evemu-device2.out" 2>&1 &
+wait_for 20 grep -q /dev/input/event "$work/evemu-device2.out"
+device2=$(grep -o '/dev/input/event[0-9]*' "$work/evemu-device2.out" | head -1)
+wait_for 40 sh -c "[ \"\$(systemctl show -p ActiveState --value mtd-devices.service)\" != active ]"
+echo "guest-systemd: multitouchctl devices under the unit's sandbox ($(show mtd-devices.service Result)):"
+sed 's/^/  /' "$work/devices.json"
+grep -q "^{\"path\":\"$device\",\"name\":\"Probe MT Touchscreen\".*\"class\":\"touchscreen\"" "$work/devices.json" \
+  && pass "sandboxed: $device opened and classified (DeviceAllow=char-input r, group input)" \
+  || fail "sandboxed: $device not opened under the unit's settings"
+grep -q "\"event\":\"added\",\"device\":{\"path\":\"$device2\",\"name\":\"Probe MT Touchscreen\"" "$work/devices.json" \
+  && pass "sandboxed: hotplug of $device2 reported" || fail "sandboxed: no hotplug report for ${device2:-the second device}"
+
 systemctl restart multitouchd.service
 hello=$(setpriv --reuid=mtd-member --regid=mtd-member --init-groups timeout 20 python3 -c '
 import socket, sys
