@@ -113,6 +113,19 @@ sed -e 's/^Type=notify/Type=exec/' -e '/^NotifyAccess=/d' -e '/^WatchdogSec=/d' 
     -e "s|^ExecStart=.*|ExecStart=/usr/local/bin/multitouchctl devices --json --watch --timeout 20|" \
     /usr/local/lib/systemd/system/multitouchd.service > /run/systemd/system/mtd-devices.service
 echo "StandardOutput=file:$work/devices.json" >> /run/systemd/system/mtd-devices.service
+echo "StandardError=file:$work/devices.err" >> /run/systemd/system/mtd-devices.service
+if [ -n "${MTD_DEBUG:-}" ]; then
+  echo "--- debug: multitouchctl devices --json as root, outside the sandbox"
+  /usr/local/bin/multitouchctl devices --json 2>&1 | head -3
+  sed -e 's/^Type=exec/Type=oneshot/' -e '/^Standard/d' \
+      -e "s|^ExecStart=.*|ExecStart=/bin/sh -c 'id; ls -la /dev/input; grep -E \" /dev\" /proc/self/mountinfo; /usr/local/bin/multitouchctl devices --json; echo rc=\$?'|" \
+      /run/systemd/system/mtd-devices.service > /run/systemd/system/mtd-sh.service
+  systemctl daemon-reload
+  systemctl start mtd-sh.service
+  echo "--- debug: sandboxed shell"
+  systemctl --no-pager status mtd-sh.service 2>&1 | head -5
+  journalctl --no-pager -o cat -u mtd-sh.service | head -40
+fi
 systemctl daemon-reload
 systemctl start mtd-devices.service
 sleep 3   # let it list the first device and start watching before the second appears
@@ -121,7 +134,7 @@ wait_for 20 grep -q /dev/input/event "$work/evemu-device2.out"
 device2=$(grep -o '/dev/input/event[0-9]*' "$work/evemu-device2.out" | head -1)
 wait_for 40 sh -c "[ \"\$(systemctl show -p ActiveState --value mtd-devices.service)\" != active ]"
 echo "guest-systemd: multitouchctl devices under the unit's sandbox ($(show mtd-devices.service Result)):"
-sed 's/^/  /' "$work/devices.json"
+sed 's/^/  /' "$work/devices.json" "$work/devices.err"
 grep -q "^{\"path\":\"$device\",\"name\":\"Probe MT Touchscreen\".*\"class\":\"touchscreen\"" "$work/devices.json" \
   && pass "sandboxed: $device opened and classified (DeviceAllow=char-input r, group input)" \
   || fail "sandboxed: $device not opened under the unit's settings"
