@@ -29,7 +29,7 @@ Description=multitouchd service check probe
 After=multitouchd.service
 [Service]
 Type=oneshot
-Environment=MTD_REPO=$repo QP_OUT=${QP_OUT:-/run} MTD_DEBUG=${MTD_DEBUG:-}
+Environment=MTD_REPO=$repo QP_OUT=${QP_OUT:-/run} MTD_DEBUG=${MTD_DEBUG:-} MTD_LIVE=${MTD_LIVE:-1}
 ExecStart=/bin/bash $repo/tests/service/guest/systemd-probe.sh
 StandardOutput=file:${QP_OUT:-/run}/systemd-probe.log
 StandardError=inherit

@@ -112,20 +112,8 @@ sed -e 's/^Type=notify/Type=exec/' -e '/^NotifyAccess=/d' -e '/^WatchdogSec=/d' 
     -e '/^Requires=/d' -e '/^Restart/d' \
     -e "s|^ExecStart=.*|ExecStart=/usr/local/bin/multitouchctl devices --json --watch --timeout 20|" \
     /usr/local/lib/systemd/system/multitouchd.service > /run/systemd/system/mtd-devices.service
-echo "StandardOutput=file:$work/devices.json" >> /run/systemd/system/mtd-devices.service
-echo "StandardError=file:$work/devices.err" >> /run/systemd/system/mtd-devices.service
-if [ -n "${MTD_DEBUG:-}" ]; then
-  echo "--- debug: multitouchctl devices --json as root, outside the sandbox"
-  /usr/local/bin/multitouchctl devices --json 2>&1 | head -3
-  sed -e 's/^Type=exec/Type=oneshot/' -e '/^Standard/d' \
-      -e "s|^ExecStart=.*|ExecStart=/bin/sh -c 'id; ls -la /dev/input; grep -E \" /dev\" /proc/self/mountinfo; /usr/local/bin/multitouchctl devices --json; echo rc=\$?'|" \
-      /run/systemd/system/mtd-devices.service > /run/systemd/system/mtd-sh.service
-  systemctl daemon-reload
-  systemctl start mtd-sh.service
-  echo "--- debug: sandboxed shell"
-  systemctl --no-pager status mtd-sh.service 2>&1 | head -5
-  journalctl --no-pager -o cat -u mtd-sh.service | head -40
-fi
+# Its output goes to the journal: a StandardOutput=file: under /run came back empty in this sandbox.
+printf 'StandardOutput=journal\nStandardError=journal\n' >> /run/systemd/system/mtd-devices.service
 systemctl daemon-reload
 systemctl start mtd-devices.service
 sleep 3   # let it list the first device and start watching before the second appears
@@ -133,14 +121,18 @@ evemu-device "$here/touchscreen.desc" > "$work/evemu-device2.out" 2>&1 &
 wait_for 20 grep -q /dev/input/event "$work/evemu-device2.out"
 device2=$(grep -o '/dev/input/event[0-9]*' "$work/evemu-device2.out" | head -1)
 wait_for 40 sh -c "[ \"\$(systemctl show -p ActiveState --value mtd-devices.service)\" != active ]"
+journalctl --no-pager -o cat -u mtd-devices.service | grep -v -E '^(Started|Starting|Stopped|Stopping|Deactivated|mtd-devices)' > "$work/devices.json"
 echo "guest-systemd: multitouchctl devices under the unit's sandbox ($(show mtd-devices.service Result)):"
-sed 's/^/  /' "$work/devices.json" "$work/devices.err"
+sed 's/^/  /' "$work/devices.json"
 grep -q "^{\"path\":\"$device\",\"name\":\"Probe MT Touchscreen\".*\"class\":\"touchscreen\"" "$work/devices.json" \
   && pass "sandboxed: $device opened and classified (DeviceAllow=char-input r, group input)" \
   || fail "sandboxed: $device not opened under the unit's settings"
 grep -q "\"event\":\"added\",\"device\":{\"path\":\"$device2\",\"name\":\"Probe MT Touchscreen\"" "$work/devices.json" \
   && pass "sandboxed: hotplug of $device2 reported" || fail "sandboxed: no hotplug report for ${device2:-the second device}"
 
+if [ "${MTD_LIVE:-1}" = 0 ]; then
+  echo "guest-systemd: SKIP (not counted as passed): live device through the daemon (MTD_LIVE=0)"
+else
 systemctl restart multitouchd.service
 hello=$(setpriv --reuid=mtd-member --regid=mtd-member --init-groups timeout 20 python3 -c '
 import socket, sys
@@ -151,6 +143,7 @@ if [[ "$hello" == *"\"source\":\"$device\""* ]]; then
 else
   fail "live: the daemon serves no $device under the unit (hello: ${hello:0:160})"
   journalctl --no-pager -o cat -u multitouchd.service | grep -i -E "device|denied|error" | tail -5 | sed 's/^/  /'
+fi
 fi
 
 # Touches under the hardened unit: the same unit with a replay that holds two fingers down.
