@@ -96,12 +96,9 @@ final class InotifyWatcher {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw DeviceInputError(call: "inotify_init1", path: directory, errno: errno) }
         fileDescriptor = fd
-        do throws(DeviceInputError) {
-            try watchDirectoryOrParent()
-        } catch {
-            close(fd)
-            throw error
-        }
+        // Every stored property is set, so a throw from here on runs deinit, which closes the fd
+        // (closing it here as well would close a number another thread may already reuse).
+        try watchDirectoryOrParent()
     }
 
     deinit { close(fileDescriptor) }

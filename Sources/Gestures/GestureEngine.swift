@@ -4,17 +4,18 @@ import MultitouchCore
 /// published space is. Defaults and their sources are documented in docs/GESTURES.md and
 /// config/multitouchd.toml (section [gestures], same names in snake_case).
 public struct GestureConfiguration: Hashable, Sendable {
-    /// A one-finger pan starts once the finger moved this far from where it landed. Between Android's
+    /// A one-finger pan starts once the finger moved this far from where it landed; a centroid moving
+    /// this far also ends a churn debounce early. Between Android's
     /// TOUCH_SLOP (8 dp = 1.3 mm) and Hammer.js Pan `threshold` (10 CSS px = 2.6 mm).
     public var panSlopMillimeters: Double = 2.0
     /// A pinchRotate segment of a session that has not moved yet publishes no change until the mean
-    /// spread changed this much... (Android ScaleGestureDetector waits for a span slop of 2 x touch slop,
-    /// 2.5 mm; we are less sticky because the angle and the centroid also release it.)
+    /// spread changed this much... (Android ScaleGestureDetector's span slop is 2 x touch slop, 2.5 mm;
+    /// we are less sticky because the angle and the centroid also release it.)
     public var spreadDeadBandMillimeters: Double = 1.0
-    /// ...or the mean angle turned this much (libinput's rotation needs a few degrees before a pinch
-    /// is told from a swipe; Hammer.js Rotate `threshold` is 0)...
+    /// ...or the mean angle turned this much (ours: above the ~1.4 degree jitter of fingers 20 mm apart
+    /// with 0.5 mm of noise; Hammer.js Rotate `threshold` is 0)...
     public var rotationDeadBandDegrees: Double = 3.0
-    /// ...or the centroid moved this far. Also the motion that ends a churn debounce early.
+    /// ...or the centroid moved this far.
     public var centroidDeadBandMillimeters: Double = 1.0
     /// After a finger-count decrease the next segment waits this long (or for motion), so fingers that
     /// lift a few ms apart make no spurious segment. libinput waits 100 ms before switching touchpad
@@ -170,15 +171,19 @@ public struct GestureEngine: Sendable {
 
     /// Replaces the cumulative transform (a client reset or set). Takes effect as the new base: an active
     /// segment continues from it without a jump in its own relative values (M_base = S^-1 * T).
-    public mutating func setTransform(_ transform: AffineTransform) {
-        guard transform.isFinite else { return }
+    /// - Returns: false, changing nothing, when `transform` is not finite or singular (a client bug
+    ///   the caller reports to the client).
+    @discardableResult
+    public mutating func setTransform(_ transform: AffineTransform) -> Bool {
+        guard transform.isFinite, transform.inverted() != nil else { return false }
+        defer { current = transform }
         switch state {
         case .panning, .pinchRotating:
             base = segment.transform.inverted()?.concatenating(after: transform) ?? transform
         case .idle, .panPossible, .settling, .draining:
             base = transform
         }
-        current = transform
+        return true
     }
 
     /// The earliest time a timer is due (churn debounce, long press, held single tap), for the event loop
@@ -346,7 +351,7 @@ extension GestureEngine {
                 }
             } else {
                 measure(semi: semi)
-                if leftDeadBands() {
+                if settlingMotion() {
                     startSettled(motion: true, time: time, into: &out)
                 }
             }
@@ -487,6 +492,24 @@ extension GestureEngine {
             segment.spread0MM = segment.spreadMM
         }
         for i in tracks.indices { tracks[i].turned = 0 }
+    }
+
+    /// Motion that ends a churn debounce early: the centroid moved a pan slop (a finger that keeps
+    /// moving while its neighbour lifts is not yet a pan of its own) or the spread or angle left its
+    /// dead band. The motion is not lost: the segment's references were taken at the decrease.
+    private func settlingMotion() -> Bool {
+        if segment.centroidMM.distance(to: segment.c0MM) >= configuration.panSlopMillimeters { return true }
+        switch segment.mode {
+        case .pan:
+            return false
+        case .pinchRotate:
+            if segment.spread0MM > 0,
+                abs(segment.spreadMM - segment.spread0MM) >= configuration.spreadDeadBandMillimeters
+            {
+                return true
+            }
+            return abs(segment.rotation) * 180 / Double.pi >= configuration.rotationDeadBandDegrees
+        }
     }
 
     /// Leaves the hysteresis: centroid, spread or angle beyond its dead band (mm and degrees).

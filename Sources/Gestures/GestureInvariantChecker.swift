@@ -27,7 +27,7 @@ public struct GestureInvariantChecker: Sendable {
     }
 
     /// What the checked output contained.
-    public struct Statistics: Hashable, Sendable {
+    public struct Statistics: Hashable, Sendable, CustomStringConvertible {
         public var frames = 0
         public var events = 0
         public var updates = 0
@@ -48,6 +48,15 @@ public struct GestureInvariantChecker: Sendable {
         public var largestPivotError = 0.0
 
         public init() {}
+
+        /// One line for `multitouchctl check` (human-readable, not a stable format).
+        public var description: String {
+            "\(sessions) sessions (\(cancelledSessions) cancelled), segments: \(panSegments) pan, "
+                + "\(pinchRotateSegments) pinchRotate (\(cancelledSegments) cancelled), \(updates) updates, "
+                + "\(taps) taps, \(doubleTaps) double taps, \(longPresses) long presses, final scale "
+                + "\(finalScale), rotation \(finalRotation) rad, largest continuity error "
+                + "\(largestContinuityError), largest pivot error \(largestPivotError)"
+        }
     }
 
     /// Relative tolerance of the continuity and matrix-consistency checks.

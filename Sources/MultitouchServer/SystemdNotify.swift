@@ -1,3 +1,4 @@
+import CLinuxSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

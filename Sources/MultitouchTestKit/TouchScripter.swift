@@ -1,3 +1,4 @@
+import Foundation
 import MultitouchCore
 
 /// Builds evdev event streams from finger scenarios, in percent of the surface and virtual time,
@@ -148,6 +149,11 @@ public struct TouchScripter {
         move(fingers: [(finger, x, y)], steps: steps, durationMs: durationMs)
     }
 
+    /// Same as `move(finger:toX:y:steps:durationMs:)`, with the target as a point in percent.
+    public mutating func move(finger: Int, to target: (x: Double, y: Double), steps: Int = 10, durationMs: Double = 100) {
+        move(fingers: [(finger, target.x, target.y)], steps: steps, durationMs: durationMs)
+    }
+
     /// `steps` frames moving several fingers together in straight lines to their targets.
     public mutating func move(fingers targets: [(finger: Int, x: Double, y: Double)], steps: Int = 10, durationMs: Double = 100) {
         let count = max(1, steps)
@@ -157,6 +163,38 @@ public struct TouchScripter {
             for (index, target) in targets.enumerated() {
                 guard let origin = origins[index] else { continue }
                 move(finger: target.finger, x: origin.0 + (target.x - origin.0) * t, y: origin.1 + (target.y - origin.1) * t)
+            }
+            advance(ms: durationMs / Double(count))
+            frame()
+        }
+    }
+
+    /// `steps` frames turning, scaling and moving `fingers` as one rigid shape about `center` (percent),
+    /// in millimetres so that the motion is a true rotation on a non-square surface: at step k of n each
+    /// finger is at center + translation * t + scale^t * R(rotation * t) * (start - center), t = k/n.
+    /// Exactly what a pinch/rotate recognizer should report back.
+    public mutating func transform(
+        fingers moving: [Int], center: (x: Double, y: Double), scale: Double = 1, rotationDegrees: Double = 0,
+        translation: (x: Double, y: Double) = (0, 0), steps: Int = 10, durationMs: Double = 100
+    ) {
+        let size = CoordinateMapper(description: device).sizeMillimeters
+        let mmPerPercent = (x: size.width / 100, y: size.height / 100)
+        let starts = moving.map { finger in fingers[finger].map { ($0.x, $0.y) } }
+        let count = max(1, steps)
+        for step in 1...count {
+            let t = Double(step) / Double(count)
+            let angle = rotationDegrees * t * Double.pi / 180
+            let factor = scale > 0 ? pow(scale, t) : 1
+            let (sine, cosine) = (sin(angle), cos(angle))
+            for (index, finger) in moving.enumerated() {
+                guard let start = starts[index] else { continue }
+                let dx = (start.0 - center.x) * mmPerPercent.x
+                let dy = (start.1 - center.y) * mmPerPercent.y
+                let rx = factor * (cosine * dx - sine * dy)
+                let ry = factor * (sine * dx + cosine * dy)
+                move(
+                    finger: finger, x: center.x + translation.x * t + rx / mmPerPercent.x,
+                    y: center.y + translation.y * t + ry / mmPerPercent.y)
             }
             advance(ms: durationMs / Double(count))
             frame()

@@ -25,6 +25,10 @@ struct EvemuParser {
     static let newestMinorVersion = 3
     /// `ABS_MAX` (linux/input-event-codes.h): an `A:` code above it cannot exist.
     static let absMax: UInt16 = 0x3f
+    /// The absinfo of an ABS code declared in `B:` without an `A:` line: evemu 2.x's placeholder
+    /// (`parse_mask` in evemu.c enables such codes with minimum 0, maximum 1), so evemu-device and our
+    /// reader create the same axis.
+    static let placeholderAxis = AxisInfo(minimum: 0, maximum: 1)
     /// Bitmask bytes accepted per type: enough for every UInt16 code.
     static let maximumMaskBytes = 8192
 
@@ -237,7 +241,7 @@ struct EvemuParser {
     private func unexpected(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ stop: Int, line: Int) -> RecordingError {
         RecordingError(
             file: file, line: line,
-            message: "expected an evemu line (N:, I:, P:, B:, A:, E: or a # comment), found '\(Self.excerpt(b, from, stop))'")
+            message: "expected an evemu line (N:, I:, P:, B:, A:, L:, S:, E: or a # comment), found '\(Self.excerpt(b, from, stop))'")
     }
 
     // MARK: Description lines
@@ -247,7 +251,8 @@ struct EvemuParser {
     {
         let kind = b[p]
         switch kind {
-        case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"), UInt8(ascii: "A"):
+        case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"), UInt8(ascii: "A"),
+            UInt8(ascii: "L"), UInt8(ascii: "S"):
             break
         default:
             throw unexpected(b, p, stop, line: line)
@@ -332,11 +337,6 @@ struct EvemuParser {
                     file: file, line: line, message: "B: bitmask of type \(type) is too long (at most \(Self.maximumMaskBytes) bytes)")
             }
             masks[UInt16(type)] = bytes
-            if type == UInt32(EventType.syn), let bad = Self.bits(bytes).first(where: { $0 > EventType.max }) {
-                throw RecordingError(
-                    file: file, line: line,
-                    message: "B: 00 (the event type bitmask) sets type 0x\(String(bad, radix: 16)), above EV_MAX 0x1f")
-            }
         case UInt8(ascii: "A"):
             let fields = tokens(b, body, stop)
             guard fields.count == 5 || fields.count == 6 else {
@@ -367,6 +367,16 @@ struct EvemuParser {
                 minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
                 resolution: numbers.count == 5 ? numbers[4] : 0)
             axisLines[UInt16(code)] = line
+        case UInt8(ascii: "L"), UInt8(ascii: "S"):
+            // evemu 2.x's initial LED and switch states ("L: %02x %d", "S: %02x %d"). Checked, not kept:
+            // the touch pipeline has no use for them, and evemu itself cannot apply them either.
+            let what = kind == UInt8(ascii: "L") ? "L: <led> <state>" : "S: <switch> <state>"
+            let fields = tokens(b, body, stop)
+            guard fields.count == 2, let code = Self.hex(b, fields[0]), code <= 0xffff, Self.decimal(b, fields[1]) != nil else {
+                throw RecordingError(
+                    file: file, line: line,
+                    message: "expected '\(what)' (hex code, decimal state), found '\(Self.excerpt(b, p, stop))'")
+            }
         default:
             throw unexpected(b, p, stop, line: line)
         }
@@ -428,27 +438,21 @@ struct EvemuParser {
                 file: file, line: content.descriptionLine,
                 message: "device description has no 'I: <bustype> <vendor> <product> <version>' line")
         }
-        var codes: [UInt16: Set<UInt16>] = [:]
-        // Type 0's bitmask is the set of event types (the kernel's EVIOCGBIT(0) is the evbit).
-        if let typeMask = masks[EventType.syn] {
-            for type in Self.bits(typeMask) {
-                codes[type, default: []] = codes[type] ?? []
-            }
-        }
-        // libevdev reports every SYN_* code of a device that has EV_SYN (libevdev_has_event_code), and
-        // libinput record lists them all; doing the same keeps evemu and libinput descriptions equal.
-        if codes[EventType.syn] != nil {
-            codes[EventType.syn] = Set(0...EventType.maxCode(for: EventType.syn))
-        }
+        // Every evdev device has EV_SYN (the kernel's input_register_device sets it), and libevdev reports
+        // every SYN_* code of it (libevdev_has_event_code); libinput record lists them all too.
+        var codes: [UInt16: Set<UInt16>] = [EventType.syn: Set(0...EventType.maxCode(for: EventType.syn))]
+        // Type 0's line is ignored: evemu 1.x wrote the event-type mask there (EVIOCGBIT(0)), evemu 2.x
+        // always writes "B: 00 0b ..." and reads it as SYN codes. A type exists when its own B: lines set
+        // a code, which is also how evemu 2.x (libevdev_enable_event_code) builds the device.
         for (type, bytes) in masks where type != EventType.syn {
             let set = Self.bits(bytes)
             if !set.isEmpty { codes[type, default: []].formUnion(set) }
         }
-        // Every declared ABS code has an absinfo in the kernel; one without an A: line gets zeros, which
-        // is what evemu-device creates for it.
+        // Every declared ABS code has an absinfo in the kernel; one without an A: line gets evemu's
+        // placeholder.
         var allAxes = axes
         for code in codes[EventType.abs] ?? [] where allAxes[code] == nil {
-            allAxes[code] = AxisInfo(minimum: 0, maximum: 0)
+            allAxes[code] = Self.placeholderAxis
         }
         let properties = Set(Self.bits(propertyBytes))
         content.description = DeviceDescription(

@@ -4,14 +4,15 @@ import MultitouchCore
 ///
 /// The layout is evemu 2.x's `evemu_write` (src/evemu.c): `# EVEMU 1.3`, `N:`, `I:` (4 hex fields), `P:`
 /// lines of 8 property bytes, for each event type a run of `B:` lines with 8 bitmask bytes each (type 0's
-/// bitmask is the set of event types, as `EVIOCGBIT(0)` returns it), one `A:` line per ABS code with
-/// resolution, then `E: <sec>.<usec %06u> <type %04x> <code %04x> <value %04d>` lines.
+/// line is evemu 2.x's constant `B: 00 0b ...`), one `A:` line per ABS code with resolution, then
+/// `E: <sec>.<usec %06u> <type %04x> <code %04x> <value %04d>` lines. libevemu's own evemu_read and
+/// evemu_write reproduce every non-comment line byte for byte (`LibevemuTests`).
 ///
-/// Reading the output back gives the same description and events, with two normalizations evemu's
-/// format forces: a device with `EV_SYN` gets every `SYN_*` code (the format has no SYN code bitmask),
-/// and every ABS code gets an axis (zeros when the description has none). Line breaks in the name are
-/// written as spaces (a name is one line). Times must not be negative (evemu writes `%lu` seconds); a
-/// negative time is written with a minus sign, which the reader rejects.
+/// Reading the output back gives the same description and events, with the normalizations evemu's
+/// format forces: every device has `EV_SYN` with all `SYN_*` codes, an event type without codes is not
+/// recorded, and every ABS code gets an axis (0...1, evemu's placeholder, when the description has none). Line breaks in the
+/// name are written as spaces (a name is one line). Times must not be negative (evemu writes `%lu`
+/// seconds); a negative time is written with a minus sign, which the reader rejects.
 public enum EvemuWriter {
     /// The event types evemu 2.x writes `B:` lines for, with libevdev's maximum code of each
     /// (`libevdev_event_type_get_max`): SYN KEY REL ABS MSC SW LED SND REP FF.
@@ -43,16 +44,13 @@ public enum EvemuWriter {
             out.append(0x0a)
         }
 
-        // B: type 0 lists the event types; every other type its codes.
-        let types = Set(description.codes.keys)
-        for type in Set(standardTypes).union(types).sorted() {
-            let bytes: [UInt8]
-            if type == EventType.syn {
-                bytes = mask(of: types, minimumBits: Int(EventType.max) + 1)
-            } else {
-                let maxCode = EventType.maxCode(for: type)
-                bytes = mask(of: description.codes[type] ?? [], minimumBits: Int(maxCode) + 1)
-            }
+        // B: evemu 2.x writes type 0 as a constant "0b" line ("Write EV_SYN/SYN_REPORT only. Just because
+        // older versions printed out exactly that", evemu.c write_mask); every other type its codes.
+        out.append(contentsOf: "B: 00 0b 00 00 00 00 00 00 00\n".utf8)
+        let types = Set(description.codes.filter { !$0.value.isEmpty }.keys).subtracting([EventType.syn])
+        for type in Set(standardTypes).subtracting([EventType.syn]).union(types).sorted() {
+            let maxCode = EventType.maxCode(for: type)
+            let bytes = mask(of: description.codes[type] ?? [], minimumBits: Int(maxCode) + 1)
             for chunk in stride(from: 0, to: bytes.count, by: 8) {
                 out.append(contentsOf: "B: ".utf8)
                 appendHex(&out, UInt32(type), width: 2)
@@ -66,7 +64,7 @@ public enum EvemuWriter {
 
         // A: one per ABS code, "min max fuzz flat resolution" (evemu 1.1+ adds the resolution).
         for code in (description.codes[EventType.abs] ?? []).sorted() {
-            let axis = description.axes[code] ?? AxisInfo(minimum: 0, maximum: 0)
+            let axis = description.axes[code] ?? EvemuParser.placeholderAxis
             out.append(contentsOf: "A: ".utf8)
             appendHex(&out, UInt32(code), width: 2)
             out.append(contentsOf: " \(axis.minimum) \(axis.maximum) \(axis.fuzz) \(axis.flat) \(axis.resolution)\n".utf8)

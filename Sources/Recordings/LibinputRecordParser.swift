@@ -136,7 +136,7 @@ struct LibinputRecordParser {
             }
         }
         for code in codes[EventType.abs] ?? [] where axes[code] == nil {
-            axes[code] = AxisInfo(minimum: 0, maximum: 0)
+            axes[code] = EvemuParser.placeholderAxis
         }
         // properties: [..]
         var properties = Set<UInt16>()

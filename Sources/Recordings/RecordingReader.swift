@@ -123,7 +123,8 @@ public enum RecordingReader {
                     if p + 1 < end && bytes[p + 1] == UInt8(ascii: ":") {
                         switch c {
                         case UInt8(ascii: "E"): return .evemuEventsOnly
-                        case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"), UInt8(ascii: "A"):
+                        case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"), UInt8(ascii: "A"),
+                            UInt8(ascii: "L"), UInt8(ascii: "S"):
                             return .evemuDescribed
                         default: break
                         }
@@ -142,17 +143,14 @@ public enum RecordingReader {
                 "no content: the file holds only blank lines and comments")
     }
 
-    /// `word:` (a YAML mapping key) or `---` (a YAML document start).
+    /// The top-level keys libinput record writes (tools/libinput-record.c), and `---` (a YAML document
+    /// start). Only these start a libinput record file, so that prose with a "Word:" line (a README) is not
+    /// taken for YAML.
+    static let libinputTopLevelKeys = ["version:", "ndevices:", "libinput:", "system:", "devices:"]
+
     private static func looksLikeYAMLKey(_ s: ArraySlice<UInt8>) -> Bool {
         if s.starts(with: Array("---".utf8)) { return true }
-        var count = 0
-        for c in s {
-            if c == UInt8(ascii: ":") { return count > 1 }
-            let isWord = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c == UInt8(ascii: "_")
-            guard isWord else { return false }
-            count += 1
-        }
-        return false
+        return libinputTopLevelKeys.contains { s.starts(with: Array($0.utf8)) }
     }
 
     /// Rejects invalid UTF-8, naming the first bad line.

@@ -20,6 +20,25 @@ struct DiscreteGestureTests {
         #expect(h.checker.statistics.taps == 1)
     }
 
+    @Test func tapThresholdsAreMillimetresWhateverThePublishedSpace() {
+        var h = Harness()
+        var f = FrameBuilder(publishedScale: 10)  // 10 published units (pixels) per mm
+        let a = f.down(30, 40)
+        h.feed(f.frame())
+        f.moveBy(a, 1.5, 0)  // 15 published units, 1.5 mm: still a tap, not yet a pan
+        h.feed(f.frame(after: 40))
+        f.up(a)
+        let out = h.feed(f.frame(after: 40))
+        #expect(out.taps.map(\.count) == [1])
+        #expect(h.updates.isEmpty)
+        // The second tap lands 8 mm (80 units) away: within the 10 mm double-tap distance.
+        let b = f.down(38, 40)
+        h.feed(f.frame(after: 100))
+        f.up(b)
+        #expect(h.feed(f.frame(after: 40)).doubleTaps == 1)
+        #expect(h.checker.isClean, "\(h.checker.violations)")
+    }
+
     @Test func slowOrMovingTouchIsNoTap() {
         var h = Harness()
         var f = FrameBuilder()

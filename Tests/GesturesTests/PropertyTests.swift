@@ -198,3 +198,52 @@ struct CheckerTests {
         #expect(checker.violations.contains { $0.message.hasPrefix("pivot") })
     }
 }
+
+@Suite("Garbage input")
+struct GarbageInputTests {
+    /// Frames no tracker would produce: random ids and phases, duplicates, NaN and infinite positions,
+    /// negative finger counts, time running backwards. The engine must not trap and must publish only
+    /// finite numbers.
+    @Test(arguments: [UInt64(31), 32, 33, 34]) func garbageNeverTrapsOrPublishesNaN(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var engine = GestureEngine()
+        var time: Int64 = 1_000_000
+        let phases: [TouchPhase] = [.began, .moved, .stationary, .ended, .cancelled]
+        let odd: [Double] = [.nan, .infinity, -.infinity, 1e308, -1e308, 0]
+        var published = 0
+        for _ in 0..<20_000 {
+            time += Int64.random(in: -20_000...40_000, using: &rng)
+            var touches: [Touch] = []
+            for _ in 0..<Int.random(in: 0...6, using: &rng) {
+                func coordinate() -> Double {
+                    Int.random(in: 0..<30, using: &rng) == 0
+                        ? (odd.randomElement(using: &rng) ?? 0) : Double.random(in: -50...150, using: &rng)
+                }
+                let p = Point(x: coordinate(), y: coordinate())
+                let stamp = Timestamp(microseconds: time)
+                touches.append(Touch(
+                    id: UInt64.random(in: 0...7, using: &rng), slot: 0, trackingID: 0,
+                    phase: phases.randomElement(using: &rng) ?? .moved, location: p, previousLocation: p,
+                    millimeters: p, normalized: p, timestamp: stamp, type: .direct))
+            }
+            let frame = TouchFrame(
+                time: Timestamp(microseconds: time), touches: touches, fingerCount: Int.random(in: -2...8, using: &rng),
+                isSemiMT: Int.random(in: 0..<10, using: &rng) == 0)
+            var events = engine.advance(to: frame.time)
+            events += engine.process(frame)
+            for event in events {
+                if case .update(let u) = event {
+                    published += 1
+                    let numbers = [
+                        u.centroid.x, u.centroid.y, u.translation.x, u.translation.y, u.scale, u.rotation,
+                        u.velocity.translation.x, u.velocity.translation.y, u.velocity.scale, u.velocity.rotation,
+                    ] + u.matrix.components
+                    let finite = numbers.allSatisfy { $0.isFinite }
+                    #expect(finite, "\(u)")
+                }
+            }
+        }
+        #expect(published > 0)
+        #expect(engine.transform.isFinite)
+    }
+}

@@ -89,10 +89,12 @@ struct SegmentTests {
     }
 
     /// DESIGN.md invariant 7: 1,000 cycles of 2 -> 1 -> 2 that bring the fingers back end at identity.
-    @Test func thousandHandoffCyclesEndAtIdentity() throws {
+    /// Each cycle pinches by a random factor and turns by a random angle about c, lifts a finger and pans
+    /// by a random d, lands it, pinches and turns back about c + d, lifts it, pans back, lands it again.
+    @Test(arguments: [UInt64(7), 8, 9]) func thousandHandoffCyclesEndAtIdentity(seed: UInt64) throws {
         var h = Harness()
         var f = FrameBuilder()
-        var rng = SplitMix64(seed: 7)
+        var rng = SplitMix64(seed: seed)
         let c = Point(x: 50, y: 50)
         let (a0, b0) = pair(c, 10, 0.3)
         let a = f.down(a0.x, a0.y)
@@ -100,10 +102,12 @@ struct SegmentTests {
         h.feed(f.frame())
         for _ in 0..<1000 {
             let d = Point(x: Double.random(in: 2...6, using: &rng), y: Double.random(in: -6...(-2), using: &rng))
-            // Pinch out to 2x while turning +30 degrees about c.
+            let k = Double.random(in: 0.5...3, using: &rng)
+            let turn = Double.random(in: -1...1, using: &rng)
+            // Pinch to k while turning about c.
             for i in 1...8 {
                 let t = Double(i) / 8
-                let (p, q) = pair(c, 10 * (1 + t), 0.3 + t * .pi / 6)
+                let (p, q) = pair(c, 10 * (1 + t * (k - 1)), 0.3 + t * turn)
                 f.move(a, to: p.x, p.y)
                 f.move(b, to: q.x, q.y)
                 h.feed(f.frame())
@@ -111,13 +115,13 @@ struct SegmentTests {
             let b1 = f.position(b)
             f.up(b)
             h.feed(f.frame(after: 5))
-            for _ in 1...4 { f.moveBy(a, d.x / 4, d.y / 4) ; h.feed(f.frame()) }
+            for _ in 1...4 { f.moveBy(a, d.x / 4, d.y / 4); h.feed(f.frame()) }
             b = f.down(b1.x + d.x, b1.y + d.y)
             h.feed(f.frame())
-            // Pinch back to 1x and -30 degrees about c + d.
+            // Pinch back to 1 and turn back about c + d.
             for i in 1...8 {
                 let t = Double(i) / 8
-                let (p, q) = pair(c + d, 20 * (1 - t / 2), 0.3 + .pi / 6 - t * .pi / 6)
+                let (p, q) = pair(c + d, 10 * (k + t * (1 - k)), 0.3 + turn - t * turn)
                 f.move(a, to: p.x, p.y)
                 f.move(b, to: q.x, q.y)
                 h.feed(f.frame())
@@ -237,6 +241,20 @@ struct SegmentTests {
         h.feed(f.frame(after: 10))
         #expect(h.events.phases.filter { $0.hasPrefix("pan") }.isEmpty)
         #expect(h.events.phases.last == "pinchRotate.ended")
+
+        // The remaining finger still sliding 1.5 mm while it lifts 10 ms later: no pan either.
+        let c = f.down(40, 50), d = f.down(60, 50)
+        h.feed(f.frame(after: 500))
+        f.move(c, to: 30, 50)
+        h.feed(f.frame())
+        f.up(c)
+        h.feed(f.frame())
+        f.moveBy(d, 1.5, 0)
+        h.feed(f.frame(after: 5))
+        f.up(d)
+        h.feed(f.frame(after: 5))
+        #expect(h.events.phases.filter { $0.hasPrefix("pan") }.isEmpty)
+        #expect(h.checker.statistics.sessions == 2)
         #expect(h.checker.isClean, "\(h.checker.violations)")
     }
 
@@ -375,6 +393,12 @@ struct SegmentTests {
         let u = try #require(moved.updates.first)
         #expect(close(u.translation, Point(x: 6, y: 0)))
         #expect(close(u.matrix.tx, 1))
+        // A non-finite or singular transform is refused and changes nothing.
+        let before = h.engine.transform
+        let refusedNaN = h.engine.setTransform(AffineTransform(a: .nan, b: 0, c: 0, d: 1, tx: 0, ty: 0))
+        let refusedSingular = h.engine.setTransform(AffineTransform(a: 0, b: 0, c: 0, d: 0, tx: 1, ty: 1))
+        #expect(!refusedNaN && !refusedSingular)
+        #expect(h.engine.transform == before)
         f.up(a)
         h.feed(f.frame())
         #expect(h.checker.isClean, "\(h.checker.violations)")

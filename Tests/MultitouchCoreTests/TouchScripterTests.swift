@@ -97,3 +97,26 @@ struct TouchScripterTests {
         #expect(a.next() == b.next())
     }
 }
+
+@Suite("Touch scripter transform")
+struct TouchScripterTransformTests {
+    @Test("transform rotates and scales in millimetres about the centre, on a non-square touchpad")
+    func rigidTransform() throws {
+        let device = TestDevices.touchpad()
+        var script = TouchScripter(device: device)
+        script.down(finger: 0, x: 40, y: 50)
+        script.down(finger: 1, x: 60, y: 50)
+        script.frame()
+        script.transform(fingers: [0, 1], center: (50, 50), scale: 1.5, rotationDegrees: 90, steps: 30, durationMs: 300)
+        let frames = TouchFrames.track(script.events, device: device, cancelAtEnd: false)
+        let start = frames[0].touches.map(\.millimeters)
+        let end = try #require(frames.last).touches.map(\.millimeters)
+        let before = start[1] - start[0]
+        let after = end[1] - end[0]
+        // 20 mm apart along x becomes 30 mm apart along y (y grows downwards: clockwise on screen).
+        #expect(Swift.abs(before.length - 20) < 0.1)
+        #expect(Swift.abs(after.length - 30) < 0.1)
+        #expect(Swift.abs(after.x) < 0.1 && after.y > 29.9)
+        #expect(Swift.abs((end[0] + end[1]).x / 2 - 50) < 0.1, "the centre stays put")
+    }
+}

@@ -144,7 +144,7 @@ struct TapCountTests {
         #expect(tapCounts { script in
             script.down(finger: 0, x: 50, y: 50)
             script.frame()
-            script.move(finger: 0, toX: 53, y: 50, steps: 2, durationMs: 20)
+            script.move(finger: 0, to: (53, 50), steps: 2, durationMs: 20)
             script.up(finger: 0)
             script.frame()
             script.advance(ms: 100)

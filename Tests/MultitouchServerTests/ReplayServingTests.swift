@@ -74,8 +74,8 @@ struct ReplayServingTests {
             let got = streamed(reader.wait())
             #expect(got.count == expected.count)
             #expect(got == expected)
-            if got != expected, let first = zip(got, expected).firstIndex(where: { $0 != $1 }) {
-                Issue.record("first difference at line \(first):\n got: \(got[first])\nwant: \(expected[first])")
+            if got != expected, let first = got.indices.first(where: { $0 >= expected.count || got[$0] != expected[$0] }) {
+                Issue.record("first difference at line \(first):\n got: \(got[first])\nwant: \(first < expected.count ? expected[first] : "(end)")")
             }
         }
         // The garbage sender got one error per bad line and is still connected.

@@ -63,7 +63,7 @@ import Recordings
         #expect(d.codes[EventType.key] == [KeyCode.btnTouch])
         #expect(d.codes[EventType.abs] == [0x00, 0x01, 0x2f, 0x35, 0x36, 0x37, 0x39, 0x3b])
         #expect(d.codes[EventType.syn] == Set(0...0x0f))
-        #expect(d.codes[EventType.rel] == nil)  // a B: line of zeros for a type not in the type mask
+        #expect(d.codes[EventType.rel] == nil)  // a B: line of zeros: no type
         #expect(d.axes[AbsCode.mtPositionX] == AxisInfo(minimum: 0, maximum: 799, resolution: 12))
         #expect(d.axes[AbsCode.mtSlot] == AxisInfo(minimum: 0, maximum: 9))
         let events = recording.devices[0].events
@@ -206,11 +206,12 @@ import Recordings
         #expect(d.codes[EventType.abs]?.contains(0x3e) == true)
         #expect(d.axes[0x3e] == AxisInfo(minimum: 0, maximum: 8))
         #expect(d.properties == [InputProperty.direct, 72])
-        // Declared in B: (0x30, 0x31, 0x34, 0x37) without an A: line: zeros, as evemu-device would create them.
-        #expect(d.axes[0x30] == AxisInfo(minimum: 0, maximum: 0))
-        // EV_KEY is in the type mask (0x0b) but no B: 01 line gives codes: present, empty; the BTN_TOUCH
+        // Declared in B: (0x30, 0x31, 0x34, 0x37) without an A: line: evemu 2.x's placeholder 0...1.
+        #expect(d.axes[0x30] == AxisInfo(minimum: 0, maximum: 1))
+        // No B: 01 line gives EV_KEY codes (B: 00 0b says nothing about types): no EV_KEY; the BTN_TOUCH
         // events do not invent a code.
-        #expect(d.codes[EventType.key] == [])
+        #expect(d.codes[EventType.key] == nil)
+        #expect(d.codes[EventType.syn] == Set(0...0x0f))
     }
 
     @Test func nonASCIINameBlankLinesAndCRLF() throws {
@@ -231,6 +232,14 @@ import Recordings
             let e = error as? RecordingError
             return e?.line == 4 && e?.message.contains("time goes backwards: 1.999999 after 2.000000 on line 3") == true
         }
+    }
+
+    /// evemu 2.x writes initial LED and switch states after the A: lines.
+    @Test func ledAndSwitchStateLines() throws {
+        let text = "N: kbd\nI: 0011 0001 0001 ab41\nB: 11 07 00 00 00 00 00 00 00\nL: 00 1\nL: 01 0\nS: 00 1\nE: 1.000000 0000 0000 0\n"
+        let device = try #require(try RecordingReader.parse(text: text, name: "kbd.evemu").devices.first)
+        #expect(device.description.codes[EventType.led] == [0, 1, 2])
+        #expect(device.events.count == 1)
     }
 
     @Test func equalTimesAreFine() throws {

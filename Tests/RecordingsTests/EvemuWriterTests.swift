@@ -73,12 +73,17 @@ import Recordings
         var d = Generated.touchscreen
         d.name = "two\nlines"
         d.codes[EventType.syn] = [SynCode.report]
+        d.codes[EventType.msc] = []  // a type without codes is not recorded
         d.codes[EventType.abs, default: []].insert(AbsCode.pressure)  // no axis given
         let text = EvemuWriter.write(description: d, events: [])
         let back = try RecordingReader.parse(text: text, name: "n.evemu").devices[0].description
         #expect(back.name == "two lines")
         #expect(back.codes[EventType.syn] == Set(0...15))
-        #expect(back.axes[AbsCode.pressure] == AxisInfo(minimum: 0, maximum: 0))
+        #expect(back.codes[EventType.msc] == nil)
+        d.codes[EventType.syn] = nil  // a device without EV_SYN gets it
+        let noSyn = try RecordingReader.parse(text: EvemuWriter.write(description: d, events: []), name: "s.evemu")
+        #expect(noSyn.devices[0].description.codes[EventType.syn] == Set(0...15))
+        #expect(back.axes[AbsCode.pressure] == AxisInfo(minimum: 0, maximum: 1))
     }
 
     @Test func negativeTimeIsRejectedOnReadBack() {

@@ -21,21 +21,23 @@ enum Generated {
         " leading space", "trailing space ", "hash # in name", "タッチパネル", "tab\tinside", "E: not an event",
     ]
 
-    /// A random device whose description survives the evemu format unchanged: EV_SYN (when present)
-    /// with every SYN code, an axis for every ABS code.
-    static func device(_ rng: inout SplitMix64) -> DeviceDescription {
-        var codes: [UInt16: Set<UInt16>] = [:]
-        if Int.random(in: 0..<5, using: &rng) > 0 { codes[EventType.syn] = Set(0...0x0f) }
+    /// A random device whose description survives the evemu format unchanged: EV_SYN with every SYN
+    /// code, no event type without codes, an axis for every ABS code.
+    /// - Parameter kernelValid: only codes, types and properties the kernel (and so libevemu) knows.
+    static func device(_ rng: inout SplitMix64, kernelValid: Bool = false) -> DeviceDescription {
+        var codes: [UInt16: Set<UInt16>] = [EventType.syn: Set(0...0x0f)]
         if Bool.random(using: &rng) {
-            codes[EventType.key] = Set((0..<Int.random(in: 0...12, using: &rng)).map { _ in
+            codes[EventType.key] = Set((0..<Int.random(in: 1...12, using: &rng)).map { _ in
                 UInt16.random(in: 0...0x2ff, using: &rng)
             })
         }
         if Int.random(in: 0..<4, using: &rng) == 0 { codes[EventType.rel] = [0, 1, 8] }
-        if Int.random(in: 0..<4, using: &rng) == 0 { codes[EventType.msc] = [] }  // type present, no codes
+        if Int.random(in: 0..<4, using: &rng) == 0 { codes[EventType.msc] = [4, 5] }
         if Int.random(in: 0..<6, using: &rng) == 0 { codes[EventType.ff] = [0x50, 0x7f] }
-        if Int.random(in: 0..<8, using: &rng) == 0 { codes[EventType.pwr] = [] }
-        if Int.random(in: 0..<8, using: &rng) == 0 { codes[EventType.key, default: []].insert(0x300) }  // beyond KEY_MAX
+        if !kernelValid && Int.random(in: 0..<8, using: &rng) == 0 { codes[EventType.pwr] = [0] }  // a type evemu does not write
+        if !kernelValid && Int.random(in: 0..<8, using: &rng) == 0 {
+            codes[EventType.key, default: []].insert(0x300)  // beyond KEY_MAX
+        }
         var axes: [UInt16: AxisInfo] = [:]
         for _ in 0..<Int.random(in: 0...10, using: &rng) {
             let code = UInt16.random(in: 0...0x3f, using: &rng)
@@ -48,7 +50,7 @@ enum Generated {
         }
         var properties = Set<UInt16>()
         for _ in 0..<Int.random(in: 0...3, using: &rng) {
-            properties.insert(UInt16.random(in: 0...(Bool.random(using: &rng) ? 0x1f : 0x7f), using: &rng))
+            properties.insert(UInt16.random(in: 0...(kernelValid || Bool.random(using: &rng) ? 0x1f : 0x7f), using: &rng))
         }
         return DeviceDescription(
             name: names.randomElement(using: &rng) ?? "x",

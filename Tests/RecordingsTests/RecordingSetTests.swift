@@ -32,7 +32,7 @@ import Recordings
             "self.evemu": Self.full,
             "recorded.yml": LibinputRecordTests.twoDevices,
             "renamed.txt": Self.full,  // recognised by content
-            "README.md": "# Recordings\nSome text.\n",
+            "README.md": "# Recordings\n\nResult: it works.\n",
             "broken.events": "E: 1.0 zz\n",
             "binary.evemu": "\u{0}\u{1}",
             ".hidden": Self.full,
@@ -62,7 +62,7 @@ import Recordings
             return
         }
         #expect(byName["README.md"]?.status == .skipped(
-            "not a recording: expected evemu lines (N:, I:, P:, B:, A:, E:) or libinput record YAML ('version: 1'), found 'Some text.'"))
+            "not a recording: expected evemu lines (N:, I:, P:, B:, A:, E:) or libinput record YAML ('version: 1'), found 'Result: it works.'"))
         #expect(byName["Unused.desc"]?.status == .skipped("device description without events, not used by any events-only file"))
         #expect(byName["N-Trig.desc"]?.status == .skipped("device description, used by 1 events file(s)"))
         #expect(byName["sub"]?.status == .skipped("directory (check does not descend)"))

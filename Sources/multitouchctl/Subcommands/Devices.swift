@@ -161,11 +161,24 @@ struct Devices: ParsableCommand {
     @Option(name: .long, help: "With --watch: stop after this many seconds.")
     var timeout: Double?
 
+    @Option(name: .long, help: "Configuration file whose [devices] rules decide (default: \(DaemonConfiguration.defaultPath) when it exists, else the built-in defaults).")
+    var config: String?
+
     @Option(name: .long, help: ArgumentHelp("Directory of the nodes (default /dev/input).", visibility: .hidden))
     var directory = "/dev/input"
 
     func run() throws {
-        let matcher = DeviceMatcher(configuration: DevicesConfiguration())
+        var devices = DevicesConfiguration()
+        let configPath = config ?? (access(DaemonConfiguration.defaultPath, F_OK) == 0 ? DaemonConfiguration.defaultPath : nil)
+        if let configPath {
+            do {
+                devices = try DaemonConfiguration.load(path: configPath).devices
+            } catch {
+                printError("multitouchctl devices: \(error)")
+                throw ExitCode.failure
+            }
+        }
+        let matcher = DeviceMatcher(configuration: devices)
         let signals = TerminationSignals()
         var out = StandardOutput()
         let discovery: DeviceDiscovery?

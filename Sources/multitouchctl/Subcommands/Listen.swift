@@ -48,9 +48,9 @@ struct Listen: ParsableCommand {
     }
 
     func run() throws {
-        let settings = try loadSettings(configPath: config)
         let signals = TerminationSignals()
         let live = try openLiveDevice(device, grab: grab, command: "listen")
+        let settings = try loadSettings(configPath: config, path: device, description: live.description)
         var pipeline = DevicePipeline(deviceID: 1, description: live.description, source: device, settings: settings)
         var output = StandardOutput()
         let json = self.json

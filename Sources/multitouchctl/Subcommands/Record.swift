@@ -39,6 +39,7 @@ struct Record: ParsableCommand {
     func run() throws {
         let signals = TerminationSignals()
         let live = try openLiveDevice(device, grab: grab, command: "record")
+        printError("multitouchctl record: recording \(device) (\"\(live.description.name)\")")
         let stopAt = duration.map { monotonicNow().adding(milliseconds: $0 * 1000) }
         var events: [InputEvent] = []
         var frameCount = 0
