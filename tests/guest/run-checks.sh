@@ -97,7 +97,7 @@ touch "$results"
 for f in "$work"/rec/*.evemu; do
   name=$(basename "$f" .evemu)
   note=
-  [ -f "$work/live/$name.retried" ] && note=" [$(cat "$work/live/$name.retried"); second attempt]"
+  [ -f "$work/live/$name.retried" ] && note=" [$(cat "$work/live/$name.retried")]"
   if [ ! -s "$work/live/$name.jsonl" ]; then
     echo "FAIL live $name: no live output ($(head -c 300 "$work/live/$name.err" 2>/dev/null))" >> "$results"
     continue
