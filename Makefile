@@ -25,7 +25,8 @@ INSTALL ?= install
 
 BUILD_DIR ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null || echo .build/release)
 DOCS := $(wildcard README.md docs/*.md)
-PYTHON_CLIENT := $(wildcard clients/python/*.py clients/python/README.md)
+PYTHON_CLIENT := $(filter-out clients/python/test_%,$(wildcard clients/python/*.py clients/python/README.md))
+PYTHON_EXAMPLES := $(wildcard clients/python/examples/*.py)
 
 .PHONY: all build test install uninstall check-units install-check service-check
 
@@ -74,6 +75,7 @@ install:
 	fi
 	$(if $(DOCS),$(INSTALL) -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/)
 	$(if $(PYTHON_CLIENT),$(INSTALL) -d $(DESTDIR)$(DATADIR)/python && $(INSTALL) -m 0644 $(PYTHON_CLIENT) $(DESTDIR)$(DATADIR)/python/)
+	$(if $(PYTHON_EXAMPLES),$(INSTALL) -d $(DESTDIR)$(DATADIR)/python/examples && $(INSTALL) -m 0755 $(PYTHON_EXAMPLES) $(DESTDIR)$(DATADIR)/python/examples/)
 	@# The socket group: created now on a live install, by systemd-sysusers at boot otherwise.
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null 2>&1; then \
 	    echo "systemd-sysusers $(SYSUSERSDIR)/multitouchd.conf"; \

@@ -44,6 +44,10 @@ for prefix in /usr/local /usr; do
     && pass "configuration is the shipped file" || fail "installed configuration differs"
   [ -f "$dest$prefix/share/doc/multitouchd/SERVICE.md" ] && [ -f "$dest$prefix/share/doc/multitouchd/CONFIGURATION.md" ] \
     && pass "docs installed" || fail "docs missing from $prefix/share/doc/multitouchd"
+  if [ -f clients/python/multitouchd_client.py ]; then
+    [ -f "$dest$prefix/share/multitouchd/python/multitouchd_client.py" ] && [ ! -e "$dest$prefix/share/multitouchd/python/test_client.py" ] \
+      && pass "python client installed (without its tests)" || fail "python client not installed as expected"
+  fi
   unit=$dest$prefix/lib/systemd/system/multitouchd.service
   grep -qx "ExecStart=$prefix/bin/multitouchd --config /etc/multitouchd/multitouchd.toml" "$unit" \
     && pass "ExecStart uses $prefix/bin" || fail "ExecStart in $unit: $(grep ExecStart= "$unit")"

@@ -122,6 +122,7 @@ notified RELOADING=1 && echo "guest-service: info: the daemon sent RELOADING=1 o
   || echo "guest-service: info: no RELOADING=1 on SIGHUP (fine for Type=notify; needed for Type=notify-reload)"
 
 if [ "$mode" = live ]; then
+  wait_for 20 grep -q subscribed "$work/client/client.log"
   evemu-play "$device" < "$here/hold.events"
 fi
 if wait_for 30 test -e "$work/client/touching"; then
