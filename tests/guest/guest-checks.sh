@@ -258,6 +258,35 @@ else
   result "FAIL record: $(cat "$W/tmp/record.log")"
 fi
 
+# ---------------------------------------------------------------- the daemon picks up a device created after start
+if want daemon && [ -x "${MT_DAEMON:-}" ]; then
+  sock=/run/multitouchd-guest.sock   # guest tmpfs: a 9p directory cannot hold a Unix socket
+  dlog=$W/live/daemon.log
+  mon=$W/live/daemon-monitor.jsonl
+  "$MT_DAEMON" --socket "$sock" --log-level info > "$dlog" 2>&1 &
+  D=$!
+  if wait_grep "$dlog" "daemon: ready"; then
+    "$CTL" monitor --socket "$sock" --json > "$mon" 2>&1 &
+    M=$!
+    wait_grep "$mon" '"type":"hello"'
+    if make_device "$G/touchscreen.desc" > "$W/tmp/daemon-device.log"; then
+      wait_grep "$mon" '"type":"deviceAdded"'
+      $PLAY "$DEV_NODE" < "$G/flood-down.events"   # a finger lands and stays
+      wait_grep "$mon" '"phase":"began"'
+      drop_device                                   # the device goes away mid-touch
+      wait_grep "$mon" '"type":"deviceRemoved"'
+    fi
+    stop_listener $M
+    stop_listener $D
+    judge daemon "$mon"
+  else
+    stop_listener $D
+    result "FAIL daemon hotplug: multitouchd did not start: $(tail -3 "$dlog" | tr '\n' ' ')"
+  fi
+elif want daemon; then
+  result "FAIL daemon hotplug: no multitouchd binary (MT_DAEMON)"
+fi
+
 # ---------------------------------------------------------------- the same with udevd running
 if ! want udev; then :
 elif [ -x /lib/systemd/systemd-udevd ]; then

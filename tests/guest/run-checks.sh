@@ -11,7 +11,7 @@
 # grab and `multitouchctl record`. Back on the host: compares live against replay per recording.
 # Prints one PASS/FAIL line per check, "N passed, M failed", and exits non-zero on any failure.
 # Environment: MT_KEEP=1 keeps the work directory; MT_GUEST_TIMEOUT (default 300 s); MT_SECTIONS=a,b
-# runs only those guest sections (xctest,live,syn-dropped,removal,hotplug,grab,listen-options,record,udev).
+# runs only those guest sections (xctest,live,syn-dropped,removal,hotplug,grab,listen-options,record,daemon,udev).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -32,6 +32,7 @@ ctl=$bin/multitouchctl
 xctest=$bin/multitouchdPackageTests.xctest
 # `.ci/run` builds before calling this; build here only what is missing.
 if [ ! -x "$ctl" ]; then swift build --product multitouchctl >&2 || { echo "run-checks: build failed" >&2; exit 2; }; fi
+if [ ! -x "$bin/multitouchd" ]; then swift build --product multitouchd >&2 || echo "run-checks: multitouchd build failed" >&2; fi
 if [ ! -e "$xctest" ]; then swift build --build-tests >&2 || echo "run-checks: test bundle build failed" >&2; fi
 [ -e "$xctest" ] || xctest=
 
@@ -76,8 +77,8 @@ fi
 echo "run-checks: $(ls "$work/rec" | wc -l) recordings, replayed on the host in $((SECONDS - start)) s"
 
 guest_start=$(date +%s.%N)
-QP_RW_DIRS="$work" QP_PASSENV="MT_WORK MT_CTL MT_XCTEST MT_ROOT MT_SECTIONS" QP_TIMEOUT=${MT_GUEST_TIMEOUT:-300} \
-  MT_WORK=$work MT_CTL=$ctl MT_XCTEST=$xctest MT_ROOT=$root \
+QP_RW_DIRS="$work" QP_PASSENV="MT_WORK MT_CTL MT_DAEMON MT_XCTEST MT_ROOT MT_SECTIONS" QP_TIMEOUT=${MT_GUEST_TIMEOUT:-300} \
+  MT_WORK=$work MT_CTL=$ctl MT_DAEMON=$bin/multitouchd MT_XCTEST=$xctest MT_ROOT=$root \
   bash tools/guest/run-in-guest.sh "$root/tests/guest/guest-checks.sh"
 guest_rc=$?
 guest_end=$(date +%s.%N)
