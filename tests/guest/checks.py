@@ -263,10 +263,12 @@ def grab(grabber_path, other_path):
 
 
 def same_touches(a_path, b_path):
-    a = [m for m in normalize(load(a_path)) if m.get("type") in ("touches", "gesture", "session", "tap", "doubleTap", "longPress")]
-    b = [m for m in normalize(load(b_path)) if m.get("type") in ("touches", "gesture", "session", "tap", "doubleTap", "longPress")]
+    """The touches (ids, phases, positions, in order) only: the recorded file carries the live event
+    times, so gesture decisions that depend on time may differ from the original's."""
+    a = [m for m in normalize(load(a_path)) if m.get("type") == "touches"]
+    b = [m for m in normalize(load(b_path)) if m.get("type") == "touches"]
     if a and same(a, b):
-        print("PASS record: recorded file replays to the same %d touch/gesture messages" % len(a))
+        print("PASS record: recorded file replays to the same %d touch frames" % len(a))
         return 0
     n = next((i for i, (x, y) in enumerate(zip(a, b)) if not close(x, y)), min(len(a), len(b)))
     print("FAIL record: replays differ at message %d of %d/%d" % (n + 1, len(a), len(b)))

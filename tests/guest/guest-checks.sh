@@ -89,6 +89,9 @@ live_run() {  # $1 = recording, $2 = name: one listen while the recording plays
   fi
   # --record keeps the events exactly as the kernel delivered them (their times included): the host
   # replays that file too, which must reproduce this output to the last digit.
+  # Empty the output here, not through the listener's redirection: that happens in the child, after
+  # wait_nonempty may already have seen a previous attempt's output.
+  : > "$W/live/$name.jsonl"
   nice -n -5 "$CTL" listen "$DEV_NODE" --json --timeout 120 --record "$W/live/$name.delivered.evemu" \
     > "$W/live/$name.jsonl" 2> "$W/live/$name.err" &
   L=$!
