@@ -3,7 +3,7 @@
 like evemu-play does), one write per frame, each frame at its recorded offset from the first event
 measured against one start time. Unlike evemu-play, which sleeps the gap before every event, delays do
 not accumulate: a slow guest delays a frame but not every frame after it (overdue frames catch up at
-no less than half their recorded spacing, so a stall never becomes a burst that overflows the reader).
+no less than 0.8 of their recorded spacing, so a stall never becomes a burst that overflows the reader).
 
 usage: play.py /dev/input/eventN < file.evemu     (all timestamps 0: plays as fast as possible)
 """
@@ -45,9 +45,10 @@ def main():
     for t, data in frames(sys.stdin):
         if first is None:
             first = previous = t
-        # On schedule, but after a stall never closer than half the recorded gap: a burst of overdue
-        # frames could overflow the reader's evdev buffer (a SYN_DROPPED the recording never had).
-        target = max(start + (t - first), last_write + (t - previous) / 2)
+        # On schedule, but after a stall never closer than 0.8 of the recorded gap: a burst of overdue
+        # frames could overflow a slow reader's evdev buffer (a SYN_DROPPED the recording never had);
+        # catching up at 1.25x the recorded rate keeps the reader's load close to real time.
+        target = max(start + (t - first), last_write + 0.8 * (t - previous))
         delay = target - time.monotonic()
         if delay > 0:
             time.sleep(delay)
