@@ -33,12 +33,10 @@ enum EvdevDescription {
                     }
                 }
             }
-            codes[UInt16(type)] = set
+            // Like the recording readers: a type is listed when it has codes; EV_SYN always is (every
+            // device has it, and libevdev reports every SYN_* code of it).
+            if !set.isEmpty || type == UInt32(EventType.syn) { codes[UInt16(type)] = set }
         }
-        // EV_SYN has no code bitmask in the kernel: EVIOCGBIT(0) is the bitmask of event types, and
-        // libevdev claims every SYN code. evemu records that type bitmask as the "B: 00" line, so the
-        // recording readers see the types there; describe a live device the same way.
-        if codes[EventType.syn] != nil { codes[EventType.syn] = Set(codes.keys) }
         return DeviceDescription(name: name, identity: identity, properties: properties, codes: codes, axes: axes)
     }
 
@@ -53,7 +51,7 @@ enum EvdevDescription {
         for property in description.properties.sorted() { libevdev_enable_property(evdev, UInt32(property)) }
         for type in description.codes.keys.sorted() {
             libevdev_enable_event_type(evdev, UInt32(type))
-            if type == EventType.syn { continue }  // its "codes" are the types (see describe)
+            if type == EventType.syn { continue }  // libevdev reports every SYN_* code once the type is on
             for code in (description.codes[type] ?? []).sorted() {
                 if type == EventType.abs {
                     let axis = description.axes[code] ?? AxisInfo(minimum: 0, maximum: 0)

@@ -89,9 +89,9 @@ func keyboardDescription() -> DeviceDescription {
         defer { libevdev_free(evdev) }
         EvdevDescription.configure(evdev, from: original)
         let described = DeviceDescription(libevdev: evdev)
-        // EV_SYN's code set is the type bitmask (evemu's "B: 00" line).
+        // libevdev reports every SYN_* code of EV_SYN, and so do the recording readers.
         var expected = original
-        expected.codes[EventType.syn] = Set(original.codes.keys)
+        expected.codes[EventType.syn] = Set(0...EventType.maxCode(for: EventType.syn))
         #expect(described == expected)
     }
 
@@ -150,4 +150,16 @@ func temporaryDirectory() throws -> String {
     }
     try #require(made)
     return String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+@Suite struct DeviceOpeningTests {
+    @Test func aMissingNodeFailsWithTheOpenError() {
+        switch DeviceOpening.open(path: "/nonexistent/event3", matcher: DeviceMatcher()) {
+        case .failed(let error):
+            #expect(error.call == "open")
+            #expect(error.kind == .noDevice)
+        case .served, .skipped:
+            Issue.record("a missing node was not a failure")
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Configuration
 import Glibc
 import MultitouchCore
 import Testing
@@ -34,6 +35,10 @@ struct UinputTests {
         #expect(live.description.axes == created.axes)
         #expect(live.description.codes[EventType.key] == created.codes[EventType.key])
         #expect(live.description.deviceClass == .touchscreen)
+        // The whole description, as a recording reader would produce it for this device.
+        var expected = created
+        expected.codes[EventType.syn] = Set(0...EventType.maxCode(for: EventType.syn))
+        #expect(live.description == expected)
     }
 
     @Test func readsFramesWithMonotonicTimestamps() throws {
@@ -142,5 +147,32 @@ struct UinputTests {
         // udev may report the change before the remove; read until the removal arrives.
         while !removed.contains(.removed(node)), poll(&pfd, 1, 5000) > 0 { removed += try discovery.receive() }
         #expect(removed.contains(.removed(node)))
+    }
+}
+
+@Suite(.serialized, .enabled(if: VirtualDevice.isAvailable, "needs /dev/uinput (runs in the guest)"))
+struct DeviceOpeningUinputTests {
+    @Test func servesATouchscreenGrabbedAsTheRuleSaysAndSkipsAKeyboard() throws {
+        let screen = try VirtualDevice(description: touchscreenDescription(name: "uinput opening screen"))
+        let keyboard = try VirtualDevice(description: keyboardDescription())
+        var rule = DeviceRule()
+        rule.action = .include
+        rule.name = "uinput opening*"
+        rule.grab = true
+        var configuration = DevicesConfiguration()
+        configuration.rules = [rule]
+        let matcher = DeviceMatcher(configuration: configuration)
+        switch DeviceOpening.open(path: try #require(screen.devnode), matcher: matcher) {
+        case .served(let device, let decision):
+            #expect(device.isGrabbed)
+            #expect(decision.ruleIndex == 0)
+        case .skipped(let decision): Issue.record("skipped: \(decision.reason)")
+        case .failed(let error): Issue.record("failed: \(error)")
+        }
+        switch DeviceOpening.open(path: try #require(keyboard.devnode), matcher: matcher) {
+        case .served: Issue.record("a keyboard was served")
+        case .skipped(let decision): #expect(decision.deviceClass == .other)
+        case .failed(let error): Issue.record("failed: \(error)")
+        }
     }
 }

@@ -2,7 +2,8 @@
 """Plays the E: lines of an evemu file into an evdev node (writes to /dev/input/eventN inject events
 like evemu-play does), one write per frame, each frame at its recorded offset from the first event
 measured against one start time. Unlike evemu-play, which sleeps the gap before every event, delays do
-not accumulate: a slow guest delays a frame but not every frame after it.
+not accumulate: a slow guest delays a frame but not every frame after it (overdue frames catch up at
+no less than half their recorded spacing, so a stall never becomes a burst that overflows the reader).
 
 usage: play.py /dev/input/eventN < file.evemu     (all timestamps 0: plays as fast as possible)
 """
@@ -39,14 +40,20 @@ def main():
         raise SystemExit(__doc__)
     fd = os.open(sys.argv[1], os.O_WRONLY)
     start = time.monotonic()
-    first = None
+    first = previous = None
+    last_write = start
     for t, data in frames(sys.stdin):
         if first is None:
-            first = t
-        delay = start + (t - first) - time.monotonic()
+            first = previous = t
+        # On schedule, but after a stall never closer than half the recorded gap: a burst of overdue
+        # frames could overflow the reader's evdev buffer (a SYN_DROPPED the recording never had).
+        target = max(start + (t - first), last_write + (t - previous) / 2)
+        delay = target - time.monotonic()
         if delay > 0:
             time.sleep(delay)
         os.write(fd, data)
+        last_write = time.monotonic()
+        previous = t
     os.close(fd)
 
 

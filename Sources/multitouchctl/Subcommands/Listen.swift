@@ -2,6 +2,7 @@ import ArgumentParser
 import DeviceInput
 import Glibc
 import MultitouchCore
+import Recordings
 import TouchPipeline
 import WireProtocol
 
@@ -38,6 +39,9 @@ struct Listen: ParsableCommand {
     @Flag(name: .long, help: "Grab the device (EVIOCGRAB): no other reader sees its events meanwhile.")
     var grab = false
 
+    @Option(name: .customLong("record"), help: "Also write the raw events read to this evemu file (replaying it gives this output again).")
+    var recordPath: String?
+
     @Option(name: .long, help: "Configuration file whose [gestures] apply (default: built-in defaults).")
     var config: String?
 
@@ -61,6 +65,17 @@ struct Listen: ParsableCommand {
         }
         var batch: [Message] = [.deviceAdded(pipeline.info)]
         emit(&batch)
+        var raw: [InputEvent] = []
+        let recordPath = self.recordPath
+        func saveRecording() throws {
+            guard let recordPath else { return }
+            do {
+                try writeFile(recordPath, EvemuWriter.write(description: live.description, events: raw))
+            } catch {
+                printError("multitouchctl listen: cannot write \(recordPath): \(String(cString: strerror(error.code)))")
+                throw ExitCode.failure
+            }
+        }
 
         let start = monotonicNow()
         let stopAt = timeout.map { start.adding(milliseconds: $0 * 1000) }
@@ -92,6 +107,7 @@ struct Listen: ParsableCommand {
                 for reading in readings {
                     switch reading {
                     case .event(let event):
+                        if recordPath != nil { raw.append(event) }
                         pipeline.push(event, into: &batch)
                         lastEvent = event.time
                         if event.isSynReport {
@@ -105,6 +121,11 @@ struct Listen: ParsableCommand {
                                 device: pipeline.deviceID, time: droppedAt, count: 1, unit: "overflows",
                                 reason: "SYN_DROPPED: kernel buffer overflowed; resynced from the device state"))
                         pipeline.push(resync: frame, into: &batch)
+                        if recordPath != nil {
+                            // evemu has no resync: the state difference is written as a plain frame.
+                            raw += frame.events
+                            raw.append(InputEvent(time: frame.time, type: EventType.syn, code: SynCode.report, value: 0))
+                        }
                         lastEvent = frame.time
                         frameCount += 1
                         emit(&batch)
@@ -114,6 +135,7 @@ struct Listen: ParsableCommand {
                         pipeline.finish(at: end, into: &batch)
                         batch.append(.deviceRemoved(device: pipeline.deviceID, time: end, reason: "device removed"))
                         emit(&batch)
+                        try saveRecording()
                         return
                     }
                 }
@@ -140,5 +162,6 @@ struct Listen: ParsableCommand {
         pipeline.finish(at: end, into: &batch)
         batch.append(.deviceRemoved(device: pipeline.deviceID, time: end, reason: endReason))
         emit(&batch)
+        try saveRecording()
     }
 }
