@@ -27,12 +27,12 @@ modes=${MTD_MODES:-live replay}
 [ "${MTD_LIVE:-1}" = 0 ] && modes=${modes//live/}
 for mode in $modes; do
   echo "=== guest service check, mode $mode"
-  MTD_REPO=$repo MTD_BIN=$bin MTD_MODE=$mode QP_UDEV=1 QP_PASSENV="MTD_REPO MTD_BIN MTD_MODE" QP_TIMEOUT=300 \
+  MTD_REPO=$repo MTD_BIN=$bin MTD_MODE=$mode QP_UDEV=1 QP_PASSENV="MTD_REPO MTD_BIN MTD_MODE" QP_TIMEOUT=600 \
     "$runner" bash "$repo/tests/service/guest/service-inner.sh" || status=1
 done
 if [ "${MTD_SYSTEMD:-1}" = 1 ]; then
   echo "=== guest check under systemd (PID 1 of a PID namespace)"
-  MTD_REPO=$repo MTD_BIN=$bin MTD_LIVE=${MTD_LIVE:-1} QP_PASSENV="MTD_REPO MTD_BIN MTD_LIVE" QP_TIMEOUT=400 \
+  MTD_REPO=$repo MTD_BIN=$bin MTD_LIVE=${MTD_LIVE:-1} QP_PASSENV="MTD_REPO MTD_BIN MTD_LIVE" QP_TIMEOUT=1000 \
     "$runner" bash "$repo/tests/service/guest/systemd-inner.sh" || status=1
 fi
 [ "${MTD_LIVE:-1}" = 0 ] && echo "guest-service-check: SKIPPED the live-device checks (MTD_LIVE=0); not counted as passed"

@@ -114,6 +114,10 @@ setpriv --reuid=mtd-member --regid=mtd-member --init-groups $helper client "$soc
 client_pid=$!
 wait_for 20 test -s "$work/client/client.log" && pass "group member connected and got: $(head -c 120 "$work/client/client.log")" \
   || fail "no hello for the client"
+if [ "$mode" = live ]; then
+  head -1 "$work/client/client.log" | grep -q "\"source\":\"$device\"" && pass "the hello lists $device" \
+    || fail "the daemon serves no $device (hello: $(head -c 160 "$work/client/client.log"))"
+fi
 
 kill -HUP "$daemon_pid"
 sleep 1   # give a crash on reload the chance to happen before the check below

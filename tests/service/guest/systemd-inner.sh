@@ -36,7 +36,7 @@ StandardError=inherit
 EOF
 
 # systemd needs its own /proc for the new PID namespace (--mount-proc); /sys/fs/cgroup it mounts itself.
-timeout 300 unshare --pid --fork --mount-proc /lib/systemd/systemd --unit=mtd-check.target \
+timeout 900 unshare --pid --fork --mount-proc /lib/systemd/systemd --unit=mtd-check.target \
   --log-target=console --log-level=warning --show-status=false > /run/mtd-systemd.log 2>&1
 status=$?
 cat "${QP_OUT:-/run}/systemd-probe.log" 2>/dev/null || echo "guest-systemd: the probe wrote no log"

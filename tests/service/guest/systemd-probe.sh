@@ -25,6 +25,7 @@ wait_for() {
 }
 show() { systemctl show -p "$2" --value "$1"; }
 finish() {
+  [ -n "${evemu_pids:-}" ] && kill $evemu_pids 2>/dev/null   # the uinput devices this script made
   echo "--- journal of multitouchd.service"
   journalctl --no-pager -o cat -u multitouchd.service 2>/dev/null | tail -30 | sed 's/^/  /'
   echo "guest-systemd: $failures failure(s)"
@@ -101,6 +102,7 @@ cancel_check() {
 }
 
 evemu-device "$here/touchscreen.desc" > "$work/evemu-device.out" 2>&1 &
+evemu_pids="${evemu_pids:-} $!"
 wait_for 20 grep -q /dev/input/event "$work/evemu-device.out"
 device=$(grep -o '/dev/input/event[0-9]*' "$work/evemu-device.out" | head -1)
 udevadm settle 2>/dev/null
@@ -118,6 +120,7 @@ systemctl daemon-reload
 systemctl start mtd-devices.service
 sleep 3   # let it list the first device and start watching before the second appears
 evemu-device "$here/touchscreen.desc" > "$work/evemu-device2.out" 2>&1 &
+evemu_pids="${evemu_pids:-} $!"
 wait_for 20 grep -q /dev/input/event "$work/evemu-device2.out"
 device2=$(grep -o '/dev/input/event[0-9]*' "$work/evemu-device2.out" | head -1)
 wait_for 40 sh -c "[ \"\$(systemctl show -p ActiveState --value mtd-devices.service)\" != active ]"
