@@ -25,6 +25,20 @@ struct ReplayServingTests {
         lines.filter { !["hello", "subscribed", "pong", "stats"].contains(messageType($0)) }
     }
 
+    /// One concise issue for a mismatch (the arrays are too long to print whole).
+    func expectSameLines(_ got: [String], _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        guard got != expected else { return }
+        let first = (0..<max(got.count, expected.count)).first { i in
+            i >= got.count || i >= expected.count || got[i] != expected[i]
+        } ?? 0
+        Issue.record(
+            """
+            received \(got.count) lines, expected \(expected.count); first difference at line \(first):
+             got: \(first < got.count ? got[first] : "(end)")
+            want: \(first < expected.count ? expected[first] : "(end)")
+            """, sourceLocation: sourceLocation)
+    }
+
     static func endsReplay(_ lines: [String]) -> Bool {
         guard let last = lines.last else { return false }
         return messageType(last) == "deviceRemoved"
@@ -71,12 +85,7 @@ struct ReplayServingTests {
         }
 
         for reader in readers {
-            let got = streamed(reader.wait())
-            #expect(got.count == expected.count)
-            #expect(got == expected)
-            if got != expected, let first = zip(got, expected).firstIndex(where: { $0 != $1 }) {
-                Issue.record("first difference at line \(first):\n got: \(got[first])\nwant: \(expected[first])")
-            }
+            expectSameLines(streamed(reader.wait()), expected)
         }
         // The garbage sender got one error per bad line and is still connected.
         var errors = 0
@@ -115,8 +124,7 @@ struct ReplayServingTests {
         let rssBefore = daemon.residentKiB ?? 0
         try reader.subscribe()
         let collector = LineCollector(client: reader, stopWhen: ReplayServingTests.endsReplay)
-        let got = streamed(collector.wait(seconds: 120))
-        #expect(got == expected)
+        expectSameLines(streamed(collector.wait(seconds: 120)), expected)
 
         // Ask the daemon what happened to the sleeper.
         let (observer, _) = try connectClient(daemon)
