@@ -34,6 +34,11 @@ stage "check fixtures" "$ctl" check tests/fixtures
 if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings
 fi
+stage "python client" python3 clients/python/test_client.py
+stage "systemd units" bash tests/service/verify-units.sh
+stage "make install" bash tests/service/install-check.sh
+stage "guest: live devices" bash tests/guest/run-checks.sh
+stage "guest: service" bash tests/service/guest-service-check.sh
 
 echo
 for f in "${failures[@]}"; do echo "failed stage: $f"; done

@@ -56,7 +56,8 @@ public struct ClientsConfiguration: Hashable, Sendable {
     public init() {}
 }
 
-/// Log verbosity.
+/// Log verbosity; the names are swift-log's `Logger.Level` raw values, so the daemon converts with
+/// `Logger.Level(rawValue:)`.
 public enum LogLevel: String, Hashable, Sendable, CaseIterable {
     case trace, debug, info, notice, warning, error, critical
 }
@@ -64,6 +65,9 @@ public enum LogLevel: String, Hashable, Sendable, CaseIterable {
 /// The daemon's whole configuration (config/multitouchd.toml), with built-in defaults equal to the
 /// shipped file.
 public struct DaemonConfiguration: Hashable, Sendable {
+    /// Where the installed service reads its configuration (systemd/multitouchd.service, Makefile).
+    public static let defaultPath = "/etc/multitouchd/multitouchd.toml"
+
     public var socket = SocketConfiguration()
     public var devices = DevicesConfiguration()
     public var gestures: GestureConfiguration = .default

@@ -70,3 +70,52 @@ import Darwin
 @usableFromInline func _cos(_ x: Double) -> Double { Darwin.cos(x) }
 @usableFromInline func _sin(_ x: Double) -> Double { Darwin.sin(x) }
 #endif
+
+extension AffineTransform {
+    /// a*d - b*c; zero for a singular transform.
+    @inlinable public var determinant: Double { a * d - b * c }
+
+    /// The uniform scale of a similarity (sqrt(|det|)); for a general affine, its area scale's root.
+    @inlinable public var scaleFactor: Double { abs(determinant).squareRoot() }
+
+    /// The rotation of a similarity in radians, atan2(b, a), in (-pi, pi].
+    public var rotationAngle: Double { _atan2(b, a) }
+
+    /// The inverse transform, nil when singular or not finite.
+    public func inverted() -> AffineTransform? {
+        let det = determinant
+        guard det != 0, det.isFinite else { return nil }
+        let ia = d / det, ib = -b / det, ic = -c / det, id = a / det
+        let result = AffineTransform(
+            a: ia, b: ib, c: ic, d: id,
+            tx: -(ia * tx + ic * ty),
+            ty: -(ib * tx + id * ty))
+        return result.isFinite ? result : nil
+    }
+
+    /// Uniform scaling by `factor` that keeps `point` fixed (the double-tap zoom).
+    public static func scaling(by factor: Double, about point: Point) -> AffineTransform {
+        AffineTransform(
+            a: factor, b: 0, c: 0, d: factor,
+            tx: point.x - factor * point.x,
+            ty: point.y - factor * point.y)
+    }
+
+    /// Largest component difference divided by max(1, largest component magnitude): the 1e-9
+    /// "relative-ish" comparison the continuity invariant uses.
+    public func relativeDifference(to other: AffineTransform) -> Double {
+        let diff = max(
+            abs(a - other.a), abs(b - other.b), abs(c - other.c), abs(d - other.d),
+            abs(tx - other.tx), abs(ty - other.ty))
+        let magnitude = max(
+            1, abs(a), abs(b), abs(c), abs(d), abs(tx), abs(ty),
+            abs(other.a), abs(other.b), abs(other.c), abs(other.d), abs(other.tx), abs(other.ty))
+        return diff / magnitude
+    }
+}
+
+#if canImport(Glibc)
+@usableFromInline func _atan2(_ y: Double, _ x: Double) -> Double { Glibc.atan2(y, x) }
+#elseif canImport(Darwin)
+@usableFromInline func _atan2(_ y: Double, _ x: Double) -> Double { Darwin.atan2(y, x) }
+#endif

@@ -36,9 +36,82 @@ public struct TapCountParameters: Hashable, Sendable {
 /// Turns whole evdev frames of one device into touch frames: protocol B slots, protocol A contacts
 /// (matched into stable ids), single-touch devices, semi-mt, `BTN_TOOL_*TAP` finger counts, palm
 /// cancellation and the unit conversions. Pure: no clock, no I/O.
+///
+/// Rules (kernel Documentation/input/multi-touch-protocol.rst unless noted):
+/// - Protocol B: slot 0 is implied until the first `ABS_MT_SLOT`; a slot keeps its values across frames
+///   (the kernel only sends changes). `ABS_MT_TRACKING_ID` -1 ends the slot's touch; a different id on
+///   an active slot ends the old touch and begins a new one in the same frame. A slot number outside
+///   the declared range (a kernel or device bug) makes the following slot events be ignored until the
+///   next valid `ABS_MT_SLOT`.
+/// - `ABS_MT_TOOL_TYPE` `MT_TOOL_PALM` cancels the touch; the slot stays ignored until its tracking id
+///   ends or changes (a palm that becomes a finger again is not resurrected: libinput does the same for
+///   touchscreens, evdev-mt-touchpad's palm code aside).
+/// - `EventFrame.isResync`: touches that end in a resync frame ended unseen and are `cancelled`.
+/// - Protocol A: every frame lists all contacts; `ProtocolAMatcher` gives them stable ids. A frame with
+///   `SYN_MT_REPORT` but no contact, or with `BTN_TOUCH` 0 and no contact, ends all of them; a frame
+///   without any contact data (e.g. only `MSC_TIMESTAMP`) changes nothing.
+/// - Single touch: `ABS_X`/`ABS_Y`, `ABS_PRESSURE`, and `BTN_TOUCH` (`BTN_TOOL_FINGER` when the device
+///   has no `BTN_TOUCH`) give one touch.
+/// - `fingerCount`: 0 without touches; else the larger of the active touches and the highest
+///   `BTN_TOOL_FINGER`...`QUINTTAP` held, less the slots ignored as palms (the tool keys count palms).
+/// - A touch is `moved` when any reported value changed (position, radii, orientation, pressure; UIKit
+///   also sends touchesMoved for force changes), else `stationary`.
+/// - A touch that begins and ends within one frame (only malformed or resync input does that) is
+///   reported `began` in that frame and `ended` (or `cancelled`) in the next one, so every consumer
+///   sees began before the end, each exactly once, as with UIKit. The end is delivered by the next
+///   `process` (even when that frame changes nothing else), by `cancelAll`, or at once by
+///   `takeDeferredEnds()`, which a pipeline should call whenever `hasDeferredEnds` is true so that the
+///   touch does not stay down until the next frame.
+/// - Units: positions through `CoordinateMapper`; radii are `ABS_MT_TOUCH_MAJOR`/`MINOR` halved, in mm
+///   along X; orientation is `ABS_MT_ORIENTATION / max * pi/2` radians (the kernel doc: max is a
+///   quarter turn clockwise from the Y axis; a `[0, 1]` range means "aligned with Y or X" and maps to 0
+///   or pi/2), clamped to +-pi for devices that report beyond max; force is pressure over its axis
+///   range clamped to 0...1 (`ABS_MT_PRESSURE` for multitouch devices, `ABS_PRESSURE` for single touch;
+///   nil when absent: a multitouch device's `ABS_PRESSURE` belongs to an unspecified contact).
+///
+/// Not thread-safe; one tracker per device. `process` does not allocate per event: slot storage and
+/// scratch buffers are allocated at init, and the output array is reused when the caller has released
+/// the previous frame.
 public struct ContactTracker {
     public let description: DeviceDescription
     public let mapper: CoordinateMapper
+
+    /// Most slots kept: a description claiming more (garbage) is clamped. Real panels have at most 60.
+    public static let slotLimit = 256
+
+    private let idSource: TouchIDSource
+    private var tapCounter: TapCounter
+    private var matcher: ProtocolAMatcher
+    private let features: DeviceFeatures
+
+    private var slots: [SlotState]
+    /// Slots whose touch is pending or active, in begin order.
+    private var order: [Int]
+    /// Slot events go to this slot; -1 after an out-of-range `ABS_MT_SLOT`.
+    private var currentSlot = 0
+    /// Touches of this frame that are no longer in a slot (ended, cancelled, or began-and-ended).
+    private var detached: [Touch]
+    /// Ends owed from a touch that began and ended within one frame.
+    private var deferredEnds: [Touch]
+    private var output: [Touch]
+    private var frameTime = Timestamp(microseconds: 0)
+    private var isResyncFrame = false
+    /// Bits 0...4: `BTN_TOOL_FINGER`...`QUINTTAP` held.
+    private var toolKeys: UInt8 = 0
+    /// Single-touch devices: the touch key (`BTN_TOUCH`, else `BTN_TOOL_FINGER`) is held.
+    private var singleTouchDown = false
+    private var lastFingerCount = 0
+    private var nextSyntheticTrackingID: Int32 = 0
+
+    // Protocol A scratch.
+    private var contact = RawContact()
+    private var contactHasPosition = false
+    private var contacts: [RawContact]
+    private var previousPoints: [Point]
+    private var previousSlots: [Int]
+    private var currentPoints: [Point]
+    private var assignment: [Int]
+    private var slotMatched: [Bool]
 
     public init(
         description: DeviceDescription, mapper: CoordinateMapper, idSource: TouchIDSource = TouchIDSource(),
@@ -46,20 +119,565 @@ public struct ContactTracker {
     ) {
         self.description = description
         self.mapper = mapper
+        self.idSource = idSource
+        tapCounter = TapCounter(parameters: tapCounting)
+        matcher = ProtocolAMatcher()
+        let features = DeviceFeatures(description)
+        self.features = features
+        let count = features.slotCount
+        let placeholder = Touch(
+            id: 0, slot: 0, trackingID: -1, phase: .ended, location: .zero, previousLocation: .zero,
+            millimeters: .zero, normalized: .zero, timestamp: Timestamp(microseconds: 0), type: features.touchType)
+        slots = (0..<count).map { index in
+            var touch = placeholder
+            touch.slot = index
+            return SlotState(touch: touch)
+        }
+        order = []
+        order.reserveCapacity(count)
+        detached = []
+        detached.reserveCapacity(count * 2)
+        deferredEnds = []
+        deferredEnds.reserveCapacity(count)
+        output = []
+        output.reserveCapacity(count * 2)
+        contacts = []
+        contacts.reserveCapacity(count)
+        previousPoints = []
+        previousPoints.reserveCapacity(count)
+        previousSlots = []
+        previousSlots.reserveCapacity(count)
+        currentPoints = []
+        currentPoints.reserveCapacity(count)
+        assignment = []
+        assignment.reserveCapacity(count)
+        slotMatched = Array(repeating: false, count: count)
     }
+
+    /// Touches currently down (including one whose deferred end is still owed).
+    public var activeTouchCount: Int { order.count + deferredEnds.count }
+
+    /// True when a touch began and ended in the last frame and its end has not been delivered yet.
+    public var hasDeferredEnds: Bool { !deferredEnds.isEmpty }
 
     /// Applies one frame. Returns the touch frame when any touch began, moved, ended or was cancelled (or
     /// the finger count changed); nil when nothing touch-related changed.
     public mutating func process(_ frame: EventFrame) -> TouchFrame? {
-        nil  // implemented by the tracker work
+        frameTime = frame.time
+        isResyncFrame = frame.isResync
+        detached.removeAll(keepingCapacity: true)
+        if !deferredEnds.isEmpty {
+            for var touch in deferredEnds {
+                touch.timestamp = frame.time
+                detached.append(touch)
+            }
+            deferredEnds.removeAll(keepingCapacity: true)
+        }
+        switch features.kind {
+        case .b: applyProtocolB(frame.events)
+        case .a: applyProtocolA(frame.events)
+        case .singleTouch: applySingleTouch(frame.events)
+        }
+        return finishFrame()
+    }
+
+    /// Delivers, at once, the ends owed for touches that began and ended within the last frame (see
+    /// the type's documentation). Nil when none is owed.
+    public mutating func takeDeferredEnds() -> TouchFrame? {
+        guard !deferredEnds.isEmpty else { return nil }
+        detached.removeAll(keepingCapacity: true)
+        for slot in order {
+            slots[slot].touch.phase = .stationary
+            slots[slot].touch.previousLocation = slots[slot].touch.location
+        }
+        detached.append(contentsOf: deferredEnds)
+        deferredEnds.removeAll(keepingCapacity: true)
+        lastFingerCount = currentFingerCount()
+        return buildFrame(fingerCount: lastFingerCount)
     }
 
     /// Ends every active touch as `cancelled` at `time` (device removed, grab lost, daemon shutdown, end of
     /// a recording). Returns nil when no touch was active.
+    ///
+    /// Slots whose contact is still down stay ignored until the kernel ends or replaces it, so a
+    /// cancelled touch never comes back under its old id.
     public mutating func cancelAll(at time: Timestamp) -> TouchFrame? {
-        nil
+        frameTime = time
+        detached.removeAll(keepingCapacity: true)
+        for var touch in deferredEnds {
+            touch.timestamp = time
+            detached.append(touch)
+        }
+        deferredEnds.removeAll(keepingCapacity: true)
+        for index in order {
+            switch slots[index].status {
+            case .active:
+                var touch = slots[index].touch
+                touch.phase = .cancelled
+                touch.previousLocation = touch.location
+                touch.timestamp = time
+                detached.append(touch)
+            case .pending, .empty, .ignored:
+                break
+            }
+            slots[index].status = .ignored
+        }
+        order.removeAll(keepingCapacity: true)
+        tapCounter.reset()
+        lastFingerCount = 0
+        guard !detached.isEmpty else { return nil }
+        return buildFrame(fingerCount: 0)
     }
 
-    /// Touches currently down.
-    public var activeTouchCount: Int { 0 }
+    // MARK: Protocol B
+
+    private mutating func applyProtocolB(_ events: [InputEvent]) {
+        let count = slots.count
+        let slotMinimum = features.slotMinimum
+        for event in events {
+            switch event.type {
+            case EventType.abs:
+                if event.code == AbsCode.mtSlot {
+                    let index = Int(event.value) - slotMinimum
+                    currentSlot = index >= 0 && index < count ? index : -1
+                    continue
+                }
+                let slot = currentSlot
+                guard slot >= 0 else { continue }
+                switch event.code {
+                case AbsCode.mtTrackingID: setTrackingID(event.value, slot: slot)
+                case AbsCode.mtPositionX: slots[slot].raw.x = event.value
+                case AbsCode.mtPositionY: slots[slot].raw.y = event.value
+                case AbsCode.mtTouchMajor: slots[slot].raw.touchMajor = event.value
+                case AbsCode.mtTouchMinor: slots[slot].raw.touchMinor = event.value
+                case AbsCode.mtOrientation: slots[slot].raw.orientation = event.value
+                case AbsCode.mtPressure: slots[slot].raw.pressure = event.value
+                case AbsCode.mtToolType: slots[slot].raw.toolType = event.value
+                default: break
+                }
+            case EventType.key:
+                applyKey(event.code, event.value)
+            default:
+                break
+            }
+        }
+    }
+
+    /// A tracking id event on `slot`: ends the old touch when the id goes away or changes, begins a
+    /// pending one for a new id.
+    private mutating func setTrackingID(_ value: Int32, slot: Int) {
+        let old = slots[slot].trackingID
+        if value < 0 {
+            guard old >= 0 else { return }
+            endSlot(slot)
+            slots[slot].trackingID = -1
+            return
+        }
+        guard value != old else { return }
+        if old >= 0 { endSlot(slot) }
+        slots[slot].trackingID = value
+        slots[slot].status = .pending
+        order.append(slot)
+    }
+
+    /// The slot's touch ends now (its values as they stand); the slot becomes empty.
+    private mutating func endSlot(_ slot: Int) {
+        let phase: TouchPhase = isResyncFrame ? .cancelled : .ended
+        switch slots[slot].status {
+        case .empty:
+            return
+        case .ignored:
+            break
+        case .active:
+            let touch = makeTouch(slot: slot, phase: phase)
+            if phase == .ended {
+                tapCounter.touchEnded(
+                    at: frameTime, millimeters: touch.millimeters, beganAt: slots[slot].beganAt,
+                    travelMillimeters: max(
+                        slots[slot].travelMillimeters, touch.millimeters.distance(to: slots[slot].startMillimeters)),
+                    tapCount: touch.tapCount)
+            }
+            detached.append(touch)
+        case .pending:
+            // Began and ended within this frame: began now, the end owed to the next delivery.
+            var touch = beginTouch(slot: slot)
+            detached.append(touch)
+            touch.phase = phase
+            deferredEnds.append(touch)
+        }
+        slots[slot].status = .empty
+        removeFromOrder(slot)
+    }
+
+    private mutating func removeFromOrder(_ slot: Int) {
+        if let position = order.firstIndex(of: slot) { order.remove(at: position) }
+    }
+
+    private mutating func applyKey(_ code: UInt16, _ value: Int32) {
+        let down = value != 0
+        let bit: UInt8
+        switch code {
+        case KeyCode.btnToolFinger: bit = 1 << 0
+        case KeyCode.btnToolDoubleTap: bit = 1 << 1
+        case KeyCode.btnToolTripleTap: bit = 1 << 2
+        case KeyCode.btnToolQuadTap: bit = 1 << 3
+        case KeyCode.btnToolQuintTap: bit = 1 << 4
+        default: return
+        }
+        if down { toolKeys |= bit } else { toolKeys &= ~bit }
+    }
+
+    // MARK: Protocol A
+
+    private mutating func applyProtocolA(_ events: [InputEvent]) {
+        contacts.removeAll(keepingCapacity: true)
+        contact = RawContact()
+        contactHasPosition = false
+        var sawContactReport = false
+        var touchKeyReleased = false
+        let limit = slots.count
+        for event in events {
+            switch event.type {
+            case EventType.syn:
+                if event.code == SynCode.mtReport {
+                    sawContactReport = true
+                    closeContact(limit: limit)
+                }
+            case EventType.abs:
+                switch event.code {
+                case AbsCode.mtPositionX:
+                    contact.x = event.value
+                    contactHasPosition = true
+                case AbsCode.mtPositionY:
+                    contact.y = event.value
+                    contactHasPosition = true
+                case AbsCode.mtTouchMajor: contact.touchMajor = event.value
+                case AbsCode.mtTouchMinor: contact.touchMinor = event.value
+                case AbsCode.mtOrientation: contact.orientation = event.value
+                case AbsCode.mtPressure: contact.pressure = event.value
+                case AbsCode.mtToolType: contact.toolType = event.value
+                default: break
+                }
+            case EventType.key:
+                if event.code == KeyCode.btnTouch && event.value == 0 { touchKeyReleased = true }
+                applyKey(event.code, event.value)
+            default:
+                break
+            }
+        }
+        // Be lenient with a last contact whose SYN_MT_REPORT is missing.
+        if contactHasPosition { closeContact(limit: limit) }
+        guard sawContactReport || !contacts.isEmpty || touchKeyReleased else { return }
+        matchContacts()
+    }
+
+    private mutating func closeContact(limit: Int) {
+        if contactHasPosition && contacts.count < limit { contacts.append(contact) }
+        contact = RawContact()
+        contactHasPosition = false
+    }
+
+    /// Feeds the frame's contacts into the slots: matched ones continue, unmatched previous ones end,
+    /// new ones take the lowest free slot with a fresh synthetic tracking id.
+    private mutating func matchContacts() {
+        previousPoints.removeAll(keepingCapacity: true)
+        previousSlots.removeAll(keepingCapacity: true)
+        for slot in slots.indices where slots[slot].trackingID >= 0 {
+            previousSlots.append(slot)
+            previousPoints.append(mapper.millimeters(x: slots[slot].raw.x, y: slots[slot].raw.y))
+            slotMatched[slot] = false
+        }
+        currentPoints.removeAll(keepingCapacity: true)
+        for contact in contacts { currentPoints.append(mapper.millimeters(x: contact.x, y: contact.y)) }
+        matcher.match(previous: previousPoints, current: currentPoints, into: &assignment)
+        for index in assignment.indices where assignment[index] >= 0 {
+            slotMatched[previousSlots[assignment[index]]] = true
+        }
+        for slot in previousSlots where !slotMatched[slot] { setTrackingID(-1, slot: slot) }
+        for index in contacts.indices {
+            let matched = assignment[index]
+            if matched >= 0 {
+                slots[previousSlots[matched]].raw = contacts[index]
+                continue
+            }
+            guard let slot = slots.firstIndex(where: { $0.trackingID < 0 }) else { continue }
+            slots[slot].raw = contacts[index]
+            setTrackingID(takeSyntheticTrackingID(), slot: slot)
+        }
+    }
+
+    private mutating func takeSyntheticTrackingID() -> Int32 {
+        let id = nextSyntheticTrackingID
+        nextSyntheticTrackingID = id == Int32.max ? 0 : id + 1
+        return id
+    }
+
+    // MARK: Single touch
+
+    private mutating func applySingleTouch(_ events: [InputEvent]) {
+        guard !slots.isEmpty else { return }
+        var touchKey = singleTouchDown
+        for event in events {
+            switch event.type {
+            case EventType.abs:
+                switch event.code {
+                case AbsCode.x: slots[0].raw.x = event.value
+                case AbsCode.y: slots[0].raw.y = event.value
+                case AbsCode.pressure: slots[0].raw.pressure = event.value
+                default: break
+                }
+            case EventType.key:
+                applyKey(event.code, event.value)
+                if event.code == features.singleTouchKey { touchKey = event.value != 0 }
+            default:
+                break
+            }
+        }
+        singleTouchDown = touchKey
+        if touchKey && slots[0].trackingID < 0 {
+            setTrackingID(takeSyntheticTrackingID(), slot: 0)
+        } else if !touchKey && slots[0].trackingID >= 0 {
+            setTrackingID(-1, slot: 0)
+        }
+    }
+
+    // MARK: Frame end
+
+    /// Palm checks, begins, moved/stationary, then the frame (or nil).
+    private mutating func finishFrame() -> TouchFrame? {
+        var changed = !detached.isEmpty
+        var palms = 0
+        for slot in slots.indices where slots[slot].status == .ignored && slots[slot].trackingID >= 0 { palms += 1 }
+        var position = 0
+        while position < order.count {
+            let slot = order[position]
+            if features.hasToolType && slots[slot].raw.toolType == MTToolType.palm {
+                switch slots[slot].status {
+                case .active:
+                    let touch = makeTouch(slot: slot, phase: .cancelled)
+                    detached.append(touch)
+                    changed = true
+                case .pending, .empty, .ignored:
+                    break
+                }
+                slots[slot].status = .ignored
+                palms += 1
+                order.remove(at: position)
+                continue
+            }
+            switch slots[slot].status {
+            case .pending:
+                _ = beginTouch(slot: slot)
+                changed = true
+            case .active:
+                if slots[slot].raw.sameReport(as: slots[slot].published) {
+                    slots[slot].touch.phase = .stationary
+                    slots[slot].touch.previousLocation = slots[slot].touch.location
+                    slots[slot].touch.timestamp = frameTime
+                } else {
+                    let touch = makeTouch(slot: slot, phase: .moved)
+                    slots[slot].touch = touch
+                    slots[slot].published = slots[slot].raw
+                    let travel = touch.millimeters.distance(to: slots[slot].startMillimeters)
+                    if travel > slots[slot].travelMillimeters { slots[slot].travelMillimeters = travel }
+                    changed = true
+                }
+            case .empty, .ignored:
+                break
+            }
+            position += 1
+        }
+        let fingers = fingerCount(palms: palms)
+        guard changed || fingers != lastFingerCount else { return nil }
+        lastFingerCount = fingers
+        return buildFrame(fingerCount: fingers)
+    }
+
+    private func fingerCount(palms: Int) -> Int {
+        var active = order.count
+        for touch in detached where !touch.phase.isTerminal { active += 1 }
+        guard active > 0 else { return 0 }
+        let tools: Int
+        if toolKeys & (1 << 4) != 0 {
+            tools = 5
+        } else if toolKeys & (1 << 3) != 0 {
+            tools = 4
+        } else if toolKeys & (1 << 2) != 0 {
+            tools = 3
+        } else if toolKeys & (1 << 1) != 0 {
+            tools = 2
+        } else if toolKeys & 1 != 0 {
+            tools = 1
+        } else {
+            tools = 0
+        }
+        return max(active, tools - palms)
+    }
+
+    private func currentFingerCount() -> Int {
+        var palms = 0
+        for slot in slots.indices where slots[slot].status == .ignored && slots[slot].trackingID >= 0 { palms += 1 }
+        return fingerCount(palms: palms)
+    }
+
+    /// The slot's pending touch begins: a new id, tap count, and its first published state.
+    private mutating func beginTouch(slot: Int) -> Touch {
+        let raw = slots[slot].raw
+        let normalized = mapper.normalized(x: raw.x, y: raw.y)
+        let millimeters = mapper.millimeters(x: raw.x, y: raw.y)
+        let location = publishedLocation(normalized: normalized, millimeters: millimeters)
+        let tapCount = tapCounter.touchBegan(at: frameTime, millimeters: millimeters)
+        var touch = Touch(
+            id: idSource.take(), slot: slot, trackingID: slots[slot].trackingID, phase: .began, location: location,
+            previousLocation: location, millimeters: millimeters, normalized: normalized, timestamp: frameTime,
+            tapCount: tapCount, type: features.touchType)
+        applyShape(raw, to: &touch)
+        slots[slot].touch = touch
+        slots[slot].published = raw
+        slots[slot].status = .active
+        slots[slot].beganAt = frameTime
+        slots[slot].startMillimeters = millimeters
+        slots[slot].travelMillimeters = 0
+        return touch
+    }
+
+    /// The slot's touch with its current values, `previousLocation` the last published location.
+    private func makeTouch(slot: Int, phase: TouchPhase) -> Touch {
+        let raw = slots[slot].raw
+        var touch = slots[slot].touch
+        touch.previousLocation = touch.location
+        touch.normalized = mapper.normalized(x: raw.x, y: raw.y)
+        touch.millimeters = mapper.millimeters(x: raw.x, y: raw.y)
+        touch.location = publishedLocation(normalized: touch.normalized, millimeters: touch.millimeters)
+        touch.phase = phase
+        touch.timestamp = frameTime
+        applyShape(raw, to: &touch)
+        return touch
+    }
+
+    @inline(__always)
+    private func publishedLocation(normalized: Point, millimeters: Point) -> Point {
+        guard mapper.output != nil else { return millimeters }
+        let location = mapper.published(normalized: normalized, millimeters: millimeters)
+        // A calibration matrix with NaN or infinity (bad configuration) must not leak out.
+        return location.isFinite ? location : millimeters
+    }
+
+    @inline(__always)
+    private func applyShape(_ raw: RawContact, to touch: inout Touch) {
+        let f = features
+        if f.hasMajor { touch.majorRadius = Double(max(0, raw.touchMajor)) * 0.5 / mapper.unitsPerMillimeterX }
+        if f.hasMinor { touch.minorRadius = Double(max(0, raw.touchMinor)) * 0.5 / mapper.unitsPerMillimeterX }
+        if f.orientationMaximum > 0 {
+            let radians = Double(raw.orientation) / f.orientationMaximum * (Double.pi / 2)
+            touch.orientation = min(Double.pi, max(-Double.pi, radians))
+        }
+        if f.pressureSpan > 0 {
+            let force = (Double(raw.pressure) - f.pressureMinimum) / f.pressureSpan
+            touch.force = min(1, max(0, force))
+        }
+    }
+
+    /// Active touches plus detached ones, sorted by id.
+    private mutating func buildFrame(fingerCount: Int) -> TouchFrame {
+        output.removeAll(keepingCapacity: true)
+        for slot in order { output.append(slots[slot].touch) }
+        output.append(contentsOf: detached)
+        // Insertion sort: a handful of touches, nearly sorted already (begin order is id order).
+        if output.count > 1 {
+            for index in 1..<output.count {
+                var position = index
+                while position > 0 && output[position - 1].id > output[position].id {
+                    output.swapAt(position - 1, position)
+                    position -= 1
+                }
+            }
+        }
+        return TouchFrame(time: frameTime, touches: output, fingerCount: fingerCount, isSemiMT: features.isSemiMT)
+    }
+}
+
+/// Per-slot values in device units, as the kernel (or the protocol A matcher) last set them.
+struct RawContact: Equatable, Sendable {
+    var x: Int32 = 0
+    var y: Int32 = 0
+    var touchMajor: Int32 = 0
+    var touchMinor: Int32 = 0
+    var orientation: Int32 = 0
+    var pressure: Int32 = 0
+    var toolType: Int32 = MTToolType.finger
+
+    /// Same reported shape and position (the tool type is not motion).
+    @inline(__always) func sameReport(as other: RawContact) -> Bool {
+        x == other.x && y == other.y && touchMajor == other.touchMajor && touchMinor == other.touchMinor
+            && orientation == other.orientation && pressure == other.pressure
+    }
+}
+
+/// Where a slot's touch stands within the tracker.
+enum SlotStatus: Sendable {
+    /// No contact.
+    case empty
+    /// A tracking id arrived this frame; the touch begins at the end of the frame.
+    case pending
+    /// A published touch.
+    case active
+    /// A contact that is not published (palm, or cancelled by `cancelAll`) until its tracking id ends.
+    case ignored
+}
+
+/// One slot: the kernel's view (tracking id, raw values) and the published touch.
+struct SlotState: Sendable {
+    var trackingID: Int32 = -1
+    var raw = RawContact()
+    var status = SlotStatus.empty
+    /// Raw values at the last published state, to tell `moved` from `stationary`.
+    var published = RawContact()
+    var touch: Touch
+    var beganAt = Timestamp(microseconds: 0)
+    var startMillimeters = Point.zero
+    /// Farthest distance from the start so far, for tap detection.
+    var travelMillimeters = 0.0
+
+    init(touch: Touch) { self.touch = touch }
+}
+
+/// What the tracker needs from a description, looked up once (the description's sets and dictionaries
+/// stay off the hot path).
+struct DeviceFeatures: Sendable {
+    var kind: MultitouchProtocol
+    var slotCount: Int
+    var slotMinimum: Int
+    var isSemiMT: Bool
+    var touchType: TouchType
+    var hasMajor: Bool
+    var hasMinor: Bool
+    var hasToolType: Bool
+    /// `ABS_MT_ORIENTATION` maximum (a quarter turn), 0 when the device has no usable orientation.
+    var orientationMaximum: Double
+    var pressureMinimum: Double
+    /// Pressure axis span, 0 when the device reports no usable pressure.
+    var pressureSpan: Double
+    var singleTouchKey: UInt16
+
+    init(_ description: DeviceDescription) {
+        kind = description.multitouchProtocol
+        slotCount = min(ContactTracker.slotLimit, max(1, description.slotCount))
+        slotMinimum = Int(description.axes[AbsCode.mtSlot]?.minimum ?? 0)
+        isSemiMT = description.isSemiMT
+        touchType = description.deviceClass == .touchscreen ? .direct : .indirect
+        let multitouch = kind != .singleTouch
+        hasMajor = multitouch && description.axes[AbsCode.mtTouchMajor] != nil
+        hasMinor = multitouch && description.axes[AbsCode.mtTouchMinor] != nil
+        hasToolType = multitouch && description.axes[AbsCode.mtToolType] != nil
+        if multitouch, let axis = description.axes[AbsCode.mtOrientation], axis.maximum > 0 {
+            orientationMaximum = Double(axis.maximum)
+        } else {
+            orientationMaximum = 0
+        }
+        let pressure = description.axes[multitouch ? AbsCode.mtPressure : AbsCode.pressure]
+        pressureMinimum = Double(pressure?.minimum ?? 0)
+        pressureSpan = pressure?.span ?? 0
+        singleTouchKey = description.has(EventType.key, KeyCode.btnTouch) ? KeyCode.btnTouch : KeyCode.btnToolFinger
+    }
 }

@@ -44,6 +44,13 @@ public enum SynCode {
     public static let dropped: UInt16 = 3
 }
 
+/// `MSC_*` codes.
+public enum MscCode {
+    public static let serial: UInt16 = 0x00
+    /// Microseconds from the device's own clock (wraps at 2^32); libinput uses it for jitter detection.
+    public static let timestamp: UInt16 = 0x05
+}
+
 /// The `EV_KEY` codes the pipeline reads.
 public enum KeyCode {
     public static let btnLeft: UInt16 = 0x110

@@ -15,16 +15,23 @@ public struct FrameAssembler: Sendable {
     }
 
     private var pending: [InputEvent] = []
+    /// The last frame handed out still shares `pending`'s buffer; it is cleared at the next push, when
+    /// the caller has normally dropped the frame, so the buffer is reused instead of reallocated.
+    private var clearBeforeNextPush = false
     private var dropping = false
     private var discarded = 0
 
     public init() { pending.reserveCapacity(64) }
 
     /// Number of events waiting for their `SYN_REPORT`.
-    public var pendingCount: Int { pending.count }
+    public var pendingCount: Int { clearBeforeNextPush ? 0 : pending.count }
 
     /// Adds one event; returns a frame (or a drop report) when the event closes one.
     public mutating func push(_ event: InputEvent) -> Output? {
+        if clearBeforeNextPush {
+            pending.removeAll(keepingCapacity: true)
+            clearBeforeNextPush = false
+        }
         if event.type == EventType.syn {
             switch event.code {
             case SynCode.dropped:
@@ -39,9 +46,8 @@ public struct FrameAssembler: Sendable {
                     discarded = 0
                     return .dropped(at: event.time, discarded: count)
                 }
-                let frame = EventFrame(events: pending, time: event.time)
-                pending.removeAll(keepingCapacity: true)
-                return .frame(frame)
+                clearBeforeNextPush = true
+                return .frame(EventFrame(events: pending, time: event.time))
             default:
                 break  // SYN_MT_REPORT stays in the frame: protocol A needs it.
             }
@@ -57,6 +63,10 @@ public struct FrameAssembler: Sendable {
     /// Removes and returns the events of an unfinished trailing frame (a recording cut mid-frame), so the
     /// caller can report them as dropped.
     public mutating func takePartialFrame() -> [InputEvent] {
+        if clearBeforeNextPush {
+            pending.removeAll(keepingCapacity: true)
+            clearBeforeNextPush = false
+        }
         defer {
             pending.removeAll(keepingCapacity: true)
             dropping = false

@@ -68,7 +68,7 @@ public final class Daemon {
     /// than the histogram's time (they are counted here, not in the histogram).
     private var deferredBatches: UInt64 = 0
 
-    private let notifier = ShimNotifier.fromEnvironment()
+    private let notifier = SystemdNotifier.fromEnvironment(unsetEnvironment: true)
     private var lastStatus = ""
     private var stopRequested = false
     private var exitCode: Int32 = 0
@@ -101,7 +101,7 @@ public final class Daemon {
     /// Opens the socket and runs until SIGTERM/SIGINT. Returns the exit status.
     /// - Throws: `ListenError` when the socket cannot be set up (another daemon, a non-socket file...).
     public func run() throws -> Int32 {
-        let activated = ShimSocketActivation.listenFDs()
+        let activated = SystemdSocketActivation.listenFDs()
         if let fd = activated.first {
             listener = try ListeningSocket.inherited(fd: fd)
             logger.info("socket: using socket from systemd socket activation", metadata: ["socket.fd": "\(fd)"])
@@ -121,7 +121,7 @@ public final class Daemon {
         try epoll.add(graceTimer.fd, events: Epoll.readable, token: Token.grace)
         try epoll.add(watchdogTimer.fd, events: Epoll.readable, token: Token.watchdog)
 
-        if let interval = notifier?.watchdogInterval {
+        if let interval = notifier?.watchdogPingInterval {
             let ns = UInt64(interval.components.seconds) * 1_000_000_000
                 + UInt64(interval.components.attoseconds / 1_000_000_000)
             watchdogTimer.arm(at: Sys.monotonicNanoseconds() + ns, interval: ns)
@@ -132,7 +132,7 @@ public final class Daemon {
         }
         if let replayOptions = options.replay, replayOptions.waitForSubscribers <= 0 { startReplayPass() }
 
-        notifier?.ready()
+        try? notifier?.ready()
         updateStatus()
         logger.info("daemon: ready", metadata: ["daemon.version": "\(options.daemonVersion)"])
 
@@ -164,7 +164,7 @@ public final class Daemon {
             closeExpiredClients()
         case Token.watchdog:
             watchdogTimer.drain()
-            notifier?.watchdogPing()
+            try? notifier?.watchdogPing()
         default:
             if token >= Token.clientBase, let client = clients[Int(token - Token.clientBase)] {
                 handleClient(client, events: events)
@@ -626,14 +626,14 @@ public final class Daemon {
         let status = "\(currentDevices().count) device(s), \(clients.count) client(s)"
         guard status != lastStatus else { return }
         lastStatus = status
-        notifier.status(status)
+        try? notifier.status(status)
     }
 
     // MARK: Shutdown
 
     /// Cancels every touch and gesture, flushes the queues for a bounded time, closes everything.
     private func shutdown() {
-        notifier?.stopping()
+        try? notifier?.stopping()
         if var pass = replay {
             let now = Sys.monotonicNanoseconds()
             let messages = pass.shutdown(now: now, reason: "shutdown")

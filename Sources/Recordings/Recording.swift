@@ -43,23 +43,3 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
     public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
 }
 
-/// A recording found in a directory, with the description file it pairs with (for events-only files).
-public struct RecordingJob: Hashable, Sendable {
-    public var eventsPath: String
-    public var descriptionPath: String?
-    public init(eventsPath: String, descriptionPath: String?) {
-        self.eventsPath = eventsPath
-        self.descriptionPath = descriptionPath
-    }
-}
-
-/// The recordings of a directory (stub until the directory scan lands).
-public struct RecordingSet: Hashable, Sendable {
-    public var jobs: [RecordingJob]
-    /// Files that cannot be checked, with why (an events-only file with no .desc).
-    public var problems: [String]
-
-    public static func scan(directory: String) throws(RecordingError) -> RecordingSet {
-        throw RecordingError(file: directory, line: 0, message: "directory scan not implemented yet")
-    }
-}

@@ -145,10 +145,18 @@ public struct DevicePipeline {
         frameCount &+= 1
         advance(to: frame.time, into: &out, observer: &observer)
         lastTime = frame.time
-        guard let touchFrame = tracker.process(frame) else { return }
-        let events = engine.process(touchFrame)
-        observer.observe(frame: touchFrame, events: events)
-        emit(touchFrame, events, into: &out)
+        if let touchFrame = tracker.process(frame) {
+            let events = engine.process(touchFrame)
+            observer.observe(frame: touchFrame, events: events)
+            emit(touchFrame, events, into: &out)
+        }
+        // A touch that began and ended within this one frame: its end follows at once, in a frame of
+        // its own with the same time, so the engine sees began before ended.
+        if tracker.hasDeferredEnds, let ends = tracker.takeDeferredEnds() {
+            let events = engine.process(ends)
+            observer.observe(frame: ends, events: events)
+            emit(ends, events, into: &out)
+        }
     }
 
     private func emit(_ frame: TouchFrame, _ events: [GestureEvent], into out: inout [Message]) {

@@ -12,6 +12,7 @@ public struct RecordingCheckReport: Sendable {
         public var touches = TouchInvariantChecker()
         /// One-line gesture statistics (sessions, segments, taps, final transform, continuity error).
         public var gestureSummary: String?
+        public var gestures = GestureInvariantChecker.Statistics()
     }
 
     public var name: String
@@ -26,8 +27,16 @@ public struct RecordingCheckReport: Sendable {
 /// Observer that feeds the touch checker of one device.
 struct CheckObserver: PipelineObserver {
     var touches = TouchInvariantChecker()
-    mutating func observe(frame: TouchFrame, events: [GestureEvent]) { touches.observe(frame) }
-    mutating func observe(timerEvents: [GestureEvent]) {}
+    var gestures: GestureInvariantChecker
+
+    init(isSemiMT: Bool) { gestures = GestureInvariantChecker(isSemiMT: isSemiMT) }
+
+    mutating func observe(frame: TouchFrame, events: [GestureEvent]) {
+        touches.observe(frame)
+        gestures.check(frame: frame, events: events)
+    }
+
+    mutating func observe(timerEvents: [GestureEvent]) { gestures.check(timerEvents: timerEvents) }
 }
 
 /// `multitouchctl check` for one recording: replays it twice, compares the bytes, and verifies the
@@ -35,7 +44,7 @@ struct CheckObserver: PipelineObserver {
 public enum RecordingCheck {
     public static func run(recording: Recording, name: String, settings: PipelineSettings = .init()) -> RecordingCheckReport {
         var failures: [String] = []
-        var observers = [CheckObserver](repeating: CheckObserver(), count: recording.devices.count)
+        var observers = recording.devices.map { CheckObserver(isSemiMT: $0.description.isSemiMT) }
         var first = JSONWriter(capacity: 1 << 16)
         var messageCount = 0
         var frames = [UInt64](repeating: 0, count: recording.devices.count)
@@ -66,8 +75,19 @@ public enum RecordingCheck {
             for violation in observers[index].touches.violations {
                 failures.append("device \(index + 1) phases: \(violation)")
             }
+            observers[index].gestures.finish()
+            for violation in observers[index].gestures.violations.prefix(50) {
+                failures.append("device \(index + 1) gestures: \(violation)")
+            }
             var report = RecordingCheckReport.DeviceReport(info: infos[index])
             report.touches = observers[index].touches
+            report.gestures = observers[index].gestures.statistics
+            let g = report.gestures
+            report.gestureSummary =
+                "sessions=\(g.sessions) segments pan=\(g.panSegments) pinchRotate=\(g.pinchRotateSegments)"
+                + " taps=\(g.taps) doubleTaps=\(g.doubleTaps) longPresses=\(g.longPresses)"
+                + " scale=\(rounded(g.finalScale, 4)) rotation=\(rounded(g.finalRotation * 180 / Double.pi, 2))deg"
+                + " max-continuity-error=\(g.largestContinuityError)"
             report.evdevFrames = UInt64(recording.devices[index].events.lazy.filter(\.isSynReport).count)
             devices.append(report)
             frames[index] = report.evdevFrames
@@ -75,4 +95,10 @@ public enum RecordingCheck {
         return RecordingCheckReport(
             name: name, devices: devices, messages: messageCount, bytes: first.bytes.count, failures: failures)
     }
+}
+
+private func rounded(_ value: Double, _ digits: Int) -> Double {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    return (value * scale).rounded() / scale
 }

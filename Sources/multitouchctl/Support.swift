@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configuration
+import DeviceInput
 import Gestures
 import MultitouchCore
 import TouchPipeline
@@ -46,11 +47,21 @@ func baseName(_ path: String) -> String {
     path.split(separator: "/").last.map(String.init) ?? path
 }
 
-/// Pipeline settings from a configuration file, or the built-in defaults.
-func loadSettings(configPath: String?) throws -> PipelineSettings {
-    guard configPath != nil else { return PipelineSettings() }
-    // Configuration loading lands with the configuration work; until then only defaults exist.
-    return PipelineSettings()
+/// Pipeline settings from a configuration file (its [gestures], and the output mapping and size of the
+/// device rule that matches `description` at `path`), or the built-in defaults.
+func loadSettings(configPath: String?, path: String = "", description: DeviceDescription? = nil) throws -> PipelineSettings {
+    guard let configPath else { return PipelineSettings() }
+    let configuration: DaemonConfiguration
+    do {
+        configuration = try DaemonConfiguration.load(path: configPath)
+    } catch {
+        printError("multitouchctl: \(error)")
+        throw ExitCode.failure
+    }
+    guard let description else { return PipelineSettings(gestures: configuration.gestures) }
+    let decision = DeviceMatcher(configuration: configuration.devices).decide(path: path, description: description)
+    return PipelineSettings(
+        gestures: configuration.gestures, output: decision.output, sizeMillimeters: decision.sizeMillimeters)
 }
 
 /// The human-readable form of messages (`replay`, `listen` without --json). Unstable by design.

@@ -4,7 +4,7 @@ import Glibc
 /// Where the daemon's configuration comes from. The hook for the configuration module's TOML loader and
 /// validator (`DaemonConfiguration.load(path:)`, `ConfigurationCheck.run(path:)`).
 enum ConfigurationFile {
-    static let defaultPath = "/etc/multitouchd/multitouchd.toml"
+    static let defaultPath = DaemonConfiguration.defaultPath
 
     /// The file to read: the given one, else the default path when it exists, else none (built-in
     /// defaults).
@@ -13,22 +13,16 @@ enum ConfigurationFile {
         return access(defaultPath, F_OK) == 0 ? defaultPath : nil
     }
 
-    struct LoadError: Error, CustomStringConvertible {
-        var description: String
-    }
-
+    /// The configuration: the file's (validated, every problem listed in the error), or the built-in
+    /// defaults when no file is given and the default path does not exist.
     static func load(path: String?) throws -> DaemonConfiguration {
         guard let file = effectivePath(path) else { return DaemonConfiguration() }
-        throw LoadError(description: "\(file): reading configuration files arrives with the configuration loader")
+        return try DaemonConfiguration.load(path: file)
     }
 
+    /// `--check-config`: the configuration module's validator.
     static func check(path: String?) -> (ok: Bool, report: String) {
-        do {
-            _ = try load(path: path)
-            return (true, "configuration OK (built-in defaults)")
-        } catch {
-            return (false, "\(error)")
-        }
+        ConfigurationCheck.run(path: path)
     }
 }
 

@@ -36,9 +36,13 @@ struct Check: ParsableCommand {
             }
             if isDirectory.boolValue {
                 do {
-                    let scan = try RecordingSet.scan(directory: path)
-                    for job in scan.jobs { jobs.append((job.eventsPath, job.descriptionPath)) }
-                    problems.append(contentsOf: scan.problems)
+                    for job in try RecordingSet.scan(directory: path) {
+                        switch job.status {
+                        case .ready: jobs.append((job.path, job.descriptionPath))
+                        case .problem(let why): problems.append("\(job.path): \(why)")
+                        case .skipped: break
+                        }
+                    }
                 } catch {
                     problems.append("\(error)")
                 }

@@ -1,6 +1,119 @@
 import ArgumentParser
+import DeviceInput
+import Glibc
+import MultitouchCore
+import Recordings
 
+/// `multitouchctl record`: captures a live device's events as an evemu recording that `replay` (and
+/// evemu-device/evemu-play) read back.
 struct Record: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "record", abstract: "Not implemented yet.")
-    func run() throws { throw ExitCode.failure }
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record a live evdev device to an evemu file.",
+        discussion: """
+            Captures the device description and every event until --duration, --frames, SIGINT/SIGTERM or \
+            the device going away, then writes the recording. A SYN_DROPPED overflow is written as the \
+            resynced state frame and reported on stderr.
+            """)
+
+    @Argument(help: "The device node, e.g. /dev/input/event5.")
+    var device: String
+
+    @Option(name: [.short, .customLong("output")], help: "Write to this file (default: standard output).")
+    var output: String?
+
+    @Option(name: .long, help: "Stop after this many seconds.")
+    var duration: Double?
+
+    @Option(name: .long, help: "Stop after this many evdev frames (SYN_REPORTs).")
+    var frames: Int?
+
+    @Flag(name: .long, help: "Grab the device (EVIOCGRAB) while recording.")
+    var grab = false
+
+    func validate() throws {
+        if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+    }
+
+    func run() throws {
+        let signals = TerminationSignals()
+        let live = try openLiveDevice(device, grab: grab, command: "record")
+        printError("multitouchctl record: recording \(device) (\"\(live.description.name)\")")
+        let stopAt = duration.map { monotonicNow().adding(milliseconds: $0 * 1000) }
+        var events: [InputEvent] = []
+        var frameCount = 0
+        var readings: [DeviceReading] = []
+        loop: while true {
+            let ready = waitReadable(
+                [live.fileDescriptor, signals.fileDescriptor],
+                timeoutMilliseconds: pollTimeout(until: stopAt, now: monotonicNow()))
+            if ready[1] { break }
+            if !ready[0] {
+                if let stopAt, monotonicNow() >= stopAt { break }
+                continue
+            }
+            readings.removeAll(keepingCapacity: true)
+            do {
+                try live.read(into: &readings)
+            } catch {
+                printError("multitouchctl record: \(error)")
+                throw ExitCode.failure
+            }
+            for reading in readings {
+                switch reading {
+                case .event(let event):
+                    events.append(event)
+                    if event.isSynReport {
+                        frameCount += 1
+                        if let frames, frameCount >= frames { break loop }
+                    }
+                case .resync(let frame, let droppedAt):
+                    printError(
+                        "multitouchctl record: SYN_DROPPED at \(droppedAt): events were lost; recorded the resynced state instead")
+                    events += frame.events
+                    events.append(InputEvent(time: frame.time, type: EventType.syn, code: SynCode.report, value: 0))
+                    frameCount += 1
+                    if let frames, frameCount >= frames { break loop }
+                case .removed:
+                    printError("multitouchctl record: \(device) was removed; writing what was recorded")
+                    break loop
+                }
+            }
+        }
+        let text = EvemuWriter.write(description: live.description, events: events)
+        guard let output else {
+            var out = StandardOutput()
+            out.write(text.hasSuffix("\n") ? String(text.dropLast()) : text)
+            out.flush()
+            return
+        }
+        do {
+            try writeFile(output, text)
+        } catch {
+            printError("multitouchctl record: cannot write \(output): \(String(cString: strerror(error.code)))")
+            throw ExitCode.failure
+        }
+        printError("multitouchctl record: \(events.count) events, \(frameCount) frames -> \(output)")
+    }
+}
+
+/// errno of a failed file write.
+struct FileWriteError: Error { var code: Int32 }
+
+/// Writes `text` to `path` (created or truncated).
+func writeFile(_ path: String, _ text: String) throws(FileWriteError) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw FileWriteError(code: errno) }
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw FileWriteError(code: errno)
+        }
+        offset += n
+    }
 }

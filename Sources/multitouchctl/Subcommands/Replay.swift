@@ -37,7 +37,7 @@ struct Replay: ParsableCommand {
             printError("multitouchctl replay: \(error)")
             throw ExitCode.failure
         }
-        let settings = try loadSettings(configPath: config)
+        let settings = try loadSettings(configPath: config, path: file, description: recording.devices.first?.description)
         var output = StandardOutput()
         TouchPipeline.Replay.run(recording: recording, source: baseName(file), settings: settings) { batch in
             for message in batch {

@@ -1,0 +1,161 @@
+import CLibevdev
+import Glibc
+import MultitouchCore
+
+/// What one read of a live device produced, in order.
+public enum DeviceReading: Hashable, Sendable {
+    /// A kernel event, with its CLOCK_MONOTONIC time.
+    case event(InputEvent)
+    /// The kernel's buffer overflowed (`SYN_DROPPED` at `droppedAt`). libevdev re-read the device state;
+    /// `frame` (isResync = true) is the difference, ending where a normal frame would end. Events of the
+    /// frame that was open when the drop happened are lost: the pipeline discards its partial frame.
+    case resync(EventFrame, droppedAt: Timestamp)
+    /// The device is gone (`ENODEV`): unplugged or its uinput creator exited. Nothing follows.
+    case removed
+}
+
+/// An opened evdev node (`/dev/input/eventN`) read through libevdev. Owns the fd and the libevdev
+/// context; both are released on deinit. Not thread-safe: one reader (the daemon's event loop, or a
+/// command-line tool) uses it.
+public final class LiveDevice {
+    /// The node this device was opened from.
+    public let path: String
+    /// The fd to watch for input (epoll/poll): readable means `read()` has something.
+    public let fileDescriptor: Int32
+    /// The device as libevdev describes it at open time.
+    public let description: DeviceDescription
+    /// True while this reader holds EVIOCGRAB (no other reader, and not the desktop, sees events).
+    public private(set) var isGrabbed = false
+    /// True once `read()` reported the device removed.
+    public private(set) var isRemoved = false
+    /// Number of SYN_DROPPED overflows seen so far.
+    public private(set) var droppedCount = 0
+
+    private let evdev: OpaquePointer
+
+    /// Opens `path` read-only and non-blocking, reads its description, and switches its event
+    /// timestamps to CLOCK_MONOTONIC (the clock the daemon's timers use).
+    public init(path: String, grab: Bool = false) throws(DeviceInputError) {
+        let fd = retryingEINTR { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        guard fd >= 0 else { throw DeviceInputError(call: "open", path: path, errno: errno) }
+        var created: OpaquePointer?
+        let rc = libevdev_new_from_fd(fd, &created)
+        guard rc == 0, let evdev = created else {
+            close(fd)
+            throw DeviceInputError(call: "libevdev_new_from_fd", path: path, errno: rc < 0 ? -rc : EINVAL)
+        }
+        let clock = libevdev_set_clock_id(evdev, CLOCK_MONOTONIC)
+        guard clock == 0 else {
+            libevdev_free(evdev)
+            close(fd)
+            throw DeviceInputError(call: "libevdev_set_clock_id", path: path, errno: clock < 0 ? -clock : EINVAL)
+        }
+        self.path = path
+        self.fileDescriptor = fd
+        self.evdev = evdev
+        self.description = DeviceDescription(libevdev: evdev)
+        if grab { try self.grab() }
+    }
+
+    deinit {
+        if isGrabbed && !isRemoved { _ = libevdev_grab(evdev, LIBEVDEV_UNGRAB) }
+        libevdev_free(evdev)
+        close(fileDescriptor)
+    }
+
+    /// Takes the device exclusively (EVIOCGRAB): other readers, the desktop included, stop seeing its
+    /// events. Fails with EBUSY when someone else holds it.
+    public func grab() throws(DeviceInputError) {
+        let rc = retryingEINTR { libevdev_grab(evdev, LIBEVDEV_GRAB) }
+        guard rc == 0 else { throw DeviceInputError(call: "libevdev_grab", path: path, errno: -rc) }
+        isGrabbed = true
+    }
+
+    /// Releases a grab taken by `grab()`.
+    public func ungrab() throws(DeviceInputError) {
+        let rc = retryingEINTR { libevdev_grab(evdev, LIBEVDEV_UNGRAB) }
+        guard rc == 0 else { throw DeviceInputError(call: "libevdev_grab(UNGRAB)", path: path, errno: -rc) }
+        isGrabbed = false
+    }
+
+    /// Reads everything the kernel has queued (until EAGAIN) and returns it in order. An empty result
+    /// means nothing was pending. `.removed` is the last element when the device went away.
+    public func read() throws(DeviceInputError) -> [DeviceReading] {
+        var out: [DeviceReading] = []
+        try read(into: &out)
+        return out
+    }
+
+    /// Appends everything the kernel has queued to `out` (no allocation when `out` has capacity).
+    public func read(into out: inout [DeviceReading]) throws(DeviceInputError) {
+        guard !isRemoved else { return }
+        var ev = input_event()
+        while true {
+            let rc = libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_NORMAL.rawValue, &ev)
+            if rc == LIBEVDEV_READ_STATUS_SUCCESS.rawValue {
+                out.append(.event(Self.inputEvent(ev)))
+            } else if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
+                // `ev` is the SYN_DROPPED itself; libevdev has queued the state difference.
+                droppedCount += 1
+                try drainSync(droppedAt: Self.timestamp(ev), into: &out)
+                if isRemoved { return }
+            } else if rc == -EAGAIN {
+                return
+            } else if rc == -EINTR {
+                continue
+            } else if rc == -ENODEV {
+                isRemoved = true
+                out.append(.removed)
+                return
+            } else {
+                throw DeviceInputError(call: "libevdev_next_event", path: path, errno: -rc)
+            }
+        }
+    }
+
+    /// Reads the sync queue (LIBEVDEV_READ_FLAG_SYNC) to its end and appends it as one resync frame
+    /// (or `.removed` when the device vanished meanwhile).
+    private func drainSync(droppedAt: Timestamp, into out: inout [DeviceReading]) throws(DeviceInputError) {
+        var events: [InputEvent] = []
+        var end = droppedAt
+        var ev = input_event()
+        while true {
+            let rc = libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_SYNC.rawValue, &ev)
+            if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
+                let event = Self.inputEvent(ev)
+                // libevdev ends the difference with SYN_REPORT; one resync is one frame.
+                if event.isSynReport {
+                    end = Swift.max(end, event.time)
+                } else {
+                    events.append(event)
+                }
+            } else if rc == -EAGAIN {
+                break  // sync queue empty: normal reading resumes
+            } else if rc == -EINTR {
+                continue
+            } else if rc == -ENODEV {
+                isRemoved = true
+                out.append(.removed)
+                return
+            } else if rc == LIBEVDEV_READ_STATUS_SUCCESS.rawValue {
+                // libevdev does not hand out normal events in sync mode; should a version do so, keep
+                // the event rather than lose it.
+                out.append(.resync(EventFrame(events: events, time: end, isResync: true), droppedAt: droppedAt))
+                out.append(.event(Self.inputEvent(ev)))
+                return
+            } else {
+                throw DeviceInputError(call: "libevdev_next_event(SYNC)", path: path, errno: -rc)
+            }
+        }
+        out.append(.resync(EventFrame(events: events, time: end, isResync: true), droppedAt: droppedAt))
+    }
+
+    static func timestamp(_ ev: input_event) -> Timestamp {
+        var copy = ev
+        return Timestamp(seconds: Int64(multitouchd_event_sec(&copy)), microseconds: Int64(multitouchd_event_usec(&copy)))
+    }
+
+    static func inputEvent(_ ev: input_event) -> InputEvent {
+        InputEvent(time: timestamp(ev), type: ev.type, code: ev.code, value: ev.value)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Gestures
+import MultitouchCore
+import Testing
+
+@testable import Configuration
+
+/// Parses `text` expecting failure and returns the issues (empty, and a recorded failure, if it parsed).
+func issues(_ text: String, source: String = "test.toml") -> [ConfigurationIssue] {
+    do {
+        _ = try DaemonConfiguration.parse(text: text, source: source)
+        Issue.record("expected configuration errors, but the text parsed:\n\(text)")
+        return []
+    } catch {
+        return error.issues
+    }
+}
+
+@Suite struct ConfigurationParsingTests {
+    @Test func emptyTextGivesDefaults() throws {
+        #expect(try DaemonConfiguration.parse(text: "") == DaemonConfiguration())
+    }
+
+    @Test func missingKeysKeepDefaults() throws {
+        let configuration = try DaemonConfiguration.parse(
+            text: """
+                [gestures]
+                pan_slop_mm = 5
+                [clients]
+                max_clients = 3
+                """)
+        var expected = DaemonConfiguration()
+        expected.gestures.panSlopMillimeters = 5
+        expected.clients.maximumClients = 3
+        #expect(configuration == expected)
+    }
+
+    /// Each gesture key sets its own property and no other (catches swapped key paths).
+    @Test(arguments: GestureKey.all.map(\.key))
+    func gestureKeySetsItsProperty(key: String) throws {
+        guard let entry = GestureKey.all.first(where: { $0.key == key }) else {
+            Issue.record("no key \(key)")
+            return
+        }
+        var expected = GestureConfiguration.default
+        let literal: String
+        switch entry.kind {
+        case .number(let keyPath, _):
+            // Inside every range: scales must keep 1 between them.
+            let value = key == "min_scale" ? 0.5 : (key == "max_scale" ? 7.25 : 7.25)
+            expected[keyPath: keyPath] = value
+            literal = String(value)
+        case .flag(let keyPath):
+            expected[keyPath: keyPath] = !expected[keyPath: keyPath]
+            literal = String(expected[keyPath: keyPath])
+        }
+        let configuration = try DaemonConfiguration.parse(text: "[gestures]\n\(key) = \(literal)\n")
+        #expect(configuration.gestures == expected)
+    }
+
+    @Test func everyOptionIsRead() throws {
+        let configuration = try DaemonConfiguration.parse(
+            text: """
+                [socket]
+                path = "/tmp/x/mt.sock"
+                mode = "0600"
+                group = ""
+                require_group = true
+                [devices]
+                grab = true
+                [[devices.rule]]
+                action = "exclude"
+                class = "touchpad"
+                [[devices.rule]]
+                name = "ELAN*"
+                path = "/dev/input/event*"
+                class = "touchscreen"
+                grab = false
+                output = { width = 1080, height = 1920.5, rotation = 270, calibration = [0, 1, 0, -1, 0, 1] }
+                size_mm = [100, 200.5]
+                [clients]
+                soft_queue_limit = 10
+                hard_queue_limit_bytes = 100000
+                max_line_bytes = 1024
+                max_clients = 2
+                [log]
+                level = "debug"
+                """)
+        #expect(configuration.socket.path == "/tmp/x/mt.sock")
+        #expect(configuration.socket.mode == 0o600)
+        #expect(configuration.socket.group == "")
+        #expect(configuration.socket.requireGroup)
+        #expect(configuration.devices.grab)
+        #expect(configuration.devices.rules.count == 2)
+        var first = DeviceRule()
+        first.action = .exclude
+        first.deviceClass = .touchpad
+        var second = DeviceRule()
+        second.name = "ELAN*"
+        second.path = "/dev/input/event*"
+        second.deviceClass = .touchscreen
+        second.grab = false
+        second.output = OutputMapping(width: 1080, height: 1920.5, rotation: 270, calibration: [0, 1, 0, -1, 0, 1])
+        second.sizeMillimeters = [100, 200.5]
+        #expect(configuration.devices.rules == [first, second])
+        #expect(configuration.clients.softQueueLimit == 10)
+        #expect(configuration.clients.hardQueueLimitBytes == 100000)
+        #expect(configuration.clients.maximumLineBytes == 1024)
+        #expect(configuration.clients.maximumClients == 2)
+        #expect(configuration.logLevel == .debug)
+    }
+
+    @Test func modeAcceptsOctalSpellings() throws {
+        for (text, mode) in [("0660", UInt32(0o660)), ("660", 0o660), ("0o640", 0o640), ("0777", 0o777), ("0", 0)] {
+            let configuration = try DaemonConfiguration.parse(text: "[socket]\nmode = \"\(text)\"\n")
+            #expect(configuration.socket.mode == mode)
+        }
+    }
+
+    @Test func outputRotationAndCalibrationDefault() throws {
+        let configuration = try DaemonConfiguration.parse(
+            text: "[[devices.rule]]\noutput = { width = 800, height = 480 }\n")
+        #expect(configuration.devices.rules.first?.output == OutputMapping(width: 800, height: 480))
+    }
+
+    @Test func logLevelsAreSwiftLogNames() throws {
+        for level in LogLevel.allCases {
+            let configuration = try DaemonConfiguration.parse(text: "[log]\nlevel = \"\(level.rawValue)\"\n")
+            #expect(configuration.logLevel == level)
+        }
+    }
+}

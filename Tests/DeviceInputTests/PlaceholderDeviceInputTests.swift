@@ -1,4 +1,0 @@
-import Testing
-@testable import DeviceInput
-
-@Test func DeviceInputModuleLoads() { #expect(Bool(true)) }

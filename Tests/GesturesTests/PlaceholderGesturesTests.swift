@@ -1,4 +1,0 @@
-import Testing
-@testable import Gestures
-
-@Test func GesturesModuleLoads() { #expect(Bool(true)) }

@@ -1,4 +1,0 @@
-import Testing
-@testable import MultitouchCore
-
-@Test func MultitouchCoreModuleLoads() { #expect(Bool(true)) }

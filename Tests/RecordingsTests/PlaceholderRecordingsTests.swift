@@ -1,4 +1,0 @@
-import Testing
-@testable import Recordings
-
-@Test func RecordingsModuleLoads() { #expect(Bool(true)) }

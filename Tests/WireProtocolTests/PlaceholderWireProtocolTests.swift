@@ -1,4 +1,0 @@
-import Testing
-@testable import WireProtocol
-
-@Test func WireProtocolModuleLoads() { #expect(Bool(true)) }

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Real-kernel check of multitouchd as a service, in the project's QEMU guest (no systemd needed on the
+# host): tests/service/guest/service-inner.sh installs it with `make install` inside the guest's
+# throwaway root and runs it the way multitouchd.service does (see that script for every check).
+# Runs twice: MODE=live (a uinput touchscreen, the unit's exact command line) and MODE=replay
+# (--replay of a recording that holds two fingers down). MTD_MODES="replay" picks one; MTD_LIVE=0
+# also leaves out the live-device step under systemd (both print what they leave out; until the
+# daemon serves live devices, the live checks fail).
+# Then, with MTD_SYSTEMD=1 (default), boots systemd as PID 1 of a PID namespace inside the guest and
+# runs the installed units for real (tests/service/guest/systemd-inner.sh).
+# Needs: root, a built multitouchd/multitouchctl (swift build), the guest runner's packages.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+runner=${MULTITOUCHD_GUEST_RUNNER:-}
+for candidate in "$runner" tools/guest/run-in-guest.sh /work/shared/guest/run-in-guest.sh; do
+  [ -n "$candidate" ] && [ -x "$candidate" ] && { runner=$candidate; break; }
+done
+[ -x "$runner" ] || { echo "guest-service-check: no guest runner (tools/guest/run-in-guest.sh)" >&2; exit 1; }
+bin=${MTD_BIN:-$(swift build --show-bin-path)}
+[ -x "$bin/multitouchd" ] && [ -x "$bin/multitouchctl" ] || {
+  echo "guest-service-check: build first: swift build (no multitouchd in $bin)" >&2
+  exit 1
+}
+status=0
+modes=${MTD_MODES:-live replay}
+[ "${MTD_LIVE:-1}" = 0 ] && modes=${modes//live/}
+for mode in $modes; do
+  echo "=== guest service check, mode $mode"
+  MTD_REPO=$repo MTD_BIN=$bin MTD_MODE=$mode QP_UDEV=1 QP_PASSENV="MTD_REPO MTD_BIN MTD_MODE" QP_TIMEOUT=300 \
+    "$runner" bash "$repo/tests/service/guest/service-inner.sh" || status=1
+done
+if [ "${MTD_SYSTEMD:-1}" = 1 ]; then
+  echo "=== guest check under systemd (PID 1 of a PID namespace)"
+  MTD_REPO=$repo MTD_BIN=$bin MTD_LIVE=${MTD_LIVE:-1} QP_PASSENV="MTD_REPO MTD_BIN MTD_LIVE" QP_TIMEOUT=400 \
+    "$runner" bash "$repo/tests/service/guest/systemd-inner.sh" || status=1
+fi
+[ "${MTD_LIVE:-1}" = 0 ] && echo "guest-service-check: SKIPPED the live-device checks (MTD_LIVE=0); not counted as passed"
+exit $status

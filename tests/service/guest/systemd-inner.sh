@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs INSIDE the QEMU guest as root (tests/service/guest-service-check.sh starts it): installs
+# multitouchd with `make install`, then boots the host's systemd (seen through 9p) as PID 1 of a new
+# PID namespace. Its default unit, mtd-check.target, pulls in sysinit/basic (udevd, journald,
+# sysusers...), multitouchd.socket, multitouchd.service and mtd-probe.service, which runs
+# systemd-probe.sh against the real, hardened units and ends systemd with `systemctl exit <failures>`.
+# The guest's kernel is a real VM kernel, so seccomp, MemoryDenyWriteExecute, DeviceAllow (cgroup BPF),
+# DynamicUser and the mount namespaces all take effect.
+set -uo pipefail
+repo=${MTD_REPO:?}
+bin=${MTD_BIN:?}
+cd "$repo"
+if ! make -s install BUILD_DIR="$bin" > /run/mtd-install.log 2>&1; then
+  cat /run/mtd-install.log
+  echo "guest-systemd: FAIL: make install"
+  exit 1
+fi
+echo "guest-systemd: installed; booting systemd $(systemctl --version | head -1 | cut -d' ' -f2) in a PID namespace"
+
+mkdir -p /etc/systemd/system
+cat > /etc/systemd/system/mtd-check.target <<EOF
+[Unit]
+Description=multitouchd service check
+Wants=multitouchd.socket multitouchd.service mtd-probe.service
+EOF
+cat > /etc/systemd/system/mtd-probe.service <<EOF
+[Unit]
+Description=multitouchd service check probe
+After=multitouchd.service
+[Service]
+Type=oneshot
+Environment=MTD_REPO=$repo QP_OUT=${QP_OUT:-/run} MTD_DEBUG=${MTD_DEBUG:-} MTD_LIVE=${MTD_LIVE:-1}
+ExecStart=/bin/bash $repo/tests/service/guest/systemd-probe.sh
+StandardOutput=file:${QP_OUT:-/run}/systemd-probe.log
+StandardError=inherit
+EOF
+
+# systemd needs its own /proc for the new PID namespace (--mount-proc); /sys/fs/cgroup it mounts itself.
+timeout 300 unshare --pid --fork --mount-proc /lib/systemd/systemd --unit=mtd-check.target \
+  --log-target=console --log-level=warning --show-status=false > /run/mtd-systemd.log 2>&1
+status=$?
+cat "${QP_OUT:-/run}/systemd-probe.log" 2>/dev/null || echo "guest-systemd: the probe wrote no log"
+if [ $status -ne 0 ]; then
+  echo "--- systemd's own log (warnings)"
+  tail -40 /run/mtd-systemd.log
+fi
+echo "guest-systemd: systemd exited with $status (the probe's failure count; 124 = timeout)"
+exit $status

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Runs as mtd-probe.service under the guest's systemd (systemd-inner.sh): checks the installed
+# multitouchd.socket and multitouchd.service for real, then ends systemd with `systemctl exit N`
+# (N = failures). Checks: the service is active (Type=notify: READY=1 reached systemd) with its
+# socket passed by multitouchd.socket (mode, group); the process runs as a dynamic user with groups
+# input and multitouch, no capabilities, no_new_privs and a seccomp filter; a group member gets the
+# hello, an outsider is refused; `systemctl reload` keeps it active; the watchdog is fed; with a
+# replay drop-in the fingers of a held touch reach a client and `systemctl stop` ends them as
+# cancelled; the stop is clean.
+set -uo pipefail
+repo=${MTD_REPO:?}
+here=$repo/tests/service/guest
+helper="python3 $here/service_check.py"
+work=$(mktemp -d /run/mtd-probe.XXXXXX)
+chmod 755 "$work"
+failures=0
+pass() { echo "guest-systemd: ok: $*"; }
+fail() { echo "guest-systemd: FAIL: $*"; failures=$((failures + 1)); }
+wait_for() {
+  local end=$((SECONDS + $1)); shift
+  until "$@"; do
+    [ $SECONDS -lt $end ] || return 1
+    sleep 0.2
+  done
+}
+show() { systemctl show -p "$2" --value "$1"; }
+finish() {
+  echo "--- journal of multitouchd.service"
+  journalctl --no-pager -o cat -u multitouchd.service 2>/dev/null | tail -30 | sed 's/^/  /'
+  echo "guest-systemd: $failures failure(s)"
+  systemctl exit "$failures"
+  exit 0
+}
+
+state=$(show multitouchd.service ActiveState)/$(show multitouchd.service SubState)
+[ "$state" = active/running ] && pass "multitouchd.service is active (READY=1 reached systemd)" \
+  || { fail "multitouchd.service is $state: $(show multitouchd.service Result)"; systemctl --no-pager status multitouchd.service; finish; }
+echo "guest-systemd: status text: $(show multitouchd.service StatusText)"
+[ "$(show multitouchd.socket ActiveState)" = active ] && pass "multitouchd.socket is active" || fail "multitouchd.socket is not active"
+
+socket_path=/run/multitouchd/multitouchd.sock
+stat_line=$(stat -c '%a %U %G' "$socket_path" 2>&1)
+[ "$stat_line" = "660 root multitouch" ] && pass "socket $socket_path is $stat_line (from multitouchd.socket)" \
+  || fail "socket is '$stat_line', expected '660 root multitouch'"
+journalctl --no-pager -o cat -u multitouchd.service | grep -q "socket activation" \
+  && pass "the daemon took the socket from systemd (socket activation)" || fail "the journal does not show socket activation"
+
+pid=$(show multitouchd.service MainPID)
+status=/proc/$pid/status
+uid=$(awk '/^Uid:/{print $2}' "$status")
+groups=$(awk '/^Groups:/{$1=""; print}' "$status")
+input_gid=$(getent group input | cut -d: -f3)
+multitouch_gid=$(getent group multitouch | cut -d: -f3)
+echo "guest-systemd: pid $pid uid $uid groups$groups; $(grep -E '^(CapEff|CapBnd|NoNewPrivs|Seccomp):' "$status" | tr '\n\t' '  ')"
+[ "$uid" -ge 61184 ] && [ "$uid" -le 65519 ] && pass "runs as a dynamic user (uid $uid)" || fail "uid $uid is not a DynamicUser uid"
+[[ " $groups " == *" $input_gid "* && " $groups " == *" $multitouch_gid "* ]] \
+  && pass "supplementary groups input and multitouch" || fail "groups$groups lack input ($input_gid) or multitouch ($multitouch_gid)"
+grep -q '^CapBnd:.*0000000000000000' "$status" && pass "no capabilities (bounding set empty)" || fail "capabilities: $(grep ^CapBnd "$status")"
+grep -q '^NoNewPrivs:.*1' "$status" && pass "no_new_privs" || fail "no_new_privs not set"
+grep -q '^Seccomp:.*2' "$status" && pass "seccomp filter active (SystemCallFilter)" || fail "no seccomp filter"
+grep -q "^MemoryDenyWriteExecute=yes" /usr/local/lib/systemd/system/multitouchd.service \
+  && pass "the Swift daemon runs under MemoryDenyWriteExecute=yes" || fail "MemoryDenyWriteExecute=yes missing from the unit"
+
+useradd --system --no-create-home -G multitouch mtd-member
+useradd --system --no-create-home mtd-outsider
+setpriv --reuid=mtd-outsider --regid=mtd-outsider --init-groups $helper connect-denied "$socket_path" \
+  && pass "a user outside group multitouch is refused" || fail "outsider not refused"
+hello=$(setpriv --reuid=mtd-member --regid=mtd-member --init-groups timeout 20 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.makefile().readline().strip())' "$socket_path" 2>&1)
+[[ "$hello" == *'"type":"hello"'* ]] && pass "group member got: ${hello:0:100}" || fail "no hello: $hello"
+
+systemctl reload multitouchd.service
+sleep 1
+[ "$(show multitouchd.service ActiveState)" = active ] && pass "active after systemctl reload" || fail "not active after reload"
+wait_for 30 sh -c "[ -n \"\$(systemctl show -p WatchdogTimestampMonotonic --value multitouchd.service | grep -v '^0$')\" ]" \
+  && pass "watchdog fed (WatchdogTimestamp $(show multitouchd.service WatchdogTimestamp))" || fail "no watchdog ping recorded"
+
+# A live touchscreen under the hardened unit (DeviceAllow=char-input r, group input, udev): the
+# daemon enumerates it at start, and the fingers of a held touch are cancelled by systemctl stop.
+# cancel_check NAME: a client subscribes, fingers land (evemu-play in live mode), systemctl stop.
+cancel_check() {
+  local name=$1 device=${2:-}
+  rm -rf "$work/client"; install -d -o mtd-member "$work/client"
+  setpriv --reuid=mtd-member --regid=mtd-member --init-groups $helper client "$socket_path" "$work/client/client.log" "$work/client/touching" \
+    > "$work/client.out" 2>&1 &
+  local client_pid=$!
+  if [ -n "$device" ]; then
+    wait_for 20 grep -q subscribed "$work/client/client.log"
+    evemu-play "$device" < "$here/hold.events"
+  fi
+  wait_for 30 test -e "$work/client/touching" && pass "$name: the client saw fingers land" || fail "$name: no touch began for the client"
+  systemctl stop multitouchd.service
+  wait_for 20 sh -c "! kill -0 $client_pid 2>/dev/null" || kill "$client_pid" 2>/dev/null
+  cat "$work/client.out"
+  $helper summarize "$work/client/client.log" && pass "$name: systemctl stop ended the touches, gesture and session as cancelled" \
+    || fail "$name: stop did not cancel everything"
+  local result
+  result=$(show multitouchd.service Result)
+  [ "$result" = success ] && pass "$name: clean stop (Result=$result)" || fail "$name: stop result $result"
+}
+
+evemu-device "$here/touchscreen.desc" > "$work/evemu-device.out" 2>&1 &
+wait_for 20 grep -q /dev/input/event "$work/evemu-device.out"
+device=$(grep -o '/dev/input/event[0-9]*' "$work/evemu-device.out" | head -1)
+udevadm settle 2>/dev/null
+echo "guest-systemd: uinput touchscreen $device: $(stat -c '%U:%G %a' "$device" 2>&1)"
+# Device access inside the exact sandbox of multitouchd.service, whatever the daemon itself opens:
+# a copy of the unit that runs `multitouchctl devices --json --watch` (libevdev opens every node, and
+# udev's netlink monitor reports a second touchscreen plugged in while it watches).
+sed -e 's/^Type=notify/Type=exec/' -e '/^NotifyAccess=/d' -e '/^WatchdogSec=/d' -e '/^ExecReload=/d' \
+    -e '/^Requires=/d' -e '/^Restart/d' \
+    -e "s|^ExecStart=.*|ExecStart=/usr/local/bin/multitouchctl devices --json --watch --timeout 20|" \
+    /usr/local/lib/systemd/system/multitouchd.service > /run/systemd/system/mtd-devices.service
+# Its output goes to the journal: a StandardOutput=file: under /run came back empty in this sandbox.
+printf 'StandardOutput=journal\nStandardError=journal\n' >> /run/systemd/system/mtd-devices.service
+systemctl daemon-reload
+systemctl start mtd-devices.service
+sleep 3   # let it list the first device and start watching before the second appears
+evemu-device "$here/touchscreen.desc" > "$work/evemu-device2.out" 2>&1 &
+wait_for 20 grep -q /dev/input/event "$work/evemu-device2.out"
+device2=$(grep -o '/dev/input/event[0-9]*' "$work/evemu-device2.out" | head -1)
+wait_for 40 sh -c "[ \"\$(systemctl show -p ActiveState --value mtd-devices.service)\" != active ]"
+journalctl --no-pager -o cat -u mtd-devices.service | grep -v -E '^(Started|Starting|Stopped|Stopping|Deactivated|mtd-devices)' > "$work/devices.json"
+echo "guest-systemd: multitouchctl devices under the unit's sandbox ($(show mtd-devices.service Result)):"
+sed 's/^/  /' "$work/devices.json"
+grep -q "^{\"path\":\"$device\",\"name\":\"Probe MT Touchscreen\".*\"class\":\"touchscreen\"" "$work/devices.json" \
+  && pass "sandboxed: $device opened and classified (DeviceAllow=char-input r, group input)" \
+  || fail "sandboxed: $device not opened under the unit's settings"
+grep -q "\"event\":\"added\",\"device\":{\"path\":\"$device2\",\"name\":\"Probe MT Touchscreen\"" "$work/devices.json" \
+  && pass "sandboxed: hotplug of $device2 reported" || fail "sandboxed: no hotplug report for ${device2:-the second device}"
+
+if [ "${MTD_LIVE:-1}" = 0 ]; then
+  echo "guest-systemd: SKIP (not counted as passed): live device through the daemon (MTD_LIVE=0)"
+else
+systemctl restart multitouchd.service
+hello=$(setpriv --reuid=mtd-member --regid=mtd-member --init-groups timeout 20 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.makefile().readline().strip())' "$socket_path" 2>&1)
+if [[ "$hello" == *"\"source\":\"$device\""* ]]; then
+  pass "live: the hello lists $device (opened through DeviceAllow and group input)"
+  cancel_check live "$device"
+else
+  fail "live: the daemon serves no $device under the unit (hello: ${hello:0:160})"
+  journalctl --no-pager -o cat -u multitouchd.service | grep -i -E "device|denied|error" | tail -5 | sed 's/^/  /'
+fi
+fi
+
+# Touches under the hardened unit: the same unit with a replay that holds two fingers down.
+mkdir -p /run/systemd/system/multitouchd.service.d
+cat > /run/systemd/system/multitouchd.service.d/replay.conf <<EOF
+[Service]
+ExecStart=
+ExecStart=/usr/local/bin/multitouchd --config /etc/multitouchd/multitouchd.toml --replay $here/hold-replay.events --desc $here/touchscreen.desc --no-devices --wait-for-subscribers 1
+EOF
+systemctl daemon-reload
+systemctl restart multitouchd.service && pass "restarted with a replay drop-in" || fail "restart with the replay drop-in"
+cancel_check replay
+finish
