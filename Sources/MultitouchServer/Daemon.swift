@@ -1,5 +1,6 @@
 import CLinuxSystem
 import Configuration
+import DeviceInput
 import Gestures
 import Glibc
 import Logging
@@ -40,27 +41,33 @@ public struct DaemonOptions: Sendable {
 ///
 /// Every message is encoded once and its bytes shared by all client queues (docs/PROTOCOL.md).
 public final class Daemon {
-    private var options: DaemonOptions
-    private var configuration: DaemonConfiguration
-    private var logger: Logger
+    var options: DaemonOptions
+    var configuration: DaemonConfiguration
+    var logger: Logger
 
-    private let epoll: Epoll
+    let epoll: Epoll
     private let signals: SignalFD
     private var replayTimer: TimerFD
     private var graceTimer: TimerFD
     private var watchdogTimer: TimerFD
+    /// Gesture deadlines of live devices (tap, long press, churn debounce), on CLOCK_MONOTONIC like
+    /// the kernel's event times.
+    var deadlineTimer: TimerFD
+    /// Live devices being served, by device id.
+    var liveDevices: [Int: LiveSlot] = [:]
+    var discovery: DeviceDiscovery?
     private var listener: ListeningSocket?
 
     private var clients: [Int: ClientSession] = [:]
     private var nextClientID = 1
-    private var nextDeviceID = 1
-    private let idSource = TouchIDSource()
+    var nextDeviceID = 1
+    let idSource = TouchIDSource()
 
-    private var replay: ReplayPass?
+    var replay: ReplayPass?
     private var replayStarted = false
     /// Frames per device id, for stats (devices that went away keep their count until restart).
-    private var framesByDevice: [Int: UInt64] = [:]
-    private var deviceNames: [Int: String] = [:]
+    var framesByDevice: [Int: UInt64] = [:]
+    var deviceNames: [Int: String] = [:]
 
     private var histogram = LatencyHistogram()
     private var samples = LatencySamples()
@@ -68,7 +75,7 @@ public final class Daemon {
     /// than the histogram's time (they are counted here, not in the histogram).
     private var deferredBatches: UInt64 = 0
 
-    private let notifier = SystemdNotifier.fromEnvironment(unsetEnvironment: true)
+    let notifier = SystemdNotifier.fromEnvironment(unsetEnvironment: true)
     private var lastStatus = ""
     private var stopRequested = false
     private var exitCode: Int32 = 0
@@ -76,12 +83,15 @@ public final class Daemon {
     private var encodeScratch: [OutboundMessage] = []
     private let startTime = Sys.monotonicNanoseconds()
 
-    private enum Token {
+    enum Token {
         static let listener: UInt64 = 1
         static let signals: UInt64 = 2
         static let replay: UInt64 = 3
         static let grace: UInt64 = 4
         static let watchdog: UInt64 = 5
+        static let discovery: UInt64 = 6
+        static let deadline: UInt64 = 7
+        static let deviceBase: UInt64 = 1 << 31
         static let clientBase: UInt64 = 1 << 32
     }
 
@@ -94,6 +104,7 @@ public final class Daemon {
         replayTimer = try TimerFD()
         graceTimer = try TimerFD()
         watchdogTimer = try TimerFD()
+        deadlineTimer = try TimerFD()
         // Writes to a vanished client must return EPIPE, not kill the daemon (send uses MSG_NOSIGNAL too).
         signal(SIGPIPE, SIG_IGN)
     }
@@ -120,6 +131,7 @@ public final class Daemon {
         try epoll.add(replayTimer.fd, events: Epoll.readable, token: Token.replay)
         try epoll.add(graceTimer.fd, events: Epoll.readable, token: Token.grace)
         try epoll.add(watchdogTimer.fd, events: Epoll.readable, token: Token.watchdog)
+        try epoll.add(deadlineTimer.fd, events: Epoll.readable, token: Token.deadline)
 
         if let interval = notifier?.watchdogPingInterval {
             let ns = UInt64(interval.components.seconds) * 1_000_000_000
@@ -127,9 +139,7 @@ public final class Daemon {
             watchdogTimer.arm(at: Sys.monotonicNanoseconds() + ns, interval: ns)
             logger.info("systemd: watchdog enabled", metadata: ["watchdog.interval_ms": "\(ns / 1_000_000)"])
         }
-        if !options.noDevices && options.replay == nil {
-            logger.notice("devices: live device input is not wired into this build yet; serving no devices")
-        }
+        if !options.noDevices { startLiveDevices() }
         if let replayOptions = options.replay, replayOptions.waitForSubscribers <= 0 { startReplayPass() }
 
         try? notifier?.ready()
@@ -165,9 +175,16 @@ public final class Daemon {
         case Token.watchdog:
             watchdogTimer.drain()
             try? notifier?.watchdogPing()
+        case Token.discovery:
+            handleHotplug()
+        case Token.deadline:
+            deadlineTimer.acknowledge()
+            fireDeadlines()
         default:
             if token >= Token.clientBase, let client = clients[Int(token - Token.clientBase)] {
                 handleClient(client, events: events)
+            } else if token >= Token.deviceBase && token < Token.clientBase {
+                readDevice(id: Int(token - Token.deviceBase))
             }
         }
     }
@@ -218,7 +235,7 @@ public final class Daemon {
 
     // MARK: Replay
 
-    private var pipelineSettings: PipelineSettings { PipelineSettings(gestures: configuration.gestures) }
+    var pipelineSettings: PipelineSettings { PipelineSettings(gestures: configuration.gestures) }
 
     private func startReplayPass() {
         guard let replayOptions = options.replay else { return }
@@ -303,7 +320,9 @@ public final class Daemon {
         }
     }
 
-    private func currentDevices() -> [DeviceInfo] { replay?.deviceInfos ?? [] }
+    func currentDevices() -> [DeviceInfo] {
+        (replay?.deviceInfos ?? []) + liveDevices.keys.sorted().compactMap { liveDevices[$0]?.pipeline.info }
+    }
 
     private func handleClient(_ client: ClientSession, events: UInt32) {
         if events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
@@ -379,14 +398,19 @@ public final class Daemon {
     }
 
     private func setTransform(device: Int, matrix: [Double], id: RequestJSON?, client: ClientSession) {
-        guard var pass = replay, let index = pass.pipelines.firstIndex(where: { $0.deviceID == device }),
-            let transform = AffineTransform(components: matrix)
-        else {
+        guard let transform = AffineTransform(components: matrix) else {
+            reply(to: client, line: errorLine(.badField, "matrix: expected 6 finite numbers", id: id))
+            return
+        }
+        if let slot = liveDevices[device] {
+            slot.pipeline.setTransform(transform)
+        } else if var pass = replay, let index = pass.pipelines.firstIndex(where: { $0.deviceID == device }) {
+            pass.setTransform(index: index, transform)
+            replay = pass
+        } else {
             reply(to: client, line: errorLine(.unknownDevice, "no device \(device)", id: id))
             return
         }
-        pass.setTransform(index: index, transform)
-        replay = pass
         let fields = [JSONField("device", .int(Int64(device))), JSONField("matrix", .array(matrix.map { .double($0) }))]
         reply(to: client, .control(type: "transform", fields: withID(id, fields)))
         // Everyone else drawing this device's content learns of the new base too.
@@ -465,7 +489,7 @@ public final class Daemon {
     // MARK: Output
 
     /// Encodes each message once and hands the shared bytes to every client that wants them.
-    private func dispatch(_ messages: [Message], readAt: UInt64) {
+    func dispatch(_ messages: [Message], readAt: UInt64) {
         guard !messages.isEmpty else { return }
         encodeScratch.removeAll(keepingCapacity: true)
         for message in messages {
@@ -621,7 +645,7 @@ public final class Daemon {
         updateStatus()
     }
 
-    private func updateStatus() {
+    func updateStatus() {
         guard let notifier else { return }
         let status = "\(currentDevices().count) device(s), \(clients.count) client(s)"
         guard status != lastStatus else { return }
@@ -634,6 +658,7 @@ public final class Daemon {
     /// Cancels every touch and gesture, flushes the queues for a bounded time, closes everything.
     private func shutdown() {
         try? notifier?.stopping()
+        shutdownLiveDevices()
         if var pass = replay {
             let now = Sys.monotonicNanoseconds()
             let messages = pass.shutdown(now: now, reason: "shutdown")
