@@ -40,8 +40,7 @@ struct ReplayServingTests {
     }
 
     static func endsReplay(_ lines: [String]) -> Bool {
-        guard let last = lines.last else { return false }
-        return messageType(last) == "deviceRemoved"
+        lines.last?.hasPrefix(#"{"type":"deviceRemoved""#) ?? false
     }
 
     @Test func severalClientsReceiveExactlyTheReplayOutputDespiteBadNeighbours() throws {
@@ -116,8 +115,12 @@ struct ReplayServingTests {
         let dir = TemporaryDirectory()
         let recording = dir.write("long.evemu", EvemuScript.pinchThenPan(frames: 12000))
         let expected = try expectedLines(recording)
+        // A soft limit of 2048 messages gives the reading client slack on a loaded machine (it must not be
+        // coalesced itself); the sleeper passes it within a second.
+        let config = dir.write("slack.toml", "[socket]\ngroup = \"\"\n[clients]\nsoft_queue_limit = 2048\n")
         let daemon = try DaemonProcess(
-            directory: dir, arguments: ["--replay", recording, "--speed", "100", "--wait-for-subscribers", "2"])
+            directory: dir,
+            arguments: ["--config", config, "--replay", recording, "--speed", "20", "--wait-for-subscribers", "2"])
         let (sleeper, _) = try connectClient(daemon)
         try sleeper.subscribe()
         let (reader, _) = try connectClient(daemon)
@@ -132,7 +135,8 @@ struct ReplayServingTests {
         let stats = jsonObject(try observer.nextLine() ?? "")
         let clients = stats["clients"] as? [[String: Any]] ?? []
         let rssAfter = daemon.residentKiB ?? 0
-        let sleeperStats = clients.first { ($0["id"] as? Int) == 1 }
+        // Clients in connection order: the sleeper connected first (the startup probe is gone).
+        let sleeperStats = clients.count == 3 ? clients.first : nil
         if let sleeperStats {
             // Still connected: coalesced, queue within the soft limit plus the never-dropped messages.
             #expect((sleeperStats["dropped"] as? Int ?? 0) > 0)
@@ -145,6 +149,57 @@ struct ReplayServingTests {
         #expect(totalBytes > 8 * 1024 * 1024)
         #expect(rssAfter - rssBefore < 8 * 1024, "RSS grew from \(rssBefore) KiB to \(rssAfter) KiB")
         sleeper.close()
+    }
+
+    /// Past the hard byte limit (here 64 KiB, set in a configuration file) a client that does not read
+    /// gets a fatal queue-overflow error as its last line and is disconnected; taps are never dropped,
+    /// so they fill the queue.
+    @Test func aClientPastTheHardLimitIsToldWhyAndDisconnected() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("taps.evemu", EvemuScript.taps(count: 1500))
+        let config = dir.write(
+            "small.toml",
+            """
+            [socket]
+            group = ""
+            [clients]
+            soft_queue_limit = 16
+            hard_queue_limit_bytes = 65536
+            max_clients = 4
+            """)
+        let daemon = try DaemonProcess(
+            directory: dir,
+            arguments: ["--config", config, "--replay", recording, "--speed", "400", "--wait-for-subscribers", "2"])
+        let (sleeper, _) = try connectClient(daemon)
+        try sleeper.subscribe()
+        let (reader, _) = try connectClient(daemon)
+        try reader.subscribe(streams: ["devices"])
+        while let line = try reader.nextLine() {
+            if line.hasPrefix(#"{"type":"deviceRemoved""#) { break }
+        }
+        #expect(daemon.log.contains("queue over the hard limit"))
+        // Now read what the sleeper was sent: its stream ends with the reason, then the connection closes.
+        var last = ""
+        var count = 0
+        while let line = try sleeper.nextLine() {
+            last = line
+            count += 1
+        }
+        let error = jsonObject(last)
+        #expect(error["type"] as? String == "error")
+        #expect(error["code"] as? String == "queue-overflow")
+        #expect(error["fatal"] as? Bool == true)
+        #expect(count > 10)
+        // maximum_clients = 4: with the reader and two more connected, the fifth is refused with a reason.
+        let (a, _) = try connectClient(daemon)
+        let (b, _) = try connectClient(daemon)
+        let (c, _) = try connectClient(daemon)
+        let refused = try MultitouchClient(path: daemon.socketPath)
+        try refused.setReceiveTimeout(seconds: 60)
+        let refusal = jsonObject(try refused.nextLine() ?? "")
+        #expect(refusal["code"] as? String == "too-many-clients")
+        #expect(try refused.nextLine() == nil)
+        for client in [a, b, c] { client.close() }
     }
 
     @Test func sigtermMidGestureCancelsEverythingForClients() throws {

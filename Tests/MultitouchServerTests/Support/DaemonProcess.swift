@@ -142,6 +142,8 @@ final class LineCollector: @unchecked Sendable {
 /// Connects and returns the client after reading the hello.
 func connectClient(_ daemon: DaemonProcess) throws -> (MultitouchClient, String) {
     let client = try MultitouchClient(path: daemon.socketPath)
+    // A broken daemon fails the test instead of hanging the whole run.
+    try client.setReceiveTimeout(seconds: 60)
     guard let hello = try client.nextLine() else { throw HarnessError(description: "no hello") }
     return (client, hello)
 }
