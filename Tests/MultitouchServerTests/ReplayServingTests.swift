@@ -11,7 +11,7 @@ import Glibc
 
 /// The daemon serving a recording to real socket clients: every well-behaved client receives exactly
 /// what `multitouchctl replay --json` prints, whatever the other clients do.
-@Suite("multitouchd serving a replay")
+@Suite("multitouchd serving a replay", .serialized)
 struct ReplayServingTests {
     /// What `multitouchctl replay --json FILE` prints (the same library call).
     func expectedLines(_ path: String) throws -> [String] {
@@ -37,6 +37,48 @@ struct ReplayServingTests {
              got: \(first < got.count ? got[first] : "(end)")
             want: \(first < expected.count ? expected[first] : "(end)")
             """, sourceLocation: sourceLocation)
+    }
+
+    /// `got` equals `expected` except that runs of droppable messages may be missing, each run replaced
+    /// by one `dropped` notice whose count is the run's length.
+    func expectReplayWithAnnouncedGaps(
+        _ got: [String], _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        var e = 0
+        var announced = 0
+        var skippedDroppable = 0
+        for line in got {
+            if line.hasPrefix(#"{"type":"dropped""#), jsonObject(line)["reason"] as? String == "client queue full" {
+                announced += jsonObject(line)["count"] as? Int ?? 0
+                continue
+            }
+            while e < expected.count && expected[e] != line {
+                guard ReplayServingTests.isDroppable(expected[e]) else {
+                    Issue.record("a non-droppable message is missing: \(expected[e])", sourceLocation: sourceLocation)
+                    return
+                }
+                skippedDroppable += 1
+                e += 1
+            }
+            guard e < expected.count else {
+                Issue.record("received a line that is not in the replay: \(line)", sourceLocation: sourceLocation)
+                return
+            }
+            e += 1
+        }
+        #expect(e == expected.count, "the stream ended early", sourceLocation: sourceLocation)
+        #expect(announced == skippedDroppable, "every missed message is announced", sourceLocation: sourceLocation)
+    }
+
+    static func isDroppable(_ line: String) -> Bool {
+        let object = jsonObject(line)
+        switch object["type"] as? String {
+        case "gesture": return object["phase"] as? String == "changed"
+        case "touches":
+            let phases = (object["touches"] as? [[String: Any]] ?? []).compactMap { $0["phase"] as? String }
+            return phases.allSatisfy { $0 == "moved" || $0 == "stationary" }
+        default: return false
+        }
     }
 
     static func endsReplay(_ lines: [String]) -> Bool {
@@ -127,7 +169,11 @@ struct ReplayServingTests {
         let rssBefore = daemon.residentKiB ?? 0
         try reader.subscribe()
         let collector = LineCollector(client: reader, stopWhen: ReplayServingTests.endsReplay)
-        expectSameLines(streamed(collector.wait(seconds: 120)), expected)
+        // On an idle machine the reader receives exactly the replay. On a loaded one (CI runs other
+        // suites meanwhile) it may itself fall behind by more than the soft limit; then the policy
+        // applies to it too, and what it got must be the replay minus droppable messages only, each gap
+        // announced with its exact count.
+        expectReplayWithAnnouncedGaps(streamed(collector.wait(seconds: 120)), expected)
 
         // Ask the daemon what happened to the sleeper.
         let (observer, _) = try connectClient(daemon)
