@@ -39,6 +39,8 @@ def main():
     parser.add_argument("--frames", type=int, default=6000)
     parser.add_argument("--speed", type=float, default=5)
     parser.add_argument("--idle-seconds", type=float, default=10)
+    parser.add_argument("--realtime", action="store_true",
+                        help="run the daemon with SCHED_FIFO (chrt -f 10) to separate its own cost from a busy machine")
     args = parser.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="mtd-bench-")
@@ -48,8 +50,9 @@ def main():
             f.write(pinch_recording(args.frames))
         sock = os.path.join(tmp, "mtd.sock")
         log = open(os.path.join(tmp, "daemon.log"), "wb")
+        prefix = ["chrt", "-f", "10"] if args.realtime else []
         daemon = subprocess.Popen(
-            [os.path.join(args.bin_dir, "multitouchd"), "--socket", sock, "--no-devices", "--log-level", "warning",
+            prefix + [os.path.join(args.bin_dir, "multitouchd"), "--socket", sock, "--no-devices", "--log-level", "warning",
              "--replay", path, "--speed", str(args.speed), "--wait-for-subscribers", str(args.clients)],
             stderr=log)
         for _ in range(500):
