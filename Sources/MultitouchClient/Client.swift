@@ -116,6 +116,15 @@ public final class MultitouchClient: @unchecked Sendable {
 
     // MARK: Receiving
 
+    /// Makes `nextLine()`/`nextEvent()` throw instead of waiting longer than `seconds` for data
+    /// (SO_RCVTIMEO); 0 waits forever (the default).
+    public func setReceiveTimeout(seconds: Double) throws {
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
+        guard setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
+            throw ConnectionError(description: "setsockopt(SO_RCVTIMEO): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// The next line from the daemon (without newline), blocking; nil at end of connection.
     public func nextLine() throws -> String? {
         while true {
@@ -133,6 +142,9 @@ public final class MultitouchClient: @unchecked Sendable {
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == ECONNRESET { return nil }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    throw ConnectionError(description: "read: timed out waiting for the daemon")
+                }
                 throw ConnectionError(description: "read: \(String(cString: strerror(errno)))")
             }
             if n == 0 { return nil }

@@ -75,7 +75,7 @@ public final class Daemon {
     /// than the histogram's time (they are counted here, not in the histogram).
     private var deferredBatches: UInt64 = 0
 
-    let notifier = SystemdNotifier.fromEnvironment()
+    let notifier = SystemdNotifier.fromEnvironment(unsetEnvironment: true)
     private var lastStatus = ""
     private var stopRequested = false
     private var exitCode: Int32 = 0
@@ -610,7 +610,8 @@ public final class Daemon {
     private func beginClosing(_ client: ClientSession) {
         guard !client.closing else { return }
         client.closing = true
-        client.closeDeadline = Sys.monotonicNanoseconds() + 1_000_000_000
+        // Five seconds for a client that is slow, not dead, to read its last line (the reason).
+        client.closeDeadline = Sys.monotonicNanoseconds() + 5_000_000_000
         // Stop reading: only the remaining output matters now.
         let events = client.wantsWritable ? Epoll.writable : 0
         try? epoll.modify(client.fd, events: events, token: Token.clientBase + UInt64(client.id))

@@ -158,7 +158,39 @@ struct SocketTests {
         let (client, _) = try connectClient(daemon)
         try client.ping(id: 5)
         #expect(try client.nextLine() == #"{"type":"pong","id":5}"#)
-        #expect(daemon.log.contains("SIGHUP"))
+        #expect(daemon.logEventuallyContains("SIGHUP"))
+    }
+
+    @Test func sighupWithABrokenFileKeepsTheRunningConfiguration() throws {
+        let dir = TemporaryDirectory()
+        let config = dir.write("mtd.toml", "[socket]\ngroup = \"\"\n[clients]\nsoft_queue_limit = 100\n")
+        let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config])
+        _ = dir.write("mtd.toml", "[clients]\nsoft_queue_limit = \"lots\"\n")
+        daemon.signal(SIGHUP)
+        let (client, _) = try connectClient(daemon)
+        try client.ping(id: 6)
+        #expect(try client.nextLine() == #"{"type":"pong","id":6}"#)
+        #expect(daemon.logEventuallyContains("config: reload failed; keeping the running configuration"))
+        _ = dir.write("mtd.toml", "[socket]\ngroup = \"\"\n[clients]\nsoft_queue_limit = 50\n")
+        daemon.signal(SIGHUP)
+        try client.ping(id: 7)
+        #expect(try client.nextLine() == #"{"type":"pong","id":7}"#)
+        #expect(daemon.logEventuallyContains("clients.soft_queue_limit=50"))
+    }
+
+    @Test func checkConfigReportsProblemsAndExitsNonZero() throws {
+        let dir = TemporaryDirectory()
+        let bad = dir.write("bad.toml", "[clients]\nsoft_queue_limit = -3\n")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try DaemonProcess.binaryPath)
+        process.arguments = ["--check-config", "--config", bad]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(text.contains("soft_queue_limit"))
     }
 
     @Test func statsReportsClients() throws {

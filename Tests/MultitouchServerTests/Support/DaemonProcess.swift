@@ -83,6 +83,15 @@ final class DaemonProcess {
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// True once the log contains `text` (waits up to 10 s: signals are handled asynchronously).
+    func logEventuallyContains(_ text: String) -> Bool {
+        for _ in 0..<1000 {
+            if log.contains(text) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
     func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Waits for exit and returns the status.
@@ -142,6 +151,8 @@ final class LineCollector: @unchecked Sendable {
 /// Connects and returns the client after reading the hello.
 func connectClient(_ daemon: DaemonProcess) throws -> (MultitouchClient, String) {
     let client = try MultitouchClient(path: daemon.socketPath)
+    // A broken daemon fails the test instead of hanging the whole run.
+    try client.setReceiveTimeout(seconds: 60)
     guard let hello = try client.nextLine() else { throw HarnessError(description: "no hello") }
     return (client, hello)
 }

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Measures multitouchd serving N clients: per-frame latency (device read -> last client write, from
+the daemon's own stats), idle wake-ups and memory.
+
+    python3 clients/python/bench_server.py BIN_DIR [--clients 8] [--frames 6000] [--speed 5]
+
+BIN_DIR holds the `multitouchd` to measure (use a release build). Prints a small report.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from multitouchd_client import Client  # noqa: E402
+from test_client import pinch_recording  # noqa: E402
+
+
+def proc_status(pid):
+    fields = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            fields[key] = value.strip()
+    return fields
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("bin_dir")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--frames", type=int, default=6000)
+    parser.add_argument("--speed", type=float, default=5)
+    parser.add_argument("--idle-seconds", type=float, default=10)
+    parser.add_argument("--realtime", action="store_true",
+                        help="run the daemon with SCHED_FIFO (chrt -f 10) to separate its own cost from a busy machine")
+    args = parser.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="mtd-bench-")
+    try:
+        path = os.path.join(tmp, "pinch.evemu")
+        with open(path, "w") as f:
+            f.write(pinch_recording(args.frames))
+        sock = os.path.join(tmp, "mtd.sock")
+        log = open(os.path.join(tmp, "daemon.log"), "wb")
+        prefix = ["chrt", "-f", "10"] if args.realtime else []
+        daemon = subprocess.Popen(
+            prefix + [os.path.join(args.bin_dir, "multitouchd"), "--socket", sock, "--no-devices", "--log-level", "warning",
+             "--replay", path, "--speed", str(args.speed), "--wait-for-subscribers", str(args.clients)],
+            stderr=log)
+        for _ in range(500):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.01)
+        time.sleep(0.1)
+        rss_start = proc_status(daemon.pid)["VmRSS"]
+        counts = [0] * args.clients
+        dropped = [0] * args.clients
+
+        def reader(i, client):
+            for message in client.messages():
+                counts[i] += 1
+                if message["type"] == "dropped":
+                    dropped[i] += message["count"]
+                if message["type"] == "deviceRemoved":
+                    return
+
+        clients = [Client(sock) for _ in range(args.clients)]
+        threads = []
+        for i, c in enumerate(clients):
+            c.subscribe()
+            t = threading.Thread(target=reader, args=(i, c))
+            t.start()
+            threads.append(t)
+        started = time.monotonic()
+        for t in threads:
+            t.join()
+        elapsed = time.monotonic() - started
+        with Client(sock) as observer:
+            stats = observer.request({"type": "stats"}, "stats")
+        rss_after = proc_status(daemon.pid)["VmRSS"]
+        for c in clients:
+            c.close()
+        time.sleep(0.5)
+        before = proc_status(daemon.pid)
+        time.sleep(args.idle_seconds)
+        after = proc_status(daemon.pid)
+        idle_switches = (int(after["voluntary_ctxt_switches"]) - int(before["voluntary_ctxt_switches"])
+                         + int(after["nonvoluntary_ctxt_switches"]) - int(before["nonvoluntary_ctxt_switches"]))
+        daemon.terminate()
+        daemon.wait(timeout=10)
+
+        latency = stats["latency"]
+        print("clients: %d, frames: %d, speed %.1fx (%.0f frames/s), %.1f s" % (
+            args.clients, args.frames, args.speed, 100 * args.speed, elapsed))
+        print("messages per client: %s; coalesced per client: %s" % (counts, dropped))
+        print("latency batches measured: %d, deferred (a client had a backlog): %d" % (latency["count"], latency["deferred"]))
+        recent = latency.get("recent", {})
+        print("device read -> last client write: p50 %.1f us, p99 %.1f us, max %.1f us (recent %d batches)" % (
+            recent.get("p50", -1), recent.get("p99", -1), latency["max"], recent.get("samples", 0)))
+        print("histogram (log2 us buckets, lt = upper bound): %s" % json.dumps(latency["buckets"]))
+        print("RSS: %s at start, %s after the replay" % (rss_start, rss_after))
+        print("idle: %d context switches in %.0f s with no input and no clients" % (idle_switches, args.idle_seconds))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
