@@ -55,7 +55,10 @@ final class DaemonProcess {
     }
 
     /// Starts the daemon with `arguments` (after `--socket`) and waits until its socket accepts.
-    init(directory: TemporaryDirectory, socketName: String = "mtd.sock", arguments: [String], waitForSocket: Bool = true) throws {
+    init(
+        directory: TemporaryDirectory, socketName: String = "mtd.sock", arguments: [String], waitForSocket: Bool = true,
+        environment: [String: String] = [:]
+    ) throws {
         socketPath = directory.file(socketName)
         logPath = directory.file("daemon-\(UInt32.random(in: 0...UInt32.max)).log")
         FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -63,6 +66,9 @@ final class DaemonProcess {
         process.arguments = ["--socket", socketPath, "--no-devices", "--log-level", "debug"] + arguments
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         try process.run()
         if waitForSocket { try waitUntilListening() }
     }
