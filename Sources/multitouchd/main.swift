@@ -26,6 +26,9 @@ struct MultitouchDaemon: ParsableCommand {
     @Flag(name: .long, help: "Validate the configuration file, print what it sets and exit (0: valid).")
     var checkConfig = false
 
+    @Argument(help: "With --check-config: the file to validate (default: --config, else the default path).")
+    var checkConfigFile: String?
+
     @Option(name: .long, help: "Listen on this socket path instead of the configured one.")
     var socket: String?
 
@@ -57,11 +60,14 @@ struct MultitouchDaemon: ParsableCommand {
             throw ValidationError("unknown --log-level \(logLevel); use one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         if desc != nil && replay == nil { throw ValidationError("--desc needs --replay") }
+        if checkConfigFile != nil && !checkConfig {
+            throw ValidationError("unexpected argument \(checkConfigFile ?? ""); a file argument goes with --check-config")
+        }
     }
 
     func run() throws {
         if checkConfig {
-            let result = ConfigurationFile.check(path: config)
+            let result = ConfigurationFile.check(path: checkConfigFile ?? config)
             print(result.report)
             throw ExitCode(result.ok ? 0 : 1)
         }
