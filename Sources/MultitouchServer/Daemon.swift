@@ -65,7 +65,7 @@ public final class Daemon {
 
     var replay: ReplayPass?
     private var replayStarted = false
-    /// Frames per device id, for stats (devices that went away keep their count until restart).
+    /// Frames per device id, for stats (present devices and the last `departedDevicesKept` departed ones).
     var framesByDevice: [Int: UInt64] = [:]
     var deviceNames: [Int: String] = [:]
 
@@ -244,11 +244,8 @@ public final class Daemon {
             options: replayOptions, firstDeviceID: nextDeviceID, idSource: idSource, settings: pipelineSettings,
             now: Sys.monotonicNanoseconds())
         nextDeviceID += pass.deviceCount
-        for pipeline in pass.pipelines {
-            deviceNames[pipeline.deviceID] = pipeline.info.name
-            framesByDevice[pipeline.deviceID] = 0
-        }
         replay = pass
+        for pipeline in pass.pipelines { registerDeviceStats(id: pipeline.deviceID, name: pipeline.info.name) }
         logger.info(
             "replay: starting", metadata: ["replay.source": "\(replayOptions.source)", "replay.speed": "\(replayOptions.speed)"])
         runReplay()
@@ -317,6 +314,22 @@ public final class Daemon {
                 ])
             reply(to: client, .hello(daemon: options.daemonVersion, devices: currentDevices()))
             updateStatus()
+        }
+    }
+
+    /// Departed devices whose frame counts `stats` still reports; older ones are forgotten so a daemon
+    /// that sees endless hotplug (or a `--loop` replay, a new device id per pass) stays bounded.
+    static let departedDevicesKept = 16
+
+    /// Starts the stats of a new device and forgets the oldest departed ones beyond the bound.
+    func registerDeviceStats(id: Int, name: String) {
+        deviceNames[id] = name
+        framesByDevice[id] = 0
+        let present = Set(currentDevices().map(\.id))
+        let departed = framesByDevice.keys.filter { !present.contains($0) }.sorted()
+        for old in departed.dropLast(Daemon.departedDevicesKept) {
+            framesByDevice[old] = nil
+            deviceNames[old] = nil
         }
     }
 

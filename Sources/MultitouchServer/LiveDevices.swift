@@ -69,8 +69,7 @@ extension Daemon {
             return
         }
         liveDevices[id] = LiveSlot(device: device, pipeline: pipeline)
-        deviceNames[id] = device.description.name
-        framesByDevice[id] = 0
+        registerDeviceStats(id: id, name: device.description.name)
         logger.info(
             "devices: serving",
             metadata: [

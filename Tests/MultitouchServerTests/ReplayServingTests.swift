@@ -291,6 +291,30 @@ struct ReplayServingTests {
         #expect(added == [1, 2, 3])
     }
 
+    @Test func statsForgetDepartedDevicesBeyondTheBound() throws {
+        // Every --loop pass is a new device: the daemon must not keep stats for all of them forever.
+        let dir = TemporaryDirectory()
+        let recording = dir.write("short.evemu", EvemuScript.pinchThenPan(frames: 2))
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "50", "--loop", "--wait-for-subscribers", "1"])
+        let (client, _) = try connectClient(daemon)
+        try client.subscribe(streams: ["devices"])
+        var lastID = 0
+        while lastID < 40, let line = try client.nextLine() {
+            if messageType(line) == "deviceAdded", let device = jsonObject(line)["device"] as? [String: Any] {
+                lastID = device["id"] as? Int ?? lastID
+            }
+        }
+        #expect(lastID >= 40)
+        let (observer, _) = try connectClient(daemon)
+        try observer.requestStats()
+        let stats = jsonObject(try observer.nextLine() ?? "")
+        let ids = (stats["devices"] as? [[String: Any]] ?? []).compactMap { $0["device"] as? Int }
+        #expect(!ids.isEmpty)
+        #expect(ids.count <= 1 + 16, "stats kept \(ids.count) devices")
+        #expect(ids.max() ?? 0 >= 40, "the newest devices are the ones kept")
+    }
+
     @Test func helloListsTheReplayDeviceAndStatsCountItsFrames() throws {
         let dir = TemporaryDirectory()
         let recording = dir.write("held.evemu", EvemuScript.heldPinch(frames: 3000))
