@@ -739,7 +739,8 @@ extension RequestJSON {
 }
 
 extension Logger.Level {
-    init(_ level: LogLevel) {
+    /// The swift-log level for a configured `LogLevel` (the two enums name the same seven levels).
+    public init(_ level: LogLevel) {
         switch level {
         case .trace: self = .trace
         case .debug: self = .debug

@@ -141,6 +141,26 @@ public struct JSONWriter {
         needsComma = true
     }
 
+    /// `"name":value` when `value` is present; nothing when it is nil (optional touch fields, an
+    /// optional device or time).
+    public mutating func optionalField(_ name: StaticString, _ value: Double?) {
+        guard let value else { return }
+        key(name)
+        double(value)
+    }
+
+    public mutating func optionalField(_ name: StaticString, _ value: Int?) {
+        guard let value else { return }
+        key(name)
+        int(value)
+    }
+
+    public mutating func optionalField(_ name: StaticString, _ value: Timestamp?) {
+        guard let value else { return }
+        key(name)
+        time(value)
+    }
+
     public mutating func point(_ x: Double, _ y: Double) {
         beginArray()
         double(x)

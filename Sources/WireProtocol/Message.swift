@@ -191,10 +191,7 @@ public enum Message: Hashable, Sendable {
         case .deviceRemoved(let device, let time, let reason):
             w.key("device")
             w.int(device)
-            if let time {
-                w.key("time")
-                w.time(time)
-            }
+            w.optionalField("time", time)
             w.key("reason")
             w.string(reason)
         case .touches(let device, let frame):
@@ -217,14 +214,8 @@ public enum Message: Hashable, Sendable {
             w.int(device)
             event.write(to: &w)
         case .dropped(let device, let time, let count, let unit, let reason):
-            if let device {
-                w.key("device")
-                w.int(device)
-            }
-            if let time {
-                w.key("time")
-                w.time(time)
-            }
+            w.optionalField("device", device)
+            w.optionalField("time", time)
             w.key("count")
             w.int(count)
             w.key("unit")
@@ -319,22 +310,10 @@ extension Touch {
         case .direct: w.rawString("direct")
         case .indirect: w.rawString("indirect")
         }
-        if let majorRadius {
-            w.key("majorRadius")
-            w.double(majorRadius)
-        }
-        if let minorRadius {
-            w.key("minorRadius")
-            w.double(minorRadius)
-        }
-        if let orientation {
-            w.key("orientation")
-            w.double(orientation)
-        }
-        if let force {
-            w.key("force")
-            w.double(force)
-        }
+        w.optionalField("majorRadius", majorRadius)
+        w.optionalField("minorRadius", minorRadius)
+        w.optionalField("orientation", orientation)
+        w.optionalField("force", force)
         w.endObject()
     }
 }

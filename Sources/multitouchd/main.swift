@@ -139,18 +139,4 @@ func printError(_ text: String) {
     _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 
-extension Logger.Level {
-    init(_ level: LogLevel) {
-        switch level {
-        case .trace: self = .trace
-        case .debug: self = .debug
-        case .info: self = .info
-        case .notice: self = .notice
-        case .warning: self = .warning
-        case .error: self = .error
-        case .critical: self = .critical
-        }
-    }
-}
-
 MultitouchDaemon.main()
