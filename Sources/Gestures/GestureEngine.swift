@@ -497,24 +497,15 @@ extension GestureEngine {
     /// Motion that ends a churn debounce early: the centroid moved a pan slop (a finger that keeps
     /// moving while its neighbour lifts is not yet a pan of its own) or the spread or angle left its
     /// dead band. The motion is not lost: the segment's references were taken at the decrease.
-    private func settlingMotion() -> Bool {
-        if segment.centroidMM.distance(to: segment.c0MM) >= configuration.panSlopMillimeters { return true }
-        switch segment.mode {
-        case .pan:
-            return false
-        case .pinchRotate:
-            if segment.spread0MM > 0,
-                abs(segment.spreadMM - segment.spread0MM) >= configuration.spreadDeadBandMillimeters
-            {
-                return true
-            }
-            return abs(segment.rotation) * 180 / Double.pi >= configuration.rotationDeadBandDegrees
-        }
-    }
+    private func settlingMotion() -> Bool { moved(centroidMillimeters: configuration.panSlopMillimeters) }
 
     /// Leaves the hysteresis: centroid, spread or angle beyond its dead band (mm and degrees).
-    private func leftDeadBands() -> Bool {
-        if segment.centroidMM.distance(to: segment.c0MM) >= configuration.centroidDeadBandMillimeters { return true }
+    private func leftDeadBands() -> Bool { moved(centroidMillimeters: configuration.centroidDeadBandMillimeters) }
+
+    /// True when the segment's centroid moved `centroidMillimeters` from its start, or (pinchRotate)
+    /// its spread or angle left the configured dead band.
+    private func moved(centroidMillimeters: Double) -> Bool {
+        if segment.centroidMM.distance(to: segment.c0MM) >= centroidMillimeters { return true }
         switch segment.mode {
         case .pan:
             return false
