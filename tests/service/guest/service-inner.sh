@@ -19,17 +19,9 @@ here=$repo/tests/service/guest
 helper="python3 $here/service_check.py"
 work=$(mktemp -d /run/mtd-check.XXXXXX)
 chmod 755 "$work"
-failures=0
-pass() { echo "guest-service: ok: $*"; }
-fail() { echo "guest-service: FAIL: $*"; failures=$((failures + 1)); }
-# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds (a deadline for a hang, not a timing check).
-wait_for() {
-  local end=$((SECONDS + $1)); shift
-  until "$@"; do
-    [ $SECONDS -lt $end ] || return 1
-    sleep 0.2
-  done
-}
+check=guest-service
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 notified() { grep -q "\"message\": \"[^\"]*$1" "$work/notify.log" 2>/dev/null; }
 
 echo "guest-service: kernel $(uname -r), mode $mode"

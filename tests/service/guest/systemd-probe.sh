@@ -13,16 +13,9 @@ here=$repo/tests/service/guest
 helper="python3 $here/service_check.py"
 work=$(mktemp -d /run/mtd-probe.XXXXXX)
 chmod 755 "$work"
-failures=0
-pass() { echo "guest-systemd: ok: $*"; }
-fail() { echo "guest-systemd: FAIL: $*"; failures=$((failures + 1)); }
-wait_for() {
-  local end=$((SECONDS + $1)); shift
-  until "$@"; do
-    [ $SECONDS -lt $end ] || return 1
-    sleep 0.2
-  done
-}
+check=guest-systemd
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 show() { systemctl show -p "$2" --value "$1"; }
 finish() {
   [ -n "${evemu_pids:-}" ] && kill $evemu_pids 2>/dev/null   # the uinput devices this script made
