@@ -42,6 +42,10 @@ let package = Package(
             dependencies: ["MultitouchCore", "Gestures", "WireProtocol", "Recordings"],
             swiftSettings: strict),
         .target(
+            name: "GestureFeel",
+            dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings", "MultitouchTestKit"],
+            swiftSettings: strict),
+        .target(
             name: "Configuration",
             dependencies: ["MultitouchCore", "Gestures", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strict),
@@ -80,7 +84,7 @@ let package = Package(
             name: "multitouchctl",
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
-                "MultitouchClient", "MultitouchTestKit", "Configuration",
+                "MultitouchClient", "MultitouchTestKit", "Configuration", "GestureFeel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
