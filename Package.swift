@@ -31,7 +31,10 @@ let package = Package(
 
         // Pure pipeline: no clocks, no device I/O.
         .target(name: "MultitouchCore", swiftSettings: strict),
-        .target(name: "Gestures", dependencies: ["MultitouchCore"], swiftSettings: strict),
+        .target(
+            name: "Gestures",
+            dependencies: ["MultitouchCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .target(
             name: "Recordings",
             dependencies: ["MultitouchCore", .product(name: "Yams", package: "Yams")],
@@ -39,7 +42,9 @@ let package = Package(
         .target(name: "WireProtocol", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
         .target(
             name: "TouchPipeline",
-            dependencies: ["MultitouchCore", "Gestures", "WireProtocol", "Recordings"],
+            dependencies: [
+                "MultitouchCore", "Gestures", "WireProtocol", "Recordings", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .target(
             name: "GestureFeel",
@@ -91,6 +96,7 @@ let package = Package(
 
         .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit"]),
+        .testTarget(name: "GestureFeelTests", dependencies: ["GestureFeel", "Gestures"]),
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(
             name: "WireProtocolTests",

@@ -33,6 +33,7 @@ stage "swift test" swift test --skip-build
 stage "check fixtures" "$ctl" check tests/fixtures
 if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings
+  stage "feel report" "$ctl" feel --recordings ../shared/recordings
 fi
 stage "python client" python3 clients/python/test_client.py
 stage "systemd units" bash tests/service/verify-units.sh

@@ -359,14 +359,15 @@ public enum FeelReport {
 
     // MARK: 6. Limits
 
-    /// A pinch out to 3x (scale limit 2), then straight back in.
-    public static func pinchPastLimit(configuration: GestureConfiguration) -> FeelScenario {
+    /// A pinch out to 3x (scale limit 2), then straight back in (or, without `reverse`, held and
+    /// released at 3x).
+    public static func pinchPastLimit(configuration: GestureConfiguration, reverse: Bool = true) -> FeelScenario {
         var s = FingerScript(device: TestDevices.touchscreen())
         s.down(0, 108, 128)
         s.down(1, 148, 128)
         s.emit()
         s.drag([(0, -1, 0), (1, 1, 0)], frames: 40)
-        s.drag([(0, 1, 0), (1, -1, 0)], frames: 20)
+        if reverse { s.drag([(0, 1, 0), (1, -1, 0)], frames: 20) }
         s.step()
         s.up(0)
         s.up(1)
@@ -404,14 +405,16 @@ public enum FeelReport {
 
     // MARK: 7. Velocities
 
-    /// A one-finger swipe at 200 mm/s for 150 ms on a `rateHz` panel, lifted while moving (the lift
-    /// frame carries no motion, as on real panels).
-    public static func swipe(rateHz: Double, restMs: Double = 0, configuration: GestureConfiguration = .default) -> FeelScenario {
+    /// A one-finger swipe at `speed` mm/s for 150 ms on a `rateHz` panel, lifted while moving (the lift
+    /// frame carries no motion, as on real panels), or after resting `restMs`.
+    public static func swipe(
+        rateHz: Double, speed: Double = 200, restMs: Double = 0, configuration: GestureConfiguration = .default
+    ) -> FeelScenario {
         var s = FingerScript(device: TestDevices.touchscreen(), rateHz: rateHz)
         s.down(0, 60, 128)
         s.emit()
         let frames = Int((0.150 * rateHz).rounded())
-        s.drag([(0, 200 / rateHz, 0)], frames: frames)
+        s.drag([(0, speed / rateHz, 0)], frames: frames)
         s.up(0)
         if restMs > 0 {
             s.wait(ms: restMs)
@@ -533,11 +536,19 @@ public enum FeelReport {
         return FeelScenario(name: "double-tap", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
-    /// How many entries change the cumulative scale.
+    /// How many published steps (gesture updates and double taps) change the cumulative scale.
     static func scaleSteps(_ trace: FeelTrace) -> Int {
         var steps = 0
-        for i in trace.entries.indices where abs(trace.matrixAfter[i].scaleFactor - trace.matrixBefore(i).scaleFactor) > 1e-12 {
-            steps += 1
+        var last = 1.0
+        for event in trace.events {
+            let m: AffineTransform
+            switch event {
+            case .update(let u): m = u.matrix
+            case .doubleTap(_, _, _, let matrix): m = matrix
+            case .sessionBegan, .sessionEnded, .tap, .longPress: continue
+            }
+            if abs(m.scaleFactor - last) > 1e-12 { steps += 1 }
+            last = m.scaleFactor
         }
         return steps
     }

@@ -123,8 +123,10 @@ func change(from before: AffineTransform, to after: AffineTransform) -> AffineTr
 import Glibc
 func cosine(_ x: Double) -> Double { Glibc.cos(x) }
 func sine(_ x: Double) -> Double { Glibc.sin(x) }
+func naturalLog(_ x: Double) -> Double { Glibc.log(x) }
 #elseif canImport(Darwin)
 import Darwin
 func cosine(_ x: Double) -> Double { Darwin.cos(x) }
 func sine(_ x: Double) -> Double { Darwin.sin(x) }
+func naturalLog(_ x: Double) -> Double { Darwin.log(x) }
 #endif

@@ -1,4 +1,5 @@
 import Gestures
+import Logging
 import MultitouchCore
 import WireProtocol
 
@@ -46,9 +47,10 @@ public struct DevicePipeline {
     /// Frames (SYN_REPORTs) seen, for stats.
     public private(set) var frameCount: UInt64 = 0
 
+    /// - Parameter logger: the gesture engine logs its state transitions at debug here.
     public init(
         deviceID: Int, description: DeviceDescription, source: String = "", settings: PipelineSettings = .init(),
-        idSource: TouchIDSource = TouchIDSource()
+        idSource: TouchIDSource = TouchIDSource(), logger: Logger? = nil
     ) {
         self.deviceID = deviceID
         var size: (Double, Double)?
@@ -57,7 +59,9 @@ public struct DevicePipeline {
         info = DeviceInfo(id: deviceID, source: source, description: description, mapper: mapper)
         tracker = ContactTracker(
             description: description, mapper: mapper, idSource: idSource, tapCounting: settings.tapCounting)
-        engine = GestureEngine(configuration: settings.gestures, isSemiMT: description.isSemiMT)
+        engine = GestureEngine(
+            configuration: settings.gestures, surface: GestureSurface(description: description, mapper: mapper),
+            logger: logger)
     }
 
     /// The earliest gesture timer deadline, for the event loop to arm.
@@ -127,10 +131,12 @@ public struct DevicePipeline {
             observer.observe(frame: frame, events: events)
             emit(frame, events, into: &out)
         }
-        // Timers still pending after the last touch (a tap waiting for double-tap failure) fire at
-        // their deadlines: virtual time runs on past the end of input.
+        // Timers still pending after the last touch (a tap waiting for double-tap failure, the frames
+        // of an animation) fire at their deadlines: virtual time runs on past the end of input. Every
+        // timer moves its deadline on and animations end (momentum after 20 s at most); the bound
+        // only guards against an engine bug.
         var guardCount = 0
-        while let deadline = engine.nextDeadline, guardCount < 64 {
+        while let deadline = engine.nextDeadline, guardCount < 100_000 {
             advance(to: deadline, into: &out, observer: &observer)
             guardCount += 1
         }

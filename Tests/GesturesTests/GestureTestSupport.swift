@@ -90,7 +90,7 @@ struct Harness {
 
     init(_ configuration: GestureConfiguration = .default, isSemiMT: Bool = false) {
         engine = GestureEngine(configuration: configuration, isSemiMT: isSemiMT)
-        checker = GestureInvariantChecker(isSemiMT: isSemiMT)
+        checker = GestureInvariantChecker(isSemiMT: isSemiMT, configuration: configuration)
     }
 
     /// Feeds one frame; returns everything it caused (timers due before it included).
