@@ -61,7 +61,8 @@ extension Daemon {
         settings.output = decision.output
         settings.sizeMillimeters = decision.sizeMillimeters
         let pipeline = DevicePipeline(
-            deviceID: id, description: device.description, source: path, settings: settings, idSource: idSource)
+            deviceID: id, description: device.description, source: path, settings: settings, idSource: idSource,
+            logger: logger)
         do {
             try epoll.add(device.fileDescriptor, events: Epoll.readable, token: Token.deviceBase + UInt64(id))
         } catch {
