@@ -42,19 +42,21 @@ struct FingerTracks: Sendable {
         /// Where the segment's measurement started for this finger (published space and mm).
         var reference: Point = .zero
         var referenceMM: Point = .zero
-        /// (x, y, x mm, y mm) samples of its motion.
-        var motion = VelocityTracker()
 
         /// Counts for gestures: down and not left out.
         var isFinger: Bool { !terminal && exclusion == nil }
     }
 
     private(set) var tracks: [Track] = []
+    /// (x, y, x mm, y mm) samples of each track's motion, index for index with `tracks` (kept apart so
+    /// the tracks the loops below copy stay small).
+    private var motions: [VelocityTracker] = []
     private var frameStamp: UInt64 = 0
     private var facts: [ThumbDetector.TouchFacts] = []
 
     init() {
         tracks.reserveCapacity(16)
+        motions.reserveCapacity(16)
         facts.reserveCapacity(16)
     }
 
@@ -138,7 +140,7 @@ struct FingerTracks: Sendable {
                     t.mm = mm
                     t.moved = true
                     t.lastMoveTime = time
-                    t.motion.add(time: time.microseconds, SIMD4(location.x, location.y, mm.x, mm.y))
+                    motions[index].add(time: time.microseconds, SIMD4(location.x, location.y, mm.x, mm.y))
                 }
                 t.force = frame.touches[k].force
                 t.majorRadius = frame.touches[k].majorRadius
@@ -146,14 +148,16 @@ struct FingerTracks: Sendable {
                 tracks[index] = t
                 searchStart = index + 1
             } else if usable {
-                var t = Track(
+                let t = Track(
                     id: id, location: location, mm: mm, previousLocation: location, previousMM: mm,
                     landingLocation: location, landingMM: mm,
                     landingTime: time, force: frame.touches[k].force, majorRadius: frame.touches[k].majorRadius,
                     minorRadius: frame.touches[k].minorRadius, seen: frameStamp, terminal: phase.isTerminal,
                     began: true, moved: false, exclusion: nil, lastMoveTime: time)
-                t.motion.add(time: time.microseconds, SIMD4(location.x, location.y, mm.x, mm.y))
+                var motion = VelocityTracker()
+                motion.add(time: time.microseconds, SIMD4(location.x, location.y, mm.x, mm.y))
                 tracks.append(t)
+                motions.append(motion)
                 searchStart = tracks.count
             }
         }
@@ -196,7 +200,18 @@ struct FingerTracks: Sendable {
     }
 
     /// Drops the terminal tracks (after the frame was handled).
-    mutating func removeTerminal() { tracks.removeAll(where: \.terminal) }
+    mutating func removeTerminal() {
+        var kept = 0
+        for i in tracks.indices where !tracks[i].terminal {
+            if kept != i {
+                tracks[kept] = tracks[i]
+                motions[kept] = motions[i]
+            }
+            kept += 1
+        }
+        tracks.removeLast(tracks.count - kept)
+        motions.removeLast(motions.count - kept)
+    }
 
     /// Marks the tracks that count as part of the session; returns the sum of the landing positions
     /// (published, mm) of those that were not yet, and their number.
@@ -249,8 +264,8 @@ struct FingerTracks: Sendable {
     func memberVelocity(now: Timestamp, windowMicroseconds: Int64, stopMicroseconds: Int64) -> (published: Point, mm: Point) {
         var sum = SIMD4<Double>.zero
         var n = 0.0
-        for t in tracks where t.member {
-            sum += t.motion.velocity(now: now.microseconds, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
+        for i in tracks.indices where tracks[i].member {
+            sum += motions[i].velocity(now: now.microseconds, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
             n += 1
         }
         guard n > 0 else { return (.zero, .zero) }

@@ -301,13 +301,14 @@ extension GestureEngine {
 
     /// Measures the driving fingers, sets M = S_G * base and publishes `changed` when M changed.
     private mutating func follow(time: Timestamp, publishChange: Bool = true, into out: inout [GestureEvent]) {
-        guard var g = geometry, segment != nil else { return }
-        g.measure(&tracks, time: time, publish: true)
-        geometry = g
-        if g.scaleIntent.engaged && g.mode == .pinchRotate { session.scaleEngaged = true }
-        if g.rotationIntent.engaged { session.rotationEngaged = true }
+        // Measured in place through the optional (no copy of the geometry out and back).
+        guard geometry != nil, segment != nil else { return }
+        geometry?.measure(&tracks, time: time, publish: true)
+        guard let engaged = geometry?.engaged, let next = geometry?.cumulative else { return }
+        if engaged.scale { session.scaleEngaged = true }
+        if engaged.rotation { session.rotationEngaged = true }
         let before = store.current
-        store.set(g.transform.concatenating(after: g.base))
+        store.set(next)
         if publishChange && store.current != before {
             publish(.changed, time: time, into: &out)
         }
@@ -336,9 +337,11 @@ extension GestureEngine {
         let scale = (segment?.scaleFactor ?? 1) * (geometry?.scale ?? 1)
         let rotation = (segment?.rotationOffset ?? 0) + (geometry?.rotation ?? 0)
         var velocity = GestureVelocity.zero
-        if let g = geometry {
+        if geometry != nil {
             let v = tracks.memberVelocity(now: time, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
-            let sr = g.scaleAndRotationVelocity(now: time, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
+            let sr =
+                geometry?.scaleAndRotationVelocity(now: time, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
+                ?? (scale: 0, rotation: 0)
             let translation: Point
             switch segment?.mode ?? .pan {
             case .quickZoom, .animatedZoom: translation = .zero

@@ -128,6 +128,12 @@ struct SegmentGeometry: Sendable {
         }
     }
 
+    /// Whether zoom (of a pinch) and rotation engaged.
+    var engaged: (scale: Bool, rotation: Bool) { (scaleIntent.engaged && mode == .pinchRotate, rotationIntent.engaged) }
+
+    /// M = S_G * base.
+    var cumulative: AffineTransform { transform.concatenating(after: base) }
+
     /// The published scale (s of S_G).
     var scale: Double { Self.exp(logScale) }
 

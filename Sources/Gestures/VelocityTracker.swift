@@ -6,8 +6,10 @@
 ///
 /// Only real motion is added: a frame in which a finger did not move (including the frame in which
 /// it lifts, which carries no new position) adds no sample, so a lift never reads as a stop and a
-/// finger that rested reads as stopped. A fixed ring of 32 samples (no allocation): at 320 Hz and
-/// above the window holds the last 32 samples.
+/// finger that rested reads as stopped. A fixed ring of 32 samples, allocated once at the first
+/// sample (at 320 Hz and above the window holds the last 32 samples). The ring lives on the heap
+/// rather than inline: trackers sit inside values that are copied every frame, and an inline ring
+/// made those copies over a kilobyte each (a third of the pipeline's time in profiles).
 struct VelocityTracker: Sendable {
     struct Sample: Sendable {
         var time: Int64
@@ -15,7 +17,7 @@ struct VelocityTracker: Sendable {
     }
 
     static let capacity = 32
-    private var samples = InlineArray<32, Sample>(repeating: Sample(time: 0, values: .zero))
+    private var samples: [Sample] = []
     private var head = 0
     private var count = 0
 
@@ -42,6 +44,7 @@ struct VelocityTracker: Sendable {
             // Time never runs backwards in a replay; a sample from the past would corrupt the fit.
             if samples[newest].time > time { return }
         }
+        if samples.isEmpty { samples = Array(repeating: Sample(time: 0, values: .zero), count: Self.capacity) }
         samples[head] = Sample(time: time, values: values)
         head = (head + 1) % Self.capacity
         count = min(count + 1, Self.capacity)
