@@ -187,23 +187,7 @@ public enum SVGPlot {
         w.raw("</text>\n")
         if let end = trail.end {
             let (ex, ey) = layout.device(last.location)
-            w.raw("<path class=\"lift \(end.rawValue)\" d=\"M")
-            w.number(ex - 4)
-            w.raw(" ")
-            w.number(ey - 4)
-            w.raw("L")
-            w.number(ex + 4)
-            w.raw(" ")
-            w.number(ey + 4)
-            w.raw("M")
-            w.number(ex - 4)
-            w.raw(" ")
-            w.number(ey + 4)
-            w.raw("L")
-            w.number(ex + 4)
-            w.raw(" ")
-            w.number(ey - 4)
-            w.raw("\"/>\n")
+            cross(x: ex, y: ey, cls: "lift \(end.rawValue)", &w)
         }
         w.raw("</g>\n")
     }
@@ -265,6 +249,15 @@ public enum SVGPlot {
         }
     }
 
+    /// An 8 px cross centred on (x, y): where a touch lifted.
+    private static func cross(x: Double, y: Double, cls: String, _ w: inout SVGWriter) {
+        w.raw("<path class=\"\(cls)\" d=\"M")
+        w.number(x - 4)
+        w.raw(" ")
+        w.number(y - 4)
+        w.raw("l8 8m-8 0l8 -8\"/>\n")
+    }
+
     private static func ring(_ x: Double, _ y: Double, _ r: Double, _ w: inout SVGWriter) {
         w.raw("<circle")
         w.attribute("cx", x)
@@ -291,20 +284,10 @@ public enum SVGPlot {
         w.raw(" r=\"4\" fill=\"#555\"/>")
         w.label("landing, id", x: x + 12, y: y + 4, cls: "legend")
         x += 85
-        w.raw("<path class=\"lift\"")
-        w.raw(" d=\"M")
-        w.number(x)
-        w.raw(" ")
-        w.number(y - 4)
-        w.raw("l8 8m-8 0l8 -8\"/>")
+        cross(x: x + 4, y: y, cls: "lift", &w)
         w.label("lift", x: x + 13, y: y + 4, cls: "legend")
         x += 40
-        w.raw("<path class=\"lift cancelled\"")
-        w.raw(" d=\"M")
-        w.number(x)
-        w.raw(" ")
-        w.number(y - 4)
-        w.raw("l8 8m-8 0l8 -8\"/>")
+        cross(x: x + 4, y: y, cls: "lift cancelled", &w)
         w.label("cancelled", x: x + 13, y: y + 4, cls: "legend")
         x += 78
         w.raw("<circle class=\"boundary\"")
