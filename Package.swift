@@ -66,7 +66,8 @@ let package = Package(
                 "DeviceInput", "CLinuxSystem", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .target(name: "MultitouchClient", dependencies: ["WireProtocol"], swiftSettings: strict),
+        .target(
+            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"], swiftSettings: strict),
         .target(
             name: "MultitouchTestKit",
             dependencies: ["MultitouchCore", "Recordings"],

@@ -37,6 +37,7 @@ if [ -d ../shared/recordings ]; then
 fi
 stage "plot CLI" bash tests/plot/cli-check.sh "$ctl"
 stage "python client" python3 clients/python/test_client.py
+stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh
