@@ -50,6 +50,11 @@ let package = Package(
             name: "GestureFeel",
             dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings", "MultitouchTestKit"],
             swiftSettings: strict),
+        // Pictures of a replay (multitouchctl plot): SVG from the pipeline's typed output, PNG via rsvg-convert.
+        .target(
+            name: "TouchPlot",
+            dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings"],
+            swiftSettings: strict),
         .target(
             name: "Configuration",
             dependencies: ["MultitouchCore", "Gestures", .product(name: "TOMLKit", package: "TOMLKit")],
@@ -70,7 +75,8 @@ let package = Package(
                 "DeviceInput", "CLinuxSystem", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .target(name: "MultitouchClient", dependencies: ["WireProtocol"], swiftSettings: strict),
+        .target(
+            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"], swiftSettings: strict),
         .target(
             name: "MultitouchTestKit",
             dependencies: ["MultitouchCore", "Recordings"],
@@ -89,7 +95,7 @@ let package = Package(
             name: "multitouchctl",
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
-                "MultitouchClient", "MultitouchTestKit", "Configuration", "GestureFeel",
+                "MultitouchClient", "MultitouchTestKit", "Configuration", "GestureFeel", "TouchPlot",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -101,6 +107,9 @@ let package = Package(
         .testTarget(
             name: "WireProtocolTests",
             dependencies: ["WireProtocol", "TouchPipeline", "MultitouchTestKit", "Recordings"]),
+        .testTarget(
+            name: "TouchPlotTests",
+            dependencies: ["TouchPlot", "TouchPipeline", "Recordings", "MultitouchTestKit", "MultitouchCore", "Gestures"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(
