@@ -64,7 +64,7 @@ enum DaemonRelay {
         } catch {
             let why = "cannot connect to the daemon at \(configuration.socketPath): \(Self.describe(error))"
             let end = End.daemonUnreachable(why)
-            try? await browser.executeThenClose { _, outbound in try await outbound.write(end.closeFrame) }
+            try? await browser.executeThenClose { _, _ in await sendLast(end.closeFrame, on: browser.channel) }
             return end
         }
         do {
@@ -104,7 +104,7 @@ enum DaemonRelay {
                         }
                         let end = try await group.next() ?? .browserClosed
                         group.cancelAll()
-                        try? await toBrowser.write(end.closeFrame)
+                        await sendLast(end.closeFrame, on: browser.channel)
                         return end
                     }
                 }
@@ -112,6 +112,15 @@ enum DaemonRelay {
         } catch {
             return .failed("relay failed: \(Self.describe(error))")
         }
+    }
+
+    /// Writes the close frame after every message already handed to the async writer, and returns
+    /// once it is in the kernel: `executeThenClose` closes the channel right after, which would drop
+    /// writes still queued. The writer hands each write to the event loop with `execute`, so a task
+    /// submitted now runs after them, and the close frame queues behind them in the channel.
+    static func sendLast(_ frame: WebSocketFrame, on channel: any Channel) async {
+        _ = try? await channel.eventLoop.submit {}.get()
+        try? await channel.writeAndFlush(frame)
     }
 
     /// A close frame; the reason is cut to the 123 bytes a control frame allows (RFC 6455 5.5).

@@ -36,7 +36,7 @@ public struct OriginPolicy: Sendable, Equatable {
     public func decide(host: String?, origin: String?) -> Decision {
         if requireLoopbackHost {
             guard let host, Self.isLoopbackAuthority(host) else {
-                return .refuse("the Host header \(host.map { "'\($0)'" } ?? "(none)") is not a loopback address; the bridge listens on loopback only")
+                return .refuse("Host \(host.map { "'\($0)'" } ?? "(none)") is not loopback; a loopback bridge needs a loopback Host")
             }
         }
         guard let origin else { return .accept }
@@ -44,7 +44,7 @@ public struct OriginPolicy: Sendable, Equatable {
         for scheme in ["http://", "https://"] where origin.hasPrefix(scheme) {
             if Self.isLoopbackAuthority(String(origin.dropFirst(scheme.count))) { return .accept }
         }
-        return .refuse("pages from \(origin) may not connect; pages served from this machine may, others need --allow-origin \(origin)")
+        return .refuse("origin refused; the bridge needs --allow-origin \(origin)")
     }
 
     /// True for `localhost`, `127.x.x.x` or `[::1]`, each with an optional `:port` and nothing else.

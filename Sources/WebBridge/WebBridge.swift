@@ -51,6 +51,10 @@ public final class WebBridge: Sendable {
     enum Connection: Sendable {
         /// A WebSocket at `/ws`, accepted by the origin policy.
         case webSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
+        /// A WebSocket the bridge will not serve (wrong path, refused origin or host): it gets a close
+        /// frame with code 1008 and the reason, and no daemon connection is made. (Declining the
+        /// upgrade instead would leave the client without any answer.)
+        case refusedWebSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, String)
         /// A plain HTTP connection: page requests (and refused upgrades, answered with their reason).
         case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
     }
@@ -121,22 +125,24 @@ public final class WebBridge: Sendable {
         let maximum = configuration.maximumMessageBytes
         let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
             maxFrameSize: maximum,
-            shouldUpgrade: { channel, head in
-                let accepted =
-                    HTTPRoutes.path(of: head.uri) == HTTPRoutes.webSocketPath
-                    && configuration.originPolicy.decide(
-                        host: head.headers.first(name: "host"), origin: head.headers.first(name: "origin")) == .accept
-                // nil declines: the request then reaches the HTTP side, which answers why.
-                return channel.eventLoop.makeSucceededFuture(accepted ? HTTPHeaders() : nil)
-            },
-            upgradePipelineHandler: { channel, _ in
+            shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
+            upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
                     // Browsers may fragment a message; the relay wants whole ones.
                     try channel.pipeline.syncOperations.addHandler(
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024, maxAccumulatedFrameSize: maximum))
-                    return Connection.webSocket(
-                        try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
+                    let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
+                    let path = HTTPRoutes.path(of: head.uri)
+                    guard path == HTTPRoutes.webSocketPath else {
+                        return .refusedWebSocket(webSocket, "no WebSocket at \(path); use \(HTTPRoutes.webSocketPath)")
+                    }
+                    switch configuration.originPolicy.decide(
+                        host: head.headers.first(name: "host"), origin: head.headers.first(name: "origin"))
+                    {
+                    case .accept: return .webSocket(webSocket)
+                    case .refuse(let reason): return .refusedWebSocket(webSocket, reason)
+                    }
                 }
             })
         let upgrade = NIOTypedHTTPServerUpgradeConfiguration<Connection>(
@@ -161,6 +167,11 @@ public final class WebBridge: Sendable {
                 log("bridge: browser \(peer) connected; relaying to \(configuration.socketPath)")
                 let end = await DaemonRelay.run(browser: browser, configuration: configuration)
                 log("bridge: browser \(peer) disconnected (\(end))")
+            case .refusedWebSocket(let browser, let reason):
+                log("bridge: WebSocket refused: \(reason)")
+                try await browser.executeThenClose { _, _ in
+                    await DaemonRelay.sendLast(DaemonRelay.closeFrame(.policyViolation, reason: reason), on: browser.channel)
+                }
             case .http(let channel):
                 try await HTTPRoutes.serve(channel, policy: configuration.originPolicy)
             }
