@@ -3,6 +3,10 @@
 # installs only what is missing. Run as root or with sudo available.
 set -euo pipefail
 packages=(libevdev-dev libudev-dev pkg-config python3 evemu-tools make)
+# The browser pages' test (tests/web/browser-check.py) drives headless Chromium.
+if [ "${1:-}" = "--browser" ] || [ "${MULTITOUCHD_BROWSER_DEPS:-0}" = 1 ]; then
+  packages+=(chromium fonts-dejavu-core)
+fi
 if [ "${1:-}" = "--guest" ] || [ "${MULTITOUCHD_GUEST_DEPS:-0}" = 1 ]; then
   packages+=(qemu-system-x86 busybox-static kmod cpio udev)
 fi
