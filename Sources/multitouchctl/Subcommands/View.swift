@@ -112,8 +112,9 @@ final class ReplayDaemon: @unchecked Sendable {
         let directory = String(cString: made)
         let socketPath = directory + "/multitouchd.sock"
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: daemonBinary())
-        var arguments = [
+        let (binary, prefix) = daemonCommand()
+        process.executableURL = URL(fileURLWithPath: binary)
+        var arguments = prefix + [
             "--replay", recording, "--no-devices", "--socket", socketPath, "--wait-for-subscribers", "1",
             "--log-level", "warning", "--speed", String(speed),
         ]
@@ -125,7 +126,7 @@ final class ReplayDaemon: @unchecked Sendable {
             try process.run()
         } catch {
             daemon.removeDirectory()
-            throw StartError(description: "cannot start \(daemonBinary()): \(error)")
+            throw StartError(description: "cannot start multitouchd (\(binary) \(prefix.joined(separator: " "))): \(error)")
         }
         for _ in 0..<1000 {
             if let client = try? MultitouchClient(path: socketPath) {
@@ -161,17 +162,18 @@ final class ReplayDaemon: @unchecked Sendable {
         rmdir(directory)
     }
 
-    /// `multitouchd` beside this `multitouchctl` (a build directory or an install), else from PATH.
-    static func daemonBinary() -> String {
+    /// `multitouchd` beside this `multitouchctl` (a build directory or an install), else from PATH
+    /// through `/usr/bin/env`: the executable and the arguments that go before the daemon's own.
+    static func daemonCommand() -> (String, [String]) {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         if length > 0 {
             let executable = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let sibling = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
                 + "/multitouchd"
-            if access(sibling, X_OK) == 0 { return sibling }
+            if access(sibling, X_OK) == 0 { return (sibling, []) }
         }
-        return "/usr/bin/env"
+        return ("/usr/bin/env", ["multitouchd"])
     }
 }
 
