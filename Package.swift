@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The browser bridge only: NIOHTTP1 and NIOWebSocket (a clean debug build adds about 40 s).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C libraries from Debian packages (libevdev-dev, libudev-dev), found through pkg-config.
@@ -77,6 +79,29 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"], swiftSettings: strict),
+        // The browser pages and the JavaScript client, embedded in the binary so `multitouchctl bridge`
+        // and `view` serve them from any directory. The files live in clients/js, where programmers look.
+        .target(
+            name: "WebAssets",
+            path: "clients/js",
+            exclude: ["README.md"],
+            sources: ["WebAssets.swift"],
+            resources: [
+                .embedInCode("multitouch.js"), .embedInCode("demo.html"), .embedInCode("view.html"),
+                .embedInCode("view.js"), .embedInCode("index.html"), .embedInCode("map.svg"),
+            ],
+            swiftSettings: strict),
+        // The WebSocket bridge: browsers <-> the daemon's Unix socket, one daemon connection per browser.
+        .target(
+            name: "WebBridge",
+            dependencies: [
+                "WebAssets",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "MultitouchTestKit",
             dependencies: ["MultitouchCore", "Recordings"],
@@ -95,7 +120,7 @@ let package = Package(
             name: "multitouchctl",
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
-                "MultitouchClient", "MultitouchTestKit", "Configuration", "GestureFeel", "TouchPlot",
+                "MultitouchClient", "MultitouchTestKit", "Configuration", "GestureFeel", "TouchPlot", "WebBridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -115,5 +140,14 @@ let package = Package(
         .testTarget(
             name: "MultitouchServerTests",
             dependencies: ["MultitouchServer", "MultitouchClient", "MultitouchTestKit", "TouchPipeline"]),
+        .testTarget(
+            name: "WebBridgeTests",
+            dependencies: [
+                "WebBridge",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]),
     ]
 )

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Sets up and runs every test of multitouchd: unit and end-to-end tests (swift test), the invariant
 # check over the project's fixtures and ../shared/recordings, `multitouchctl plot` from the command
-# line, the Python client test, the systemd unit checks, and the real-kernel checks in a QEMU guest.
-# Prints one line per stage and a closing "N passed, N failed" line; exits non-zero when any stage
-# fails.
+# line, the Python client test, the browser pages in headless Chromium, the systemd unit checks, and
+# the real-kernel checks in a QEMU guest. Prints one line per stage and a closing "N passed, N failed"
+# line; exits non-zero when any stage fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-MULTITOUCHD_GUEST_DEPS=1 MULTITOUCHD_SERVICE_DEPS=1 bash scripts/install-deps.sh || exit 1
+MULTITOUCHD_GUEST_DEPS=1 MULTITOUCHD_SERVICE_DEPS=1 MULTITOUCHD_BROWSER_DEPS=1 bash scripts/install-deps.sh || exit 1
 
 passed=0
 failed=0
@@ -39,6 +39,9 @@ fi
 stage "plot CLI" bash tests/plot/cli-check.sh "$ctl"
 stage "python client" python3 clients/python/test_client.py
 stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
+# Headless Chromium loads the live view (view --replay) and the JS demo (bridge); screenshots under
+# .build/web-check/ (the stage prints their paths).
+stage "browser pages" python3 tests/web/browser-check.py "$(swift build --show-bin-path)"
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh
