@@ -72,6 +72,9 @@ public struct TouchRouter: Sendable {
         var recognized = false
         /// Held-back messages of an undecided session (delaysTouchesUntilFailure).
         var delayed: [RoutedTouches] = []
+        /// Whether the current session holds touches back: the region's option when the session
+        /// began, so a region update mid-session cannot split a touch between held and sent.
+        var delaying = false
     }
     private var streams: [Int: Stream] = [:]
     private var streamOf: [Recipient: Int] = [:]
@@ -221,7 +224,7 @@ public struct TouchRouter: Sendable {
                 // A finger landing in a region whose session already recognised a gesture joins the
                 // gesture; its raw touch is held back or cancelled like the others.
                 let options = entry.region.options
-                if options.cancelsTouchesOnRecognition || options.delaysTouchesUntilFailure { s.rawClosed.insert(touch.id) }
+                if options.cancelsTouchesOnRecognition || s.delaying { s.rawClosed.insert(touch.id) }
                 claimed = options.exclusive
                 streams[sid] = s
             }
@@ -253,8 +256,11 @@ public struct TouchRouter: Sendable {
     private mutating func deliver(_ touches: [Touch], to sid: Int, frame: TouchFrame, into out: inout [RoutingDelivery]) {
         // Taken out of the table while it is changed, so the engine's arrays are not copied on write.
         guard var s = streams.removeValue(forKey: sid) else { return }
-        let options = regions.regions[s.recipient.key]?.options ?? RegionOptions()
-        let delays = s.recipient.role == .owner && options.delaysTouchesUntilFailure
+        if s.live.isEmpty {
+            let options = regions.regions[s.recipient.key]?.options ?? RegionOptions()
+            s.delaying = s.recipient.role == .owner && options.delaysTouchesUntilFailure
+        }
+        let delays = s.delaying
         // Touches ending in this frame stay in `live` until recognition has seen them.
         for t in touches { s.live[t.id] = t }
 
@@ -321,6 +327,7 @@ public struct TouchRouter: Sendable {
         }
         s.delayed.removeAll()
         s.recognized = false
+        s.delaying = false
         streams[sid] = s
     }
 
@@ -345,7 +352,7 @@ public struct TouchRouter: Sendable {
         s.recognized = true
         let options = regions.regions[s.recipient.key]?.options ?? RegionOptions()
         let liveIDs = s.live.keys.sorted()
-        if options.delaysTouchesUntilFailure {
+        if s.delaying {
             // Never delivered, so nothing to cancel: the held-back messages are discarded.
             s.delayed.removeAll()
             for id in liveIDs where !s.open.contains(id) { s.rawClosed.insert(id) }
@@ -422,22 +429,37 @@ public struct TouchRouter: Sendable {
 
     // MARK: - Timers
 
+    /// Fires the gesture timers due at or before `time`, earliest deadline first (ties by stream
+    /// age), with `now` at each deadline so what a recognition cancels carries that time.
     private mutating func fireTimers(upTo time: Timestamp, into out: inout [RoutingDelivery]) {
         guard !timed.isEmpty else { return }
-        for sid in timed.sorted() {
+        var due: [(deadline: Timestamp, sid: Int)] = []
+        for sid in timed {
             guard let d = streams[sid]?.engine?.nextDeadline else {
                 timed.remove(sid)
                 continue
             }
-            guard d <= time, var s = streams.removeValue(forKey: sid), var engine = s.engine else { continue }
+            if d <= time { due.append((d, sid)) }
+        }
+        due.sort { $0.deadline != $1.deadline ? $0.deadline < $1.deadline : $0.sid < $1.sid }
+        for (deadline, sid) in due {
+            guard var s = streams.removeValue(forKey: sid) else { continue }
+            guard var engine = s.engine else {
+                streams[sid] = s
+                continue
+            }
             s.engine = nil
+            now = max(now, deadline)
             var recognizedNow = false
             for e in engine.advance(to: time) {
                 out.append(.gesture(s.recipient, e))
-                if Self.isRecognition(e) { recognizedNow = true }
+                if Self.isRecognition(e) {
+                    recognizedNow = true
+                    now = max(now, e.time)
+                }
             }
-            s.engine = engine
             if engine.nextDeadline == nil { timed.remove(sid) }
+            s.engine = engine
             streams[sid] = s
             if recognizedNow && s.recipient.role == .owner { recognize(sid, into: &out) }
         }
