@@ -81,7 +81,7 @@ let package = Package(
             name: "multitouchctl",
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
-                "MultitouchClient", "MultitouchTestKit", "Configuration",
+                "MultitouchClient", "MultitouchTestKit", "Configuration", "TouchRouting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -60,15 +60,17 @@ public enum RoutingDelivery: Hashable, Sendable {
     case touches(RoutedTouches)
     /// An event of the region's own gesture session (over only its bound touches).
     case gesture(Recipient, GestureEvent)
-    /// A `regionsReplaced` was refused; the client's regions are unchanged. A client bug the daemon
+    /// The reply to `setTransform`: the region's cumulative transform is now this.
+    case transformSet(Recipient, AffineTransform)
+    /// A `regionsReplaced` or `setTransform` was refused; the client's regions are unchanged. A client bug the daemon
     /// answers with a `bad-field` error.
-    case rejected(ClientID, RegionSetError)
+    case rejected(ClientID, RoutingRequestError)
 
     /// The client this is addressed to.
     public var client: ClientID {
         switch self {
         case .touches(let t): return t.recipient.client
-        case .gesture(let r, _): return r.client
+        case .gesture(let r, _), .transformSet(let r, _): return r.client
         case .rejected(let c, _): return c
         }
     }

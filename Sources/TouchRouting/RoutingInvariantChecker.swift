@@ -38,7 +38,7 @@ public struct RoutingInvariantChecker: Sendable {
             switch d {
             case .touches(let m): check(m)
             case .gesture(let r, let e): check(r, e)
-            case .rejected: break
+            case .rejected, .transformSet: break
             }
         }
         switch event {
@@ -52,7 +52,7 @@ public struct RoutingInvariantChecker: Sendable {
             }
         case .deviceGone:
             finish()
-        case .frame, .regionsReplaced, .gestureRecognized, .advance:
+        case .frame, .regionsReplaced, .gestureRecognized, .setTransform, .advance:
             break
         }
     }

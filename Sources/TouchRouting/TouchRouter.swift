@@ -35,6 +35,11 @@ public struct TouchRouter: Sendable {
         /// The client's own recogniser recognised a gesture in its region (as if the region's gesture
         /// session had): the region's options take effect (cancel raw touches, claim exclusively).
         case gestureRecognized(RegionKey)
+        /// The client sets (or resets, with `.identity`) the cumulative transform of its region's gesture
+        /// session, as `setTransform` does for a device: the next updates continue from it without a
+        /// jump. Answered with `.transformSet`, or `.rejected` for an unknown region, one without
+        /// gestures, or a matrix that is not finite and invertible.
+        case setTransform(RegionKey, AffineTransform)
         /// Virtual time reached `time` (a deadline from `nextDeadline` expired): fires the gesture
         /// engines' timers (long press, double-tap wait, churn debounce).
         case advance(to: Timestamp)
@@ -130,6 +135,8 @@ public struct TouchRouter: Sendable {
             timed.removeAll()
         case .gestureRecognized(let key):
             if let sid = streamOf[Recipient(key: key, role: .owner)] { recognize(sid, into: &out) }
+        case .setTransform(let key, let transform):
+            setTransform(key, transform, into: &out)
         case .advance(let time):
             fireTimers(upTo: time, into: &out)
             now = max(now, time)
@@ -138,6 +145,27 @@ public struct TouchRouter: Sendable {
     }
 
     // MARK: - Regions
+
+    private mutating func setTransform(_ key: RegionKey, _ transform: AffineTransform, into out: inout [RoutingDelivery]) {
+        guard let region = regions.regions[key] else {
+            out.append(.rejected(key.client, RoutingRequestError(problems: ["no region \"\(key.region)\" on this device"])))
+            return
+        }
+        guard region.options.gestures else {
+            out.append(.rejected(key.client, RoutingRequestError(problems: ["region \"\(key.region)\" has no gesture session"])))
+            return
+        }
+        let recipient = Recipient(key: key, role: region.mode == .observer ? .observer : .owner)
+        let sid = stream(for: recipient, region: region)
+        guard var s = streams.removeValue(forKey: sid) else { return }
+        let accepted = s.engine?.setTransform(transform) ?? false
+        streams[sid] = s
+        if accepted {
+            out.append(.transformSet(recipient, transform))
+        } else {
+            out.append(.rejected(key.client, RoutingRequestError(problems: ["matrix must be finite and invertible"])))
+        }
+    }
 
     private mutating func replace(client: ClientID, with list: [Region], into out: inout [RoutingDelivery]) {
         let before = Set((regions.byClient[client] ?? []).map(\.id))

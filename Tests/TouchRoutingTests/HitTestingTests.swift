@@ -89,7 +89,7 @@ struct HitTestingTests {
             Region(id: "inf", shape: rect(.infinity, 0, 10, 10)),
             Region(id: "obs", shape: rect(0, 0, 10, 10), mode: .observer, options: RegionOptions(exclusive: true)),
         ]
-        #expect(throws: RegionSetError.self) { try set.replace(client: ClientID(1), with: bad) }
+        #expect(throws: RoutingRequestError.self) { try set.replace(client: ClientID(1), with: bad) }
         do {
             try set.replace(client: ClientID(1), with: bad)
         } catch {
@@ -132,5 +132,25 @@ struct HitTestingTests {
             }
             #expect(obs == expected, "at \(p)")
         }
+    }
+}
+
+@Suite("Region updates")
+struct RegionUpdateTests {
+    @Test func updateMergesInPlaceAppendsAndRemoves() throws {
+        var set = RegionSet()
+        let c = ClientID(1)
+        let a = Region(id: "a", shape: rect(0, 0, 10, 10))
+        let b = Region(id: "b", shape: rect(10, 0, 10, 10))
+        try set.replace(client: c, with: [a, b])
+        var a2 = a
+        a2.z = 5
+        let merged = try set.merged(client: c, upserting: [Region(id: "c", shape: rect(0, 10, 10, 10)), a2], removing: ["b"])
+        #expect(merged.map(\.id) == ["a", "c"])
+        #expect(merged.first?.z == 5)
+        #expect(throws: RoutingRequestError.self) { try set.merged(client: c, upserting: [], removing: ["nope"]) }
+        #expect(throws: RoutingRequestError.self) { try set.merged(client: c, upserting: [a], removing: ["a"]) }
+        #expect(throws: RoutingRequestError.self) { try set.merged(client: c, upserting: [a, a], removing: []) }
+        #expect(set.byClient[c]?.map(\.id) == ["a", "b"], "merging alone changes nothing")
     }
 }

@@ -326,3 +326,33 @@ struct RouterTests {
         #expect(h.checker.isClean, "\(h.checker.violations)")
     }
 }
+
+@Suite("Per-region transforms")
+struct RegionTransformTests {
+    @Test func setTransformAppliesToTheRegionsSessionOnly() {
+        var h = Kiosk.harness()
+        let map = RegionKey(client: ClientID(Kiosk.map), region: "map")
+        let shift = AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: 100, ty: 0)
+        let out = h.send(.setTransform(map, shift))
+        #expect(out == [.transformSet(Recipient(key: map, role: .owner), shift)])
+        var s = Screen()
+        let a = s.down(500, 300)
+        h.feed(s.frame())
+        for _ in 0..<6 {
+            s.moveBy(a, 12, 0)
+            h.feed(s.frame(after: 16))
+        }
+        s.up(a)
+        h.feed(s.frame())
+        let last = h.gestures(for: Kiosk.map, "map").updates.last
+        #expect(last?.phase == .ended)
+        // The pan's translation is added on top of the transform the client set.
+        #expect(last.map { abs($0.matrix.tx - (100 + $0.translation.x)) < 1e-9 } == true)
+        let bad = h.send(.setTransform(map, AffineTransform(a: 0, b: 0, c: 0, d: 0, tx: 0, ty: 0)))
+        #expect(bad.count == 1 && bad.first?.client == ClientID(Kiosk.map))
+        #expect({ if case .rejected = bad.first { return true } else { return false } }())
+        let unknown = h.send(.setTransform(RegionKey(client: ClientID(Kiosk.map), region: "nope"), shift))
+        #expect({ if case .rejected = unknown.first { return true } else { return false } }())
+        #expect(h.checker.isClean, "\(h.checker.violations)")
+    }
+}
