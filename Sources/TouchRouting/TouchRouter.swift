@@ -230,7 +230,8 @@ public struct TouchRouter: Sendable {
     }
 
     private mutating func collect(_ touch: Touch, for sid: Int) {
-        guard streams[sid] != nil else { return }
+        // index(forKey:), not streams[sid]: reading the value would copy the whole stream.
+        guard streams.index(forKey: sid) != nil else { return }
         if frameTouches[sid] == nil {
             frameStreams.append(sid)
             frameTouches[sid] = [touch]
@@ -248,13 +249,8 @@ public struct TouchRouter: Sendable {
             let entry = index.entries[i]
             let sid = stream(for: Recipient(key: entry.key, role: .owner), region: entry.region)
             binding.owner = sid
-            if var s = streams[sid], s.recognized {
-                // A finger landing in a region whose session already recognised a gesture joins the
-                // gesture; its raw touch is held back or cancelled like the others.
-                let options = entry.region.options
-                if options.cancelsTouchesOnRecognition || s.delaying { s.rawClosed.insert(touch.id) }
-                claimed = options.exclusive
-                streams[sid] = s
+            if let i = streams.index(forKey: sid) {
+                claimed = Self.land(touch.id, on: &streams.values[i], options: entry.region.options)
             }
         }
         if !claimed {
@@ -266,6 +262,15 @@ public struct TouchRouter: Sendable {
             }
         }
         if binding.owner != nil || !binding.observers.isEmpty { bindings[touch.id] = binding }
+    }
+
+    /// A finger landing in a region whose session already recognised a gesture joins the gesture: its
+    /// raw touch is held back or cancelled like the others. Returns whether observers are kept out
+    /// (the session claimed its touches).
+    private static func land(_ id: UInt64, on s: inout Stream, options: RegionOptions) -> Bool {
+        guard s.recognized else { return false }
+        if options.cancelsTouchesOnRecognition || s.delaying { s.rawClosed.insert(id) }
+        return options.exclusive
     }
 
     private mutating func stream(for recipient: Recipient, region: Region) -> Int {
@@ -281,14 +286,40 @@ public struct TouchRouter: Sendable {
 
     /// One frame's touches for one stream: raw delivery (or holding back), then its gesture session,
     /// then what recognition or the end of the session implies.
+    ///
+    /// The stream is changed in place (`streams.values[i]`): moving it out of the table and back, or
+    /// copying it, costs more than the routing itself (it holds a whole gesture engine).
     private mutating func deliver(_ touches: [Touch], to sid: Int, frame: TouchFrame, into out: inout [RoutingDelivery]) {
-        // Taken out of the table while it is changed, so the engine's arrays are not copied on write.
-        guard var s = streams.removeValue(forKey: sid) else { return }
-        if s.live.isEmpty {
-            let options = regions.regions[s.recipient.key]?.options ?? RegionOptions()
-            s.delaying = s.recipient.role == .owner && options.delaysTouchesUntilFailure
+        guard let i = streams.index(forKey: sid) else { return }
+        // Only `inout` accesses to `streams.values[i]` (a getter would copy the stream).
+        let r = Self.step(&streams.values[i], touches: touches, frame: frame, regions: regions.regions, into: &out)
+        if r.deadline { timed.insert(sid) } else { timed.remove(sid) }
+        if r.recognized && r.isOwner { recognize(sid, into: &out) }
+        // recognize() may have moved streams around: look the stream up again.
+        guard let j = streams.index(forKey: sid) else { return }
+        Self.finishFrame(&streams.values[j], touches: touches, into: &out)
+    }
+
+    /// Touches that ended in this frame leave the stream; the session ends with its last one.
+    private static func finishFrame(_ s: inout Stream, touches: [Touch], into out: inout [RoutingDelivery]) {
+        for t in touches where t.phase.isTerminal {
+            s.live[t.id] = nil
+            s.rawClosed.remove(t.id)
+            s.gestureClosed.remove(t.id)
         }
-        let delays = s.delaying
+        if s.live.isEmpty { endSession(&s, into: &out) }
+    }
+
+    /// The part of `deliver` that touches only the stream. Returns whether its session recognised a
+    /// gesture in this frame, whether its engine has a deadline pending, and whether it is an owner.
+    private static func step(
+        _ s: inout Stream, touches: [Touch], frame: TouchFrame, regions: [RegionKey: Region],
+        into out: inout [RoutingDelivery]
+    ) -> (recognized: Bool, deadline: Bool, isOwner: Bool) {
+        let isOwner = s.recipient.role == .owner
+        if s.live.isEmpty {
+            s.delaying = isOwner && (regions[s.recipient.key]?.options.delaysTouchesUntilFailure ?? false)
+        }
         // Touches ending in this frame stay in `live` until recognition has seen them.
         for t in touches { s.live[t.id] = t }
 
@@ -302,43 +333,31 @@ public struct TouchRouter: Sendable {
         }
         if changed {
             let message = RoutedTouches(recipient: s.recipient, time: frame.time, touches: raw)
-            if delays && !s.recognized { s.delayed.append(message) } else { emit(message, &s, into: &out) }
+            if s.delaying && !s.recognized { s.delayed.append(message) } else { emit(message, &s, into: &out) }
         }
 
         // The region's own gesture session over only its touches.
+        guard s.engine != nil else { return (false, false, isOwner) }
+        var sub: [Touch] = []
+        sub.reserveCapacity(touches.count)
+        var active = 0
+        for t in touches where !s.gestureClosed.contains(t.id) {
+            sub.append(t)
+            if !t.phase.isTerminal { active += 1 }
+        }
         var recognizedNow = false
-        if var engine = s.engine {
-            s.engine = nil
-            var sub: [Touch] = []
-            sub.reserveCapacity(touches.count)
-            for t in touches where !s.gestureClosed.contains(t.id) { sub.append(t) }
-            if !sub.isEmpty {
-                let active = sub.reduce(0) { $0 + ($1.phase.isTerminal ? 0 : 1) }
-                let events = engine.process(
-                    TouchFrame(time: frame.time, touches: sub, fingerCount: active, isSemiMT: frame.isSemiMT))
-                for e in events {
-                    out.append(.gesture(s.recipient, e))
-                    if Self.isRecognition(e) { recognizedNow = true }
-                }
+        if !sub.isEmpty {
+            let sessionFrame = TouchFrame(time: frame.time, touches: sub, fingerCount: active, isSemiMT: frame.isSemiMT)
+            for e in s.engine?.process(sessionFrame) ?? [] {
+                out.append(.gesture(s.recipient, e))
+                if isRecognition(e) { recognizedNow = true }
             }
-            if engine.nextDeadline != nil { timed.insert(sid) } else { timed.remove(sid) }
-            s.engine = engine
         }
-        streams[sid] = s
-        if recognizedNow && s.recipient.role == .owner { recognize(sid, into: &out) }
-
-        guard var after = streams.removeValue(forKey: sid) else { return }
-        for t in touches where t.phase.isTerminal {
-            after.live[t.id] = nil
-            after.rawClosed.remove(t.id)
-            after.gestureClosed.remove(t.id)
-        }
-        streams[sid] = after
-        endSessionIfIdle(sid, into: &out)
+        return (recognizedNow, s.engine?.nextDeadline != nil, isOwner)
     }
 
     /// Sends a raw message and keeps the open set in step with it.
-    private func emit(_ message: RoutedTouches, _ s: inout Stream, into out: inout [RoutingDelivery]) {
+    private static func emit(_ message: RoutedTouches, _ s: inout Stream, into out: inout [RoutingDelivery]) {
         for t in message.touches {
             if t.phase == .began { s.open.insert(t.id) }
             if t.phase.isTerminal { s.open.remove(t.id) }
@@ -348,15 +367,13 @@ public struct TouchRouter: Sendable {
 
     /// The last bound touch of a session lifted: a delaying region that recognised nothing delivers
     /// what it held back (recognition failed), and the next session starts undecided.
-    private mutating func endSessionIfIdle(_ sid: Int, into out: inout [RoutingDelivery]) {
-        guard streams[sid]?.live.isEmpty == true, var s = streams.removeValue(forKey: sid) else { return }
+    private static func endSession(_ s: inout Stream, into out: inout [RoutingDelivery]) {
         if !s.recognized {
             for m in s.delayed { emit(m, &s, into: &out) }
         }
         s.delayed.removeAll()
         s.recognized = false
         s.delaying = false
-        streams[sid] = s
     }
 
     /// Events that mean the region's session recognised a gesture.
