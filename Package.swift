@@ -42,6 +42,11 @@ let package = Package(
             name: "TouchPipeline",
             dependencies: ["MultitouchCore", "Gestures", "WireProtocol", "Recordings"],
             swiftSettings: strict),
+        // Pictures of a replay (multitouchctl plot): SVG from the pipeline's typed output, PNG via rsvg-convert.
+        .target(
+            name: "TouchPlot",
+            dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings"],
+            swiftSettings: strict),
         .target(
             name: "Configuration",
             dependencies: ["MultitouchCore", "Gestures", .product(name: "TOMLKit", package: "TOMLKit")],
@@ -62,7 +67,8 @@ let package = Package(
                 "DeviceInput", "CLinuxSystem", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .target(name: "MultitouchClient", dependencies: ["WireProtocol"], swiftSettings: strict),
+        .target(
+            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"], swiftSettings: strict),
         .target(
             name: "MultitouchTestKit",
             dependencies: ["MultitouchCore", "Recordings"],
@@ -81,7 +87,7 @@ let package = Package(
             name: "multitouchctl",
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
-                "MultitouchClient", "MultitouchTestKit", "Configuration", "TouchRouting",
+                "MultitouchClient", "MultitouchTestKit", "Configuration", "TouchPlot", "TouchRouting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -94,6 +100,9 @@ let package = Package(
         .testTarget(
             name: "WireProtocolTests",
             dependencies: ["WireProtocol", "TouchPipeline", "MultitouchTestKit", "Recordings"]),
+        .testTarget(
+            name: "TouchPlotTests",
+            dependencies: ["TouchPlot", "TouchPipeline", "Recordings", "MultitouchTestKit", "MultitouchCore", "Gestures"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(

@@ -290,8 +290,10 @@ public final class Daemon {
                 logger.warning(
                     "client: refused, too many clients",
                     metadata: ["peer": "\(peer?.description ?? "unknown")"])
-                var line = Array(errorLine(.tooManyClients, "the daemon serves at most \(configuration.clients.maximumClients) clients", id: nil).utf8)
-                line.append(0x0A)
+                var line: [UInt8] = []
+                Message.error(
+                    ErrorMessage(.tooManyClients, "the daemon serves at most \(configuration.clients.maximumClients) clients")
+                ).encode(into: &line)
                 _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                 Sys.close(fd)
                 continue
@@ -312,7 +314,7 @@ public final class Daemon {
                     "client.id": "\(client.id)", "client.pid": "\(peer?.pid ?? -1)",
                     "client.uid": "\(peer?.uid ?? UInt32.max)", "client.gid": "\(peer?.gid ?? UInt32.max)",
                 ])
-            reply(to: client, .hello(daemon: options.daemonVersion, devices: currentDevices()))
+            reply(to: client, .hello(HelloMessage(daemon: options.daemonVersion, devices: currentDevices())))
             updateStatus()
         }
     }
@@ -358,7 +360,9 @@ public final class Daemon {
             beginClosing(client)
         case .lineTooLong:
             logger.notice("client: request line too long; closing", metadata: ["client.id": "\(client.id)"])
-            fail(client, .lineTooLong, "request line longer than \(configuration.clients.maximumLineBytes) bytes")
+            fail(
+                client, .lineTooLong,
+                "request line longer than \(configuration.clients.maximumLineBytes) bytes (newline included)")
         case .lines(let lines):
             for line in lines {
                 guard clients[client.id] != nil, !client.closing else { return }
@@ -370,36 +374,32 @@ public final class Daemon {
     private func handleRequest(_ line: [UInt8], from client: ClientSession) {
         let request: ClientRequest
         do {
-            request = try ClientRequest.parse(line: line)
+            request = try ClientRequest(decoding: line)
         } catch {
             logger.debug(
                 "client: bad request", metadata: ["client.id": "\(client.id)", "error.code": "\(error.code)", "error": "\(error.message)"])
-            reply(to: client, line: errorLine(error.code, error.message, id: error.id))
+            reply(to: client, .error(error.errorMessage))
             return
         }
-        switch request {
-        case .subscribe(let streams, let devices, let id):
+        let id = request.id
+        switch request.action {
+        case .subscribe(let streams, let devices):
+            let streams = streams ?? Set(MessageStream.allCases)
+            let devices = devices ?? .all
             client.subscription = (MessageStreams(streams), devices)
-            var fields = [
-                JSONField("streams", .array(MessageStream.allCases.filter(streams.contains).map { .string($0.rawValue) })),
-            ]
-            switch devices {
-            case .all: fields.append(JSONField("devices", .string("all")))
-            case .ids(let ids): fields.append(JSONField("devices", .array(ids.sorted().map { .int(Int64($0)) })))
-            }
-            reply(to: client, .control(type: "subscribed", fields: withID(id, fields)))
+            reply(to: client, .subscribed(SubscribedMessage(id: id, streams: streams, devices: devices)))
             logger.debug("client: subscribed", metadata: ["client.id": "\(client.id)"])
             maybeStartReplay()
-        case .unsubscribe(let id):
+        case .unsubscribe:
             client.subscription = nil
-            reply(to: client, .control(type: "unsubscribed", fields: withID(id, [])))
-        case .ping(let id):
-            reply(to: client, .control(type: "pong", fields: withID(id, [])))
-        case .stats(let id):
-            reply(to: client, .control(type: "stats", fields: withID(id, statsFields())))
-        case .resetTransform(let device, let id):
-            setTransform(device: device, matrix: [1, 0, 0, 1, 0, 0], id: id, client: client)
-        case .setTransform(let device, let matrix, let id):
+            reply(to: client, .unsubscribed(UnsubscribedMessage(id: id)))
+        case .ping:
+            reply(to: client, .pong(PongMessage(id: id)))
+        case .stats:
+            reply(to: client, .stats(statsMessage(id: id)))
+        case .resetTransform(let device):
+            setTransform(device: device, matrix: .identity, id: id, client: client)
+        case .setTransform(let device, let matrix):
             setTransform(device: device, matrix: matrix, id: id, client: client)
         }
     }
@@ -410,93 +410,46 @@ public final class Daemon {
         if subscribed >= replayOptions.waitForSubscribers { startReplayPass() }
     }
 
-    private func setTransform(device: Int, matrix: [Double], id: RequestJSON?, client: ClientSession) {
-        guard let transform = AffineTransform(components: matrix) else {
-            reply(to: client, line: errorLine(.badField, "matrix: expected 6 finite numbers", id: id))
-            return
-        }
+    private func setTransform(device: Int, matrix: AffineTransform, id: RequestID?, client: ClientSession) {
         if let slot = liveDevices[device] {
-            slot.pipeline.setTransform(transform)
+            slot.pipeline.setTransform(matrix)
         } else if var pass = replay, let index = pass.pipelines.firstIndex(where: { $0.deviceID == device }) {
-            pass.setTransform(index: index, transform)
+            pass.setTransform(index: index, matrix)
             replay = pass
         } else {
-            reply(to: client, line: errorLine(.unknownDevice, "no device \(device)", id: id))
+            reply(to: client, .error(ErrorMessage(.unknownDevice, "no device \(device)", id: id)))
             return
         }
-        let fields = [JSONField("device", .int(Int64(device))), JSONField("matrix", .array(matrix.map { .double($0) }))]
-        reply(to: client, .control(type: "transform", fields: withID(id, fields)))
+        reply(to: client, .transform(TransformMessage(id: id, device: device, matrix: matrix)))
         // Everyone else drawing this device's content learns of the new base too.
-        let notice = Message.control(type: "transform", fields: fields)
-        var bytes: [UInt8] = []
-        notice.encode(into: &bytes)
-        let message = OutboundMessage(bytes: bytes, device: device, streams: .gestures, droppable: false)
+        let message = OutboundMessage(.transform(TransformMessage(id: nil, device: device, matrix: matrix)))
         for other in clients.values where other !== client && other.wants(message) { deliver([message], to: other) }
     }
 
-    private func withID(_ id: RequestJSON?, _ fields: [JSONField]) -> [JSONField] {
-        guard let id else { return fields }
-        return [JSONField("id", id.wireValue)] + fields
-    }
-
-    private func errorLine(_ code: ProtocolErrorCode, _ message: String, id: RequestJSON?) -> String {
-        var fields = [
-            JSONField("code", .string(code.rawValue)), JSONField("message", .string(message)),
-            JSONField("fatal", .bool(code.closesConnection)),
-        ]
-        if let id { fields.append(JSONField("id", id.wireValue)) }
-        return Message.control(type: "error", fields: fields).jsonLine()
-    }
-
-    private func statsFields() -> [JSONField] {
-        let clientStats: [WireProtocol.JSONValue] = clients.values.sorted { $0.id < $1.id }.map { c in
-            .object([
-                JSONField("id", .int(Int64(c.id))),
-                JSONField("pid", .int(Int64(c.peer?.pid ?? -1))),
-                JSONField("uid", .int(Int64(c.peer?.uid ?? 0))),
-                JSONField("subscribed", .bool(c.subscription != nil)),
-                JSONField("queued", .int(Int64(c.queue.count))),
-                JSONField("queuedBytes", .int(Int64(c.pendingBytes))),
-                JSONField("delivered", .int(Int64(c.delivered))),
-                JSONField("dropped", .int(Int64(c.queue.droppedTotal))),
-            ])
+    private func statsMessage(id: RequestID?) -> StatsMessage {
+        let clientStats = clients.values.sorted { $0.id < $1.id }.map { c in
+            ClientStatistics(
+                id: c.id, pid: Int(c.peer?.pid ?? -1), uid: Int(c.peer?.uid ?? 0), subscribed: c.subscription != nil,
+                queued: c.queue.count, queuedBytes: c.pendingBytes, delivered: c.delivered, dropped: c.queue.droppedTotal)
         }
-        let deviceStats: [WireProtocol.JSONValue] = framesByDevice.keys.sorted().map { id in
-            .object([
-                JSONField("device", .int(Int64(id))),
-                JSONField("name", .string(deviceNames[id] ?? "")),
-                JSONField("frames", .int(Int64(framesByDevice[id] ?? 0))),
-                JSONField("active", .bool(currentDevices().contains { $0.id == id })),
-            ])
+        let present = Set(currentDevices().map(\.id))
+        let deviceStats = framesByDevice.keys.sorted().map { id in
+            DeviceStatistics(
+                device: id, name: deviceNames[id] ?? "", frames: framesByDevice[id] ?? 0, active: present.contains(id))
         }
-        var buckets: [WireProtocol.JSONValue] = []
+        var buckets: [LatencyBucket] = []
         for (k, n) in histogram.buckets.enumerated() where n > 0 {
-            buckets.append(
-                .object([
-                    JSONField("lt", .int(Int64(LatencyHistogram.upperBoundMicroseconds(k)))),
-                    JSONField("count", .int(Int64(n))),
-                ]))
+            buckets.append(LatencyBucket(lessThan: LatencyHistogram.upperBoundMicroseconds(k), count: n))
         }
-        var latency = [
-            JSONField("unit", .string("us")),
-            JSONField("count", .int(Int64(histogram.count))),
-            JSONField("max", .double(Double(histogram.maximumNanoseconds) / 1000)),
-            JSONField("buckets", .array(buckets)),
-            JSONField("deferred", .int(Int64(deferredBatches))),
-        ]
-        if let p = samples.percentilesMicroseconds([0.5, 0.99]) {
-            latency.append(JSONField("recent", .object([
-                JSONField("samples", .int(Int64(samples.count))),
-                JSONField("p50", .double(p[0])),
-                JSONField("p99", .double(p[1])),
-            ])))
+        let recent = samples.percentilesMicroseconds([0.5, 0.99]).map { p in
+            RecentLatency(samples: samples.count, p50: p[0], p99: p[1])
         }
-        return [
-            JSONField("uptime", .double(Double(Sys.monotonicNanoseconds() - startTime) / 1e9)),
-            JSONField("clients", .array(clientStats)),
-            JSONField("devices", .array(deviceStats)),
-            JSONField("latency", .object(latency)),
-        ]
+        return StatsMessage(
+            id: id, uptime: Double(Sys.monotonicNanoseconds() - startTime) / 1e9, clients: clientStats,
+            devices: deviceStats,
+            latency: LatencyStatistics(
+                count: histogram.count, maximum: Double(histogram.maximumNanoseconds) / 1000, buckets: buckets,
+                deferred: deferredBatches, recent: recent))
     }
 
     // MARK: Output
@@ -505,15 +458,7 @@ public final class Daemon {
     func dispatch(_ messages: [Message], readAt: UInt64) {
         guard !messages.isEmpty else { return }
         encodeScratch.removeAll(keepingCapacity: true)
-        for message in messages {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(256)
-            message.encode(into: &bytes)
-            encodeScratch.append(
-                OutboundMessage(
-                    bytes: bytes, device: message.device ?? 0, streams: MessageStreams.of(message),
-                    droppable: message.isDroppable))
-        }
+        for message in messages { encodeScratch.append(OutboundMessage(message)) }
         var wrote = false
         var deferred = false
         for client in clients.values where client.subscription != nil && !client.closing {
@@ -561,19 +506,7 @@ public final class Daemon {
     }
 
     private func reply(to client: ClientSession, _ message: Message) {
-        var bytes: [UInt8] = []
-        message.encode(into: &bytes)
-        enqueueReply(bytes, to: client)
-    }
-
-    private func reply(to client: ClientSession, line: String) {
-        var bytes = Array(line.utf8)
-        bytes.append(0x0A)
-        enqueueReply(bytes, to: client)
-    }
-
-    private func enqueueReply(_ bytes: [UInt8], to client: ClientSession) {
-        client.queue.enqueue(OutboundMessage(bytes: bytes, device: 0, streams: [], droppable: false), softLimit: .max)
+        client.queue.enqueue(.reply(message), softLimit: .max)
         if client.pendingBytes > configuration.clients.hardQueueLimitBytes {
             fail(client, .queueOverflow, "client queue passed \(configuration.clients.hardQueueLimitBytes) bytes; disconnecting")
             return
@@ -585,8 +518,9 @@ public final class Daemon {
         let result = client.flush { message, missed in
             var bytes: [UInt8] = []
             Message.dropped(
-                device: message.device == 0 ? nil : message.device, time: nil, count: missed, unit: "messages",
-                reason: "client queue full"
+                DroppedMessage(
+                    device: message.device == 0 ? nil : message.device, time: nil, count: missed, unit: .messages,
+                    reason: "client queue full")
             ).encode(into: &bytes)
             return bytes
         }
@@ -613,9 +547,9 @@ public final class Daemon {
 
     /// Sends a fatal error as the client's last line and closes it (after the line is written or a
     /// one-second grace, whichever comes first).
-    private func fail(_ client: ClientSession, _ code: ProtocolErrorCode, _ message: String) {
-        var line = Array(errorLine(code, message, id: nil).utf8)
-        line.append(0x0A)
+    private func fail(_ client: ClientSession, _ code: ErrorCode, _ message: String) {
+        var line: [UInt8] = []
+        Message.error(ErrorMessage(code, message)).encode(into: &line)
         client.replacePending(with: line)
         beginClosing(client)
     }
@@ -705,36 +639,6 @@ public final class Daemon {
         for client in Array(clients.values) { disconnect(client, reason: "daemon shutdown") }
         if let listener = listener.take() { listener.close() }
         logger.info("daemon: stopped")
-    }
-}
-
-extension MessageStreams {
-    /// The streams a pipeline message belongs to (docs/PROTOCOL.md "Subscribing").
-    static func of(_ message: Message) -> MessageStreams {
-        switch message {
-        case .touches: return .touches
-        case .gesture: return .gestures
-        case .deviceAdded, .deviceRemoved: return .devices
-        // Lost input and recording notes concern every stream of the device.
-        case .dropped, .error: return [.touches, .gestures, .devices]
-        case .hello, .control: return []
-        }
-    }
-}
-
-extension RequestJSON {
-    /// The value as the wire protocol's JSON value (ids are echoed as sent: integers stay integers).
-    var wireValue: WireProtocol.JSONValue {
-        switch self {
-        case .null: return .null
-        case .bool(let b): return .bool(b)
-        case .number(let n, _):
-            if n == n.rounded(), abs(n) < 9e15 { return .int(Int64(n)) }
-            return .double(n)
-        case .string(let s): return .string(s)
-        case .array(let items): return .array(items.map(\.wireValue))
-        case .object(let members): return .object(members.sorted { $0.key < $1.key }.map { JSONField($0.key, $0.value.wireValue) })
-        }
     }
 }
 

@@ -106,8 +106,9 @@ extension Daemon {
                 logger.notice("devices: SYN_DROPPED; resynced from the device state", metadata: ["device.id": "\(id)"])
                 batch.append(
                     .dropped(
-                        device: id, time: droppedAt, count: 1, unit: "overflows",
-                        reason: "SYN_DROPPED: kernel buffer overflowed; resynced from the device state"))
+                        DroppedMessage(
+                            device: id, time: droppedAt, count: 1, unit: .overflows,
+                            reason: "SYN_DROPPED: kernel buffer overflowed; resynced from the device state")))
                 slot.pipeline.push(resync: frame, into: &batch)
                 dispatch(batch, readAt: readAt)
                 batch.removeAll(keepingCapacity: true)
@@ -130,7 +131,7 @@ extension Daemon {
         // The kernel stamps events with CLOCK_MONOTONIC; so does this.
         let time = Timestamp(microseconds: Int64(now / 1000))
         slot.pipeline.finish(at: time, into: &out)
-        out.append(.deviceRemoved(device: id, time: time, reason: reason))
+        out.append(.deviceRemoved(DeviceRemovedMessage(device: id, time: time, reason: reason)))
         dispatch(out, readAt: now)
         logger.info("devices: removed", metadata: ["device.id": "\(id)", "reason": "\(reason)"])
         updateStatus()

@@ -104,7 +104,7 @@ struct ReplayPass {
         if !announced {
             announced = true
             for pipeline in pipelines { batch.append(.deviceAdded(pipeline.info)) }
-            for note in options.recording.notes { batch.append(.error(code: "recording", message: note, fatal: false)) }
+            for note in options.recording.notes { batch.append(.error(ErrorMessage(.recording, note))) }
             sink(batch, now)
             batch.removeAll(keepingCapacity: true)
         }
@@ -142,7 +142,9 @@ struct ReplayPass {
                 for index in pipelines.indices {
                     let end = options.recording.devices[index].events.last?.time ?? Timestamp(microseconds: 0)
                     pipelines[index].finish(at: end, into: &batch)
-                    batch.append(.deviceRemoved(device: pipelines[index].deviceID, time: end, reason: "end of recording"))
+                    batch.append(
+                        .deviceRemoved(
+                            DeviceRemovedMessage(device: pipelines[index].deviceID, time: end, reason: "end of recording")))
                     sink(batch, clock())
                     batch.removeAll(keepingCapacity: true)
                 }
@@ -164,7 +166,7 @@ struct ReplayPass {
         let time = recordingTime(at: now)
         for index in pipelines.indices {
             pipelines[index].finish(at: time, into: &out)
-            out.append(.deviceRemoved(device: pipelines[index].deviceID, time: time, reason: reason))
+            out.append(.deviceRemoved(DeviceRemovedMessage(device: pipelines[index].deviceID, time: time, reason: reason)))
         }
         return out
     }

@@ -79,7 +79,9 @@ public struct DevicePipeline {
             process(frame, into: &out, observer: &observer)
         case .dropped(let time, let discarded):
             frameCount &+= 1
-            out.append(.dropped(device: deviceID, time: time, count: discarded, unit: "events", reason: "SYN_DROPPED"))
+            out.append(
+                .dropped(
+                    DroppedMessage(device: deviceID, time: time, count: discarded, unit: .events, reason: "SYN_DROPPED")))
         }
     }
 
@@ -101,7 +103,7 @@ public struct DevicePipeline {
         let events = engine.advance(to: time)
         guard !events.isEmpty else { return }
         observer.observe(timerEvents: events)
-        for event in events { out.append(.gesture(device: deviceID, event: event)) }
+        for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
     }
 
     /// Ends the device's input: a trailing partial frame is reported dropped, every touch and gesture
@@ -117,8 +119,9 @@ public struct DevicePipeline {
         if !partial.isEmpty {
             out.append(
                 .dropped(
-                    device: deviceID, time: partial.last?.time ?? time, count: partial.count, unit: "events",
-                    reason: "partial frame without SYN_REPORT at end of input"))
+                    DroppedMessage(
+                        device: deviceID, time: partial.last?.time ?? time, count: partial.count, unit: .events,
+                        reason: "partial frame without SYN_REPORT at end of input")))
         }
         let end = max(time, lastTime ?? time)
         advance(to: end, into: &out, observer: &observer)
@@ -160,8 +163,8 @@ public struct DevicePipeline {
     }
 
     private func emit(_ frame: TouchFrame, _ events: [GestureEvent], into out: inout [Message]) {
-        out.append(.touches(device: deviceID, frame: frame))
-        for event in events { out.append(.gesture(device: deviceID, event: event)) }
+        out.append(.touches(TouchesMessage(device: deviceID, frame: frame)))
+        for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
     }
 }
 

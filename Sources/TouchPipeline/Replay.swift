@@ -41,7 +41,7 @@ public enum Replay {
             sink([.deviceAdded(pipeline.info)])
         }
         for note in recording.notes {
-            sink([.error(code: "recording", message: note, fatal: false)])
+            sink([.error(ErrorMessage(.recording, note))])
         }
         var cursors = [Int](repeating: 0, count: recording.devices.count)
         var batch: [Message] = []
@@ -77,7 +77,8 @@ public enum Replay {
             let events = recording.devices[index].events
             let end = events.last?.time ?? Timestamp(microseconds: 0)
             pipelines[index].finish(at: end, into: &batch, observer: &observers[index])
-            batch.append(.deviceRemoved(device: pipelines[index].deviceID, time: end, reason: "end of recording"))
+            batch.append(
+                .deviceRemoved(DeviceRemovedMessage(device: pipelines[index].deviceID, time: end, reason: "end of recording")))
             sink(batch)
             batch.removeAll(keepingCapacity: true)
         }

@@ -100,7 +100,7 @@ import TouchPipeline
         let messages = Replay.messages(
             recording: Recording(format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)]))
         let phases = messages.compactMap { message -> [TouchPhase]? in
-            if case .touches(_, let frame) = message { return frame.touches.map(\.phase) }
+            if case .touches(let frame) = message { return frame.touches.map(\.phase) }
             return nil
         }
         #expect(phases == [[.began], [.ended]])

@@ -118,8 +118,9 @@ struct Listen: ParsableCommand {
                     case .resync(let frame, let droppedAt):
                         batch.append(
                             .dropped(
-                                device: pipeline.deviceID, time: droppedAt, count: 1, unit: "overflows",
-                                reason: "SYN_DROPPED: kernel buffer overflowed; resynced from the device state"))
+                                DroppedMessage(
+                                    device: pipeline.deviceID, time: droppedAt, count: 1, unit: .overflows,
+                                    reason: "SYN_DROPPED: kernel buffer overflowed; resynced from the device state")))
                         pipeline.push(resync: frame, into: &batch)
                         if recordPath != nil {
                             // evemu has no resync: the state difference is written as a plain frame.
@@ -133,7 +134,7 @@ struct Listen: ParsableCommand {
                     case .removed:
                         let end = Swift.max(lastEvent ?? monotonicNow(), monotonicNow())
                         pipeline.finish(at: end, into: &batch)
-                        batch.append(.deviceRemoved(device: pipeline.deviceID, time: end, reason: "device removed"))
+                        batch.append(.deviceRemoved(DeviceRemovedMessage(device: pipeline.deviceID, time: end, reason: "device removed")))
                         emit(&batch)
                         try saveRecording()
                         return
@@ -160,7 +161,7 @@ struct Listen: ParsableCommand {
         // Like the end of a replay: open touches end cancelled at the last event's time.
         let end = lastEvent ?? monotonicNow()
         pipeline.finish(at: end, into: &batch)
-        batch.append(.deviceRemoved(device: pipeline.deviceID, time: end, reason: endReason))
+        batch.append(.deviceRemoved(DeviceRemovedMessage(device: pipeline.deviceID, time: end, reason: endReason)))
         emit(&batch)
         try saveRecording()
     }

@@ -1,29 +1,16 @@
-/// A parsed JSON value (RFC 8259). Requests are small objects; the daemon parses them itself so that it
-/// needs no Foundation and can echo a request's `id` byte for byte.
-public enum RequestJSON: Hashable, Sendable {
+/// A parsed JSON value (RFC 8259): what `JSONReader` produces and the typed decoders read from.
+///
+/// Numbers keep their text, so integers of any size decode exactly (a `seq` past 2^53, a request id
+/// echoed byte for byte) and nothing is rounded before the typed decoder asks for a `Double`.
+public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
-    /// The number and its text as sent (echoed unchanged in replies).
-    case number(Double, text: String)
+    case number(JSONNumber)
     case string(String)
-    case array([RequestJSON])
-    case object([String: RequestJSON])
+    case array([JSONValue])
+    case object(JSONObject)
 
-    /// The value as JSON text (numbers as they were sent, so an echoed id is the id the client sent).
-    public var jsonText: String {
-        switch self {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .number(_, let text): return text
-        case .string(let s): return JSONText.quoted(s)
-        case .array(let items): return "[" + items.map(\.jsonText).joined(separator: ",") + "]"
-        case .object(let members):
-            return "{" + members.sorted { $0.key < $1.key }.map { JSONText.quoted($0.key) + ":" + $0.value.jsonText }
-                .joined(separator: ",") + "}"
-        }
-    }
-
-    /// The JSON type name, for error messages.
+    /// The JSON type name, for error messages ("number", "object", ...).
     public var typeName: String {
         switch self {
         case .null: return "null"
@@ -34,19 +21,94 @@ public enum RequestJSON: Hashable, Sendable {
         case .object: return "object"
         }
     }
+
+    /// The value as compact JSON text (numbers as they were written), for error messages.
+    public var jsonText: String {
+        var w = JSONWriter()
+        write(to: &w)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    func write(to w: inout JSONWriter) {
+        switch self {
+        case .null: w.null()
+        case .bool(let b): w.bool(b)
+        case .number(let n): w.raw(Array(n.text.utf8))
+        case .string(let s): w.string(s)
+        case .array(let items):
+            w.beginArray()
+            for item in items { item.write(to: &w) }
+            w.endArray()
+        case .object(let object):
+            w.beginObject()
+            for member in object.members {
+                w.key(string: member.key)
+                member.value.write(to: &w)
+            }
+            w.endObject()
+        }
+    }
 }
 
-/// Why a request line is not JSON: the byte offset and what was expected there.
+/// A JSON number as written: the text is kept, conversions happen when a decoder asks.
+public struct JSONNumber: Hashable, Sendable {
+    /// The number's text exactly as it appeared (valid JSON number grammar, finite).
+    public let text: String
+
+    init(text: String) { self.text = text }
+
+    /// The nearest `Double` (always finite: the reader refuses numbers out of range).
+    public var doubleValue: Double { Double(text) ?? .nan }
+
+    /// The value as an integer of type `T` when it is integral and in range: exact for integer text of
+    /// any length, and also for integral values written with a fraction or exponent (`2.0`, `1e3`).
+    public func integer<T: FixedWidthInteger>(as type: T.Type = T.self) -> T? {
+        if let exact = T(text) { return exact }
+        let value = doubleValue
+        guard value == value.rounded(), let converted = T(exactly: value) else { return nil }
+        return converted
+    }
+}
+
+/// A JSON object: members in the order they were written (duplicate names are refused by the reader).
+public struct JSONObject: Equatable, Sendable {
+    public var members: [JSONMember]
+
+    public init(members: [JSONMember]) { self.members = members }
+
+    /// The value of the member named `key`, if any.
+    public subscript(key: String) -> JSONValue? {
+        for member in members where member.key == key { return member.value }
+        return nil
+    }
+
+    /// The member named `key`, if any (with where its value was in the source text).
+    public func member(_ key: String) -> JSONMember? {
+        members.first { $0.key == key }
+    }
+}
+
+/// One `"name": value` of an object.
+public struct JSONMember: Equatable, Sendable {
+    public var key: String
+    public var value: JSONValue
+    /// Byte offsets of the value's text in the parsed input (a request id is echoed from these bytes).
+    public var valueRange: Range<Int>
+}
+
+/// Why a text is not JSON: the byte offset and what was expected there.
 public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible {
     public var offset: Int
     public var message: String
     public var description: String { "\(message) at byte \(offset)" }
 }
 
-/// A small recursive-descent JSON parser over UTF-8 bytes, with a nesting limit so that a line of
-/// 64 KiB of `[` cannot exhaust the stack.
-public struct JSONParser {
-    /// Deepest nesting accepted; requests need 3.
+/// The protocol's one JSON reader: a small recursive-descent parser over UTF-8 bytes, used by the
+/// daemon for requests and by clients for messages (no Foundation). It refuses duplicate member names,
+/// numbers out of `Double` range and nesting deeper than `maximumDepth`, so that a line of 64 KiB of
+/// `[` cannot exhaust the stack.
+public struct JSONReader {
+    /// Deepest nesting accepted: requests need 3, messages 4 (stats).
     public static let maximumDepth = 32
 
     private let bytes: [UInt8]
@@ -55,9 +117,9 @@ public struct JSONParser {
     private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// Parses exactly one JSON value (surrounding whitespace allowed). The bytes must already be valid
-    /// UTF-8.
-    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> RequestJSON {
-        var parser = JSONParser(bytes)
+    /// UTF-8 (strings are decoded without further checks).
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        var parser = JSONReader(bytes)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
@@ -76,15 +138,21 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseValue(depth: Int) throws(JSONParseError) -> RequestJSON {
+    private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
         guard index < bytes.count else { throw error("unexpected end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error("unexpected character")
         }
@@ -100,25 +168,29 @@ public struct JSONParser {
         index += count
     }
 
-    private mutating func parseObject(depth: Int) throws(JSONParseError) -> RequestJSON {
-        if depth > JSONParser.maximumDepth { throw error("nested deeper than \(JSONParser.maximumDepth)") }
+    private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+        if depth > JSONReader.maximumDepth { throw error("nested deeper than \(JSONReader.maximumDepth)") }
         index += 1
-        var members: [String: RequestJSON] = [:]
+        var members: [JSONMember] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object(JSONObject(members: members))
         }
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw error("expected a member name")
+            }
             let key = try parseString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            if members[key] != nil { throw error("duplicate member \"\(key)\"") }
-            members[key] = try parseValue(depth: depth)
+            if members.contains(where: { $0.key == key }) { throw error("duplicate member \"\(key)\"") }
+            let start = index
+            let value = try parseValue(depth: depth)
+            members.append(JSONMember(key: key, value: value, valueRange: start..<index))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -127,16 +199,16 @@ public struct JSONParser {
             }
             if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                return .object(JSONObject(members: members))
             }
             throw error("expected ',' or '}'")
         }
     }
 
-    private mutating func parseArray(depth: Int) throws(JSONParseError) -> RequestJSON {
-        if depth > JSONParser.maximumDepth { throw error("nested deeper than \(JSONParser.maximumDepth)") }
+    private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
+        if depth > JSONReader.maximumDepth { throw error("nested deeper than \(JSONReader.maximumDepth)") }
         index += 1
-        var items: [RequestJSON] = []
+        var items: [JSONValue] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
@@ -159,36 +231,35 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseNumber() throws(JSONParseError) -> RequestJSON {
+    private mutating func digits() -> Int {
+        let start = index
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+        return index - start
+    }
+
+    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        func digits(_ p: inout JSONParser) -> Int {
-            let s = p.index
-            while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) {
-                p.index += 1
-            }
-            return p.index - s
-        }
         guard index < bytes.count else { throw error("expected a digit") }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
-        } else if digits(&self) == 0 {
+        } else if digits() == 0 {
             throw error("expected a digit")
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            if digits(&self) == 0 { throw error("expected a digit after '.'") }
+            if digits() == 0 { throw error("expected a digit after '.'") }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
                 index += 1
             }
-            if digits(&self) == 0 { throw error("expected an exponent") }
+            if digits() == 0 { throw error("expected an exponent") }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw error("number out of range") }
-        return .number(value, text: text)
+        return .number(JSONNumber(text: text))
     }
 
     private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
@@ -260,32 +331,5 @@ public struct JSONParser {
             }
             runStart = index
         }
-    }
-}
-
-/// JSON text helpers for the lines the daemon writes itself.
-public enum JSONText {
-    /// `s` as a JSON string literal.
-    public static func quoted(_ s: String) -> String {
-        var out = "\""
-        out.reserveCapacity(s.utf8.count + 2)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
-        return out
     }
 }
