@@ -42,6 +42,7 @@ let package = Package(
             dependencies: ["MultitouchCore", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict),
         .target(name: "WireProtocol", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
+        .target(name: "TouchRouting", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
         .target(
             name: "TouchPipeline",
             dependencies: [
@@ -121,6 +122,7 @@ let package = Package(
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
                 "MultitouchClient", "MultitouchTestKit", "Configuration", "GestureFeel", "TouchPlot", "WebBridge",
+                "TouchRouting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -128,6 +130,8 @@ let package = Package(
         .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "GestureFeelTests", dependencies: ["GestureFeel", "Gestures"]),
+        .testTarget(
+            name: "TouchRoutingTests", dependencies: ["TouchRouting", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(
             name: "WireProtocolTests",

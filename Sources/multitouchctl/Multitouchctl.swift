@@ -9,6 +9,6 @@ struct Multitouchctl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Replay.self, Check.self, Plot.self, Devices.self, Record.self, Listen.self, Monitor.self, Bench.self,
-            Generate.self, Feel.self, Bridge.self, View.self,
+            BenchRouting.self, Generate.self, Feel.self, Bridge.self, View.self,
         ])
 }
