@@ -35,6 +35,7 @@ if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings
 fi
 stage "python client" python3 clients/python/test_client.py
+stage "benchmarks (short: runs and reports, no thresholds)" bash scripts/bench.sh --short
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh

@@ -17,7 +17,7 @@ struct Bench: ParsableCommand {
         discussion: """
             For each recording (files, directories of recordings, and with --generated or no argument the \
             generated fingers-1/2/5/10 and churn recordings), repeats its events (shifted in time) until at \
-            least --events events, then times --runs replays of: the pipeline alone (frames, tracking, \
+            least --events events (a longer recording is cut to about --events), then times --runs replays of: the pipeline alone (frames, tracking, \
             gestures, typed messages) and the pipeline plus JSON encoding of every message. Prints the \
             median, min and max events per second and the resident memory. Under valgrind, \
             --only with --toggle-collect='*benchmarkBody*' counts only the measured loop. \
@@ -163,9 +163,14 @@ struct Bench: ParsableCommand {
     }
 
     /// Whole frames of `events`, repeated with a one-second gap (each copy a fresh gesture) until at
-    /// least `count` events; nil when there is no whole frame.
+    /// least `count` events, or only the whole frames within the first `count` events of a longer
+    /// recording; nil when there is no whole frame.
     static func repeated(_ events: [InputEvent], atLeast count: Int) -> [InputEvent]? {
         var base = events
+        if base.count > count, let cut = base[..<count].lastIndex(where: \.isSynReport) {
+            base.removeSubrange((cut + 1)...)
+            return base
+        }
         guard let lastSyn = base.lastIndex(where: \.isSynReport), let first = base.first else { return nil }
         base.removeSubrange((lastSyn + 1)...)
         let period = base[lastSyn].time.microseconds - first.time.microseconds + 1_000_000
