@@ -40,6 +40,7 @@ stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh
 stage "guest: service" bash tests/service/guest-service-check.sh
+stage "guest: side by side (short: runs and reports)" bash tests/bench/side-by-side.sh --short
 
 echo
 for f in "${failures[@]}"; do echo "failed stage: $f"; done
