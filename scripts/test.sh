@@ -42,10 +42,12 @@ stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
 # Headless Chromium loads the live view (view --replay) and the JS demo (bridge); screenshots under
 # .build/web-check/ (the stage prints their paths).
 stage "browser pages" python3 tests/web/browser-check.py "$(swift build --show-bin-path)"
+stage "benchmarks (short: runs and reports, no thresholds)" bash scripts/bench.sh --short
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh
 stage "guest: service" bash tests/service/guest-service-check.sh
+stage "guest: side by side (short: runs and reports)" bash tests/bench/side-by-side.sh --short
 
 echo
 for f in "${failures[@]}"; do echo "failed stage: $f"; done
