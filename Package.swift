@@ -89,9 +89,10 @@ let package = Package(
         .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"]),
         .testTarget(
-            name: "WireProtocolTests",
-            dependencies: ["WireProtocol", "TouchPipeline", "MultitouchTestKit", "Recordings"]),
+            name: "TouchPipelineTests",
+            dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(

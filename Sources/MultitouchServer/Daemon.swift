@@ -96,6 +96,7 @@ public final class Daemon {
     }
 
     public init(options: DaemonOptions, logger: Logger) throws {
+        if let problem = options.replay?.problem { throw ReplayOptionsError(description: problem) }
         self.options = options
         configuration = options.configuration
         self.logger = logger
@@ -248,7 +249,10 @@ public final class Daemon {
         for pipeline in pass.pipelines { registerDeviceStats(id: pipeline.deviceID, name: pipeline.info.name) }
         logger.info(
             "replay: starting", metadata: ["replay.source": "\(replayOptions.source)", "replay.speed": "\(replayOptions.speed)"])
-        runReplay()
+        // The pass runs from the event loop, never from here: a `--loop` pass that takes no time then
+        // starts the next one on the next turn of the loop (serving clients and signals in between)
+        // instead of recursing.
+        replayTimer.arm(at: Sys.monotonicNanoseconds())
     }
 
     private func runReplay() {

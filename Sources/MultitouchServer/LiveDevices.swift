@@ -11,9 +11,6 @@ final class LiveSlot {
     let device: LiveDevice
     var pipeline: DevicePipeline
     var readings: [DeviceReading] = []
-    /// A deadline the engine did not move past when advanced to it (a bug of ours): not re-armed, so
-    /// the loop cannot spin on it.
-    var stuckDeadline: Timestamp?
 
     init(device: LiveDevice, pipeline: DevicePipeline) {
         self.device = device
@@ -95,21 +92,16 @@ extension Daemon {
         }
         var batch: [Message] = []
         for reading in slot.readings {
-            switch reading {
-            case .event(let event):
-                slot.pipeline.push(event, into: &batch)
-                if event.isSynReport && !batch.isEmpty {
+            switch slot.pipeline.push(reading, into: &batch) {
+            case .pending:
+                break
+            case .frame:
+                if !batch.isEmpty {
                     dispatch(batch, readAt: readAt)
                     batch.removeAll(keepingCapacity: true)
                 }
-            case .resync(let frame, let droppedAt):
+            case .resynced:
                 logger.notice("devices: SYN_DROPPED; resynced from the device state", metadata: ["device.id": "\(id)"])
-                batch.append(
-                    .dropped(
-                        DroppedMessage(
-                            device: id, time: droppedAt, count: 1, unit: .overflows,
-                            reason: "SYN_DROPPED: kernel buffer overflowed; resynced from the device state")))
-                slot.pipeline.push(resync: frame, into: &batch)
                 dispatch(batch, readAt: readAt)
                 batch.removeAll(keepingCapacity: true)
             case .removed:
@@ -162,27 +154,17 @@ extension Daemon {
     /// Arms the timerfd at the earliest gesture deadline of any live device (absolute CLOCK_MONOTONIC,
     /// the clock of the kernel's event times), or disarms it.
     func armDeadlineTimer() {
-        let deadline = liveDevices.values.compactMap { slot in
-            slot.pipeline.nextDeadline.flatMap { $0 == slot.stuckDeadline ? nil : $0 }
-        }.min()
+        let deadline = liveDevices.values.compactMap(\.pipeline.nextDeadline).min()
         deadlineTimer.arm(at: deadline.map { UInt64(max(0, $0.microseconds)) * 1000 })
     }
 
+    /// Fires every gesture timer that is due (the pipeline guarantees each deadline moves on).
     func fireDeadlines() {
         let now = Sys.monotonicNanoseconds()
-        for (id, slot) in liveDevices {
+        for slot in liveDevices.values {
             var out: [Message] = []
-            var guardCount = 0
-            while let deadline = slot.pipeline.nextDeadline, UInt64(max(0, deadline.microseconds)) * 1000 <= now,
-                guardCount < 16
-            {
+            while let deadline = slot.pipeline.nextDeadline, UInt64(max(0, deadline.microseconds)) * 1000 <= now {
                 slot.pipeline.advance(to: deadline, into: &out)
-                guardCount += 1
-                if slot.pipeline.nextDeadline == deadline {
-                    slot.stuckDeadline = deadline
-                    logger.error("multitouchd bug: gesture deadline did not advance", metadata: ["device.id": "\(id)"])
-                    break
-                }
             }
             if !out.isEmpty { dispatch(out, readAt: now) }
         }

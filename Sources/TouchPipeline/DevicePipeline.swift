@@ -60,8 +60,17 @@ public struct DevicePipeline {
         engine = GestureEngine(configuration: settings.gestures, isSemiMT: description.isSemiMT)
     }
 
-    /// The earliest gesture timer deadline, for the event loop to arm.
-    public var nextDeadline: Timestamp? { engine.nextDeadline }
+    /// A timer deadline the engine still reported after being advanced to it (an engine bug): left to
+    /// the device's next frame so that no caller spins on it.
+    private var stuckDeadline: Timestamp?
+
+    /// The earliest gesture timer deadline, for the event loop to arm (or the replay schedule to take).
+    /// Guaranteed to advance: after `advance(to: t)` it is nil or later than `t`, so a caller may loop
+    /// `while let d = nextDeadline, d <= now { advance(to: d) }` without a guard of its own.
+    public var nextDeadline: Timestamp? {
+        guard let deadline = engine.nextDeadline, deadline != stuckDeadline else { return nil }
+        return deadline
+    }
 
     /// The device's cumulative transform.
     public var transform: AffineTransform { engine.transform }
@@ -101,6 +110,7 @@ public struct DevicePipeline {
 
     public mutating func advance<O: PipelineObserver>(to time: Timestamp, into out: inout [Message], observer: inout O) {
         let events = engine.advance(to: time)
+        if let deadline = engine.nextDeadline, deadline <= time { stuckDeadline = deadline }
         guard !events.isEmpty else { return }
         observer.observe(timerEvents: events)
         for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
@@ -132,10 +142,8 @@ public struct DevicePipeline {
         }
         // Timers still pending after the last touch (a tap waiting for double-tap failure) fire at
         // their deadlines: virtual time runs on past the end of input.
-        var guardCount = 0
-        while let deadline = engine.nextDeadline, guardCount < 64 {
+        while let deadline = nextDeadline {
             advance(to: deadline, into: &out, observer: &observer)
-            guardCount += 1
         }
     }
 
@@ -148,6 +156,8 @@ public struct DevicePipeline {
         frameCount &+= 1
         advance(to: frame.time, into: &out, observer: &observer)
         lastTime = frame.time
+        // A new frame gives a stuck timer its next chance (the guarantee holds: one advance per frame).
+        stuckDeadline = nil
         if let touchFrame = tracker.process(frame) {
             let events = engine.process(touchFrame)
             observer.observe(frame: touchFrame, events: events)

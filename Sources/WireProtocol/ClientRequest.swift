@@ -1,6 +1,6 @@
 import Gestures
 
-/// Every value of `"type"` a client sends. The golden files (tests/protocol/golden/request-NAME.json)
+/// Every value of `"type"` a client sends. The golden files (tests/protocol/golden/requests/NAME.jsonl)
 /// are named after these.
 public enum RequestKind: String, Hashable, Sendable, CaseIterable {
     case subscribe, unsubscribe, ping, stats, resetTransform, setTransform

@@ -1,5 +1,6 @@
 import Gestures
 import MultitouchCore
+import MultitouchTestKit
 
 /// Scripted fingers for engine tests: positions in mm; the published space is `mm * publishedScale`
 /// (so a test with a scale other than 1 proves thresholds are measured in mm).
@@ -137,19 +138,6 @@ extension [GestureEvent] {
     }
     var sessionEnds: [Bool] {
         compactMap { if case .sessionEnded(_, _, let c) = $0 { return c } else { return nil } }
-    }
-}
-
-/// Small deterministic PRNG (SplitMix64) so generated input is the same on every run and platform.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import MultitouchCore
+import MultitouchTestKit
 import Testing
 
 @testable import Gestures

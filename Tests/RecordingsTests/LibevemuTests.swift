@@ -1,5 +1,6 @@
 import Foundation
 import MultitouchCore
+import MultitouchTestKit
 import Recordings
 import Testing
 

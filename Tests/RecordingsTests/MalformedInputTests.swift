@@ -1,4 +1,5 @@
 import MultitouchCore
+import MultitouchTestKit
 import Testing
 
 import Recordings

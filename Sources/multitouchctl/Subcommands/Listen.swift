@@ -108,26 +108,21 @@ struct Listen: ParsableCommand {
                     switch reading {
                     case .event(let event):
                         if recordPath != nil { raw.append(event) }
-                        pipeline.push(event, into: &batch)
                         lastEvent = event.time
-                        if event.isSynReport {
-                            frameCount += 1
-                            emit(&batch)
-                            if let frames, frameCount >= frames { break loop }
-                        }
-                    case .resync(let frame, let droppedAt):
-                        batch.append(
-                            .dropped(
-                                DroppedMessage(
-                                    device: pipeline.deviceID, time: droppedAt, count: 1, unit: .overflows,
-                                    reason: "SYN_DROPPED: kernel buffer overflowed; resynced from the device state")))
-                        pipeline.push(resync: frame, into: &batch)
+                    case .resync(let frame, _):
                         if recordPath != nil {
                             // evemu has no resync: the state difference is written as a plain frame.
                             raw += frame.events
                             raw.append(InputEvent(time: frame.time, type: EventType.syn, code: SynCode.report, value: 0))
                         }
                         lastEvent = frame.time
+                    case .removed:
+                        break
+                    }
+                    switch pipeline.push(reading, into: &batch) {
+                    case .pending:
+                        break
+                    case .frame, .resynced:
                         frameCount += 1
                         emit(&batch)
                         if let frames, frameCount >= frames { break loop }
@@ -146,10 +141,8 @@ struct Listen: ParsableCommand {
             // Timeout: fire due gesture timers at their deadlines (the same times a replay uses),
             // then check the stop conditions.
             let after = monotonicNow()
-            var fired = 0
-            while let next = pipeline.nextDeadline, next <= after, fired < 64 {
+            while let next = pipeline.nextDeadline, next <= after {
                 pipeline.advance(to: next, into: &batch)
-                fired += 1
             }
             emit(&batch)
             if let stopAt, after >= stopAt {

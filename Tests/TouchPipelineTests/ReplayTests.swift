@@ -5,7 +5,7 @@ import MultitouchTestKit
 import Recordings
 import Testing
 import TouchPipeline
-@testable import WireProtocol
+import WireProtocol
 
 /// The replay path end to end: recordings in, the wire messages out, as `multitouchctl replay --json`
 /// prints them and socket clients receive them.
