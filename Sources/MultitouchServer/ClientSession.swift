@@ -1,3 +1,4 @@
+import CLinuxSystem
 import Glibc
 import WireProtocol
 
