@@ -4,7 +4,7 @@ import PackageDescription
 
 /// Settings shared by every Swift target: strict about existentials so protocol costs stay visible.
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -62,7 +62,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(
-            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"], swiftSettings: strict),
+            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"],
+            swiftSettings: strict),
         .target(
             name: "MultitouchTestKit",
             dependencies: ["MultitouchCore", "Recordings"],
@@ -93,6 +94,8 @@ let package = Package(
         .testTarget(
             name: "TouchPipelineTests",
             dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings"]),
+        .testTarget(name: "MultitouchTestKitTests", dependencies: ["MultitouchTestKit", "MultitouchCore"]),
+        .testTarget(name: "MultitouchClientTests", dependencies: ["MultitouchClient"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(

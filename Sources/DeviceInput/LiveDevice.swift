@@ -140,7 +140,8 @@ public final class LiveDevice {
 
     static func timestamp(_ ev: input_event) -> Timestamp {
         var copy = ev
-        return Timestamp(seconds: Int64(multitouchd_event_sec(&copy)), microseconds: Int64(multitouchd_event_usec(&copy)))
+        return Timestamp(
+            seconds: Int64(multitouchd_event_sec(&copy)), microseconds: Int64(multitouchd_event_usec(&copy)))
     }
 
     static func inputEvent(_ ev: input_event) -> InputEvent {

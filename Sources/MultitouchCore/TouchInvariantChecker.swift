@@ -54,7 +54,9 @@ public struct TouchInvariantChecker: Sendable {
             previousID = touch.id
             if !seen.insert(touch.id).inserted { violation("\(label): touch \(touch.id) appears twice") }
             checkFinite(touch, label)
-            if touch.timestamp != frame.time { violation("\(label): touch \(touch.id) has timestamp \(touch.timestamp)") }
+            if touch.timestamp != frame.time {
+                violation("\(label): touch \(touch.id) has timestamp \(touch.timestamp)")
+            }
             if !touch.phase.isTerminal { down += 1 }
             if finished.contains(touch.id) {
                 violation("\(label): touch \(touch.id) seen again (\(touch.phase.rawValue)) after it ended")
@@ -99,7 +101,9 @@ public struct TouchInvariantChecker: Sendable {
         }
         maximumTouchesDown = max(maximumTouchesDown, down)
         maximumFingers = max(maximumFingers, frame.fingerCount)
-        if frame.fingerCount < down { violation("\(label): counts \(frame.fingerCount) fingers for \(down) active touches") }
+        if frame.fingerCount < down {
+            violation("\(label): counts \(frame.fingerCount) fingers for \(down) active touches")
+        }
         // Ids increase, so a finished id below every active one and below the last began can only come
         // back as a violation already caught by "not increasing": keep the set small.
         if finished.count > 256 {

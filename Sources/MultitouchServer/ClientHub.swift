@@ -98,8 +98,10 @@ final class ClientHub {
         if clients.count >= configuration.maximumClients {
             logger.warning("client: refused, too many clients", metadata: ["peer": "\(peer?.description ?? "unknown")"])
             var line: [UInt8] = []
-            Message.error(ErrorMessage(.tooManyClients, "the daemon serves at most \(configuration.maximumClients) clients"))
-                .encode(into: &line)
+            Message.error(
+                ErrorMessage(.tooManyClients, "the daemon serves at most \(configuration.maximumClients) clients")
+            )
+            .encode(into: &line)
             _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             Sys.close(fd)
             return nil
@@ -148,7 +150,9 @@ final class ClientHub {
             beginClosing(client)
         case .lineTooLong:
             logger.notice("client: request line too long; closing", metadata: ["client.id": "\(client.id)"])
-            fail(client, .lineTooLong, "request line longer than \(configuration.maximumLineBytes) bytes (newline included)")
+            fail(
+                client, .lineTooLong,
+                "request line longer than \(configuration.maximumLineBytes) bytes (newline included)")
         case .lines(let lines):
             for line in lines {
                 guard clients[client.id] != nil, !client.closing else { return }
@@ -206,7 +210,8 @@ final class ClientHub {
         let clientStats = clients.values.sorted { $0.id < $1.id }.map { c in
             ClientStatistics(
                 id: c.id, pid: Int(c.peer?.pid ?? -1), uid: Int(c.peer?.uid ?? 0), subscribed: c.subscription != nil,
-                queued: c.queue.count, queuedBytes: c.pendingBytes, delivered: c.delivered, dropped: c.queue.droppedTotal)
+                queued: c.queue.count, queuedBytes: c.pendingBytes, delivered: c.delivered,
+                dropped: c.queue.droppedTotal)
         }
         var buckets: [LatencyBucket] = []
         for (k, n) in histogram.buckets.enumerated() where n > 0 {
@@ -269,7 +274,8 @@ final class ClientHub {
                 ])
             fail(
                 client, .queueOverflow,
-                "client queue passed \(configuration.hardQueueLimitBytes) bytes (the client does not read fast enough); disconnecting")
+                "client queue passed \(configuration.hardQueueLimitBytes) bytes (the client does not read fast enough); disconnecting"
+            )
             return true
         }
         if !client.wantsWritable { flush(client) }
@@ -279,7 +285,8 @@ final class ClientHub {
     private func reply(to client: ClientSession, _ message: Message) {
         client.queue.enqueue(.reply(message), softLimit: .max)
         if client.pendingBytes > configuration.hardQueueLimitBytes {
-            fail(client, .queueOverflow, "client queue passed \(configuration.hardQueueLimitBytes) bytes; disconnecting")
+            fail(
+                client, .queueOverflow, "client queue passed \(configuration.hardQueueLimitBytes) bytes; disconnecting")
             return
         }
         if !client.wantsWritable { flush(client) }

@@ -107,7 +107,8 @@ public final class Daemon {
         try loop.add(watchdogTimer.fd, .watchdogTimer)
 
         if let interval = notifier?.watchdogPingInterval {
-            let ns = UInt64(interval.components.seconds) * 1_000_000_000
+            let ns =
+                UInt64(interval.components.seconds) * 1_000_000_000
                 + UInt64(interval.components.attoseconds / 1_000_000_000)
             watchdogTimer.arm(at: Sys.monotonicNanoseconds() + ns, interval: ns)
             logger.info("systemd: watchdog enabled", metadata: ["watchdog.interval_ms": "\(ns / 1_000_000)"])
@@ -241,7 +242,9 @@ public final class Daemon {
 extension Daemon: ClientHubHost {
     func currentDevices() -> [DeviceInfo] { host.currentDevices() }
     func deviceStatistics() -> [DeviceStatistics] { host.deviceStatistics() }
-    func setTransform(device: Int, matrix: AffineTransform) -> Bool { host.setTransform(device: device, matrix: matrix) }
+    func setTransform(device: Int, matrix: AffineTransform) -> Bool {
+        host.setTransform(device: device, matrix: matrix)
+    }
     func clientSubscribed(subscribers: Int) { host.clientSubscribed(subscribers: subscribers) }
     func clientsChanged() { updateStatus() }
 }

@@ -53,7 +53,9 @@ final class DeviceHost {
     /// that sees endless hotplug (or a `--loop` replay, a new device id per pass) stays bounded.
     static let departedDevicesKept = 16
 
-    init(configuration: DaemonConfiguration, replay: ReplayOptions?, logger: Logger, loop: EventLoop) throws(SystemError) {
+    init(
+        configuration: DaemonConfiguration, replay: ReplayOptions?, logger: Logger, loop: EventLoop
+    ) throws(SystemError) {
         self.configuration = configuration
         replayOptions = replay
         self.logger = logger
@@ -129,7 +131,8 @@ final class DeviceHost {
         replay = pass
         for pipeline in pass.pipelines { registerDeviceStats(id: pipeline.deviceID, name: pipeline.info.name) }
         logger.info(
-            "replay: starting", metadata: ["replay.source": "\(replayOptions.source)", "replay.speed": "\(replayOptions.speed)"])
+            "replay: starting",
+            metadata: ["replay.source": "\(replayOptions.source)", "replay.speed": "\(replayOptions.speed)"])
         // The pass runs from the event loop, never from here: a `--loop` pass that takes no time then
         // starts the next one on the next turn of the loop (serving clients and signals in between)
         // instead of recursing.

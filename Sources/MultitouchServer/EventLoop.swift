@@ -57,7 +57,8 @@ enum LoopInput: Hashable, Sendable {
         case .client(let id):
             self = .client(
                 id: id, readable: events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0,
-                writable: events & EPOLLOUT.rawValue != 0, hangUp: events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0)
+                writable: events & EPOLLOUT.rawValue != 0, hangUp: events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
+            )
         }
     }
 }

@@ -16,7 +16,9 @@ public struct ReplayOptions: Sendable {
     /// Wait until this many clients have subscribed before starting (tests, demos).
     public var waitForSubscribers: Int
 
-    public init(recording: Recording, source: String, loop: Bool = false, speed: Double = 1, waitForSubscribers: Int = 0) {
+    public init(
+        recording: Recording, source: String, loop: Bool = false, speed: Double = 1, waitForSubscribers: Int = 0
+    ) {
         self.recording = recording
         self.source = source
         self.loop = loop

@@ -19,11 +19,13 @@ public struct PipelineSettings: Hashable, Sendable {
         self.output = output
         self.sizeMillimeters = sizeMillimeters
         // UITouch.tapCount follows the double-tap thresholds unless told otherwise.
-        self.tapCounting = tapCounting ?? TapCountParameters(
-            intervalMilliseconds: gestures.doubleTapIntervalMilliseconds,
-            distanceMillimeters: gestures.doubleTapDistanceMillimeters,
-            maximumDurationMilliseconds: gestures.tapMaximumDurationMilliseconds,
-            maximumMovementMillimeters: gestures.tapMaximumMovementMillimeters)
+        self.tapCounting =
+            tapCounting
+            ?? TapCountParameters(
+                intervalMilliseconds: gestures.doubleTapIntervalMilliseconds,
+                distanceMillimeters: gestures.doubleTapDistanceMillimeters,
+                maximumDurationMilliseconds: gestures.tapMaximumDurationMilliseconds,
+                maximumMovementMillimeters: gestures.tapMaximumMovementMillimeters)
     }
 }
 
@@ -90,7 +92,8 @@ public struct DevicePipeline {
             frameCount &+= 1
             out.append(
                 .dropped(
-                    DroppedMessage(device: deviceID, time: time, count: discarded, unit: .events, reason: "SYN_DROPPED")))
+                    DroppedMessage(device: deviceID, time: time, count: discarded, unit: .events, reason: "SYN_DROPPED")
+                ))
         }
     }
 
@@ -108,7 +111,8 @@ public struct DevicePipeline {
         advance(to: time, into: &out, observer: &ignored)
     }
 
-    public mutating func advance<O: PipelineObserver>(to time: Timestamp, into out: inout [Message], observer: inout O) {
+    public mutating func advance<O: PipelineObserver>(to time: Timestamp, into out: inout [Message], observer: inout O)
+    {
         let events = engine.advance(to: time)
         if let deadline = engine.nextDeadline, deadline <= time { stuckDeadline = deadline }
         guard !events.isEmpty else { return }
@@ -152,7 +156,9 @@ public struct DevicePipeline {
         engine.setTransform(transform)
     }
 
-    private mutating func process<O: PipelineObserver>(_ frame: EventFrame, into out: inout [Message], observer: inout O) {
+    private mutating func process<O: PipelineObserver>(
+        _ frame: EventFrame, into out: inout [Message], observer: inout O
+    ) {
         frameCount &+= 1
         advance(to: frame.time, into: &out, observer: &observer)
         lastTime = frame.time

@@ -131,7 +131,8 @@ public struct ReplaySchedule {
         case .end(let index, let time):
             pipelines[index].finish(at: time, into: &out, observer: &observers[index])
             out.append(
-                .deviceRemoved(DeviceRemovedMessage(device: pipelines[index].deviceID, time: time, reason: "end of recording")))
+                .deviceRemoved(
+                    DeviceRemovedMessage(device: pipelines[index].deviceID, time: time, reason: "end of recording")))
             ended = index + 1
         }
     }
@@ -144,7 +145,8 @@ public struct ReplaySchedule {
         if announced {
             for index in ended..<pipelines.count {
                 pipelines[index].finish(at: time, into: &out)
-                out.append(.deviceRemoved(DeviceRemovedMessage(device: pipelines[index].deviceID, time: time, reason: reason)))
+                out.append(
+                    .deviceRemoved(DeviceRemovedMessage(device: pipelines[index].deviceID, time: time, reason: reason)))
             }
         }
         announced = true

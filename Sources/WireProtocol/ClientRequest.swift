@@ -109,7 +109,9 @@ public struct ClientRequest: Hashable, Sendable {
             }
             id = valid
         }
-        guard let typeValue = object["type"] else { throw RequestError(.unknownType, "request has no \"type\"", id: id) }
+        guard let typeValue = object["type"] else {
+            throw RequestError(.unknownType, "request has no \"type\"", id: id)
+        }
         guard case .string(let type) = typeValue else {
             throw RequestError(.unknownType, "\"type\" must be a string, got \(typeValue.typeName)", id: id)
         }

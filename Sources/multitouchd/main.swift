@@ -41,7 +41,9 @@ struct MultitouchDaemon: ParsableCommand {
     @Option(name: .long, help: "Device description (.desc) for an events-only evemu recording.")
     var desc: String?
 
-    @Flag(name: .long, help: "Start the recording over when it ends (with fresh device ids); its events must span some time.")
+    @Flag(
+        name: .long,
+        help: "Start the recording over when it ends (with fresh device ids); its events must span some time.")
     var loop = false
 
     @Option(name: .long, help: "Replay speed factor from 0.001 to 1000 (2 plays twice as fast).")
@@ -57,11 +59,14 @@ struct MultitouchDaemon: ParsableCommand {
         if let problem = ReplayOptions.speedProblem(speed) { throw ValidationError(problem) }
         guard waitForSubscribers >= 0 else { throw ValidationError("--wait-for-subscribers must be 0 or more") }
         if let logLevel, LogLevel(rawValue: logLevel) == nil {
-            throw ValidationError("unknown --log-level \(logLevel); use one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError(
+                "unknown --log-level \(logLevel); use one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         if desc != nil && replay == nil { throw ValidationError("--desc needs --replay") }
         if checkConfigFile != nil && !checkConfig {
-            throw ValidationError("unexpected argument \(checkConfigFile ?? ""); a file argument goes with --check-config")
+            throw ValidationError(
+                "unexpected argument \(checkConfigFile ?? ""); a file argument goes with --check-config")
         }
     }
 

@@ -2,6 +2,9 @@ import Gestures
 import MultitouchCore
 import MultitouchTestKit
 
+/// The test kit's seeded PRNG, by its short name for every file of these tests.
+typealias SplitMix64 = MultitouchTestKit.SplitMix64
+
 /// Scripted fingers for engine tests: positions in mm; the published space is `mm * publishedScale`
 /// (so a test with a scale other than 1 proves thresholds are measured in mm).
 struct FrameBuilder {
@@ -64,11 +67,12 @@ struct FrameBuilder {
         var active = 0
         for f in fingers {
             if !f.phase.isTerminal { active += 1 }
-            touches.append(Touch(
-                id: f.id, slot: Int(f.id % 16), trackingID: Int32(f.id), phase: f.phase,
-                location: published(f.mm), previousLocation: published(f.phase == .began ? f.mm : f.previous),
-                millimeters: f.mm, normalized: Point(x: f.mm.x / 100, y: f.mm.y / 100), timestamp: stamp,
-                type: .direct))
+            touches.append(
+                Touch(
+                    id: f.id, slot: Int(f.id % 16), trackingID: Int32(f.id), phase: f.phase,
+                    location: published(f.mm), previousLocation: published(f.phase == .began ? f.mm : f.previous),
+                    millimeters: f.mm, normalized: Point(x: f.mm.x / 100, y: f.mm.y / 100), timestamp: stamp,
+                    type: .direct))
         }
         let frame = TouchFrame(
             time: stamp, touches: touches, fingerCount: fingerCountOverride ?? active, isSemiMT: isSemiMT)

@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import MultitouchCore
-import MultitouchTestKit
 import Testing
 
 @testable import Gestures

@@ -5,6 +5,7 @@ import Logging
 import MultitouchCore
 import Testing
 import WireProtocol
+
 @testable import MultitouchServer
 
 /// The client hub in-process: socket pairs instead of connections, a hand-driven loop, virtual time.
@@ -120,7 +121,9 @@ struct ClientHubTests {
         var peer = try connect()
         let hello = peer.lines()
         #expect(hello.count == 1)
-        #expect(hello.first?.hasPrefix(#"{"type":"hello","protocol":1,"daemon":"multitouchd test","devices":[{"id":1,"#) == true)
+        #expect(
+            hello.first?.hasPrefix(#"{"type":"hello","protocol":1,"daemon":"multitouchd test","devices":[{"id":1,"#)
+                == true)
         peer.send("{\"type\":\"ping\",\"id\":9007199254740993}\n{\"type\":\"ping\",\"id\":-0}\n")
         deliverRequests(peer)
         #expect(peer.lines() == [#"{"type":"pong","id":9007199254740993}"#, #"{"type":"pong","id":-0}"#])
@@ -206,13 +209,15 @@ struct ClientHubTests {
     /// reached; past it the client gets the `queue-overflow` line as its last, and if it still does not
     /// read, the grace time (virtual) runs out and it is closed.
     @Test func aClientThatNeverReadsIsCutOffAtTheHardLimitAfterTheGraceTime() throws {
-        var peer = try connect(receiveBuffer: 4096)
+        let peer = try connect(receiveBuffer: 4096)
         peer.send(#"{"type":"subscribe","streams":["gestures"]}"# + "\n")
         deliverRequests(peer)
         var closesAt: UInt64?
         for i in 0..<2000 where closesAt == nil {
             let time = Timestamp(microseconds: Int64(i) * 1000)
-            hub.dispatch([.gesture(GestureMessage(device: 1, event: .sessionBegan(session: UInt64(i), time: time)))], readAt: clock.now)
+            hub.dispatch(
+                [.gesture(GestureMessage(device: 1, event: .sessionBegan(session: UInt64(i), time: time)))],
+                readAt: clock.now)
             closesAt = hub.nextCloseDeadline
         }
         let deadline = try #require(closesAt)
@@ -238,7 +243,9 @@ struct ClientHubTests {
         var i = 0
         while hub.nextCloseDeadline == nil && i < 2000 {
             let time = Timestamp(microseconds: Int64(i) * 1000)
-            hub.dispatch([.gesture(GestureMessage(device: 1, event: .sessionBegan(session: UInt64(i), time: time)))], readAt: clock.now)
+            hub.dispatch(
+                [.gesture(GestureMessage(device: 1, event: .sessionBegan(session: UInt64(i), time: time)))],
+                readAt: clock.now)
             i += 1
         }
         var lines: [String] = []
@@ -259,7 +266,9 @@ struct ClientHubTests {
         deliverRequests(peer)
         let readAt = clock.now
         clock.advance(seconds: 0.000_012)  // 12 µs from the device read to the write
-        hub.dispatch([.gesture(GestureMessage(device: 1, event: .sessionBegan(session: 1, time: Timestamp(microseconds: 1))))], readAt: readAt)
+        hub.dispatch(
+            [.gesture(GestureMessage(device: 1, event: .sessionBegan(session: 1, time: Timestamp(microseconds: 1))))],
+            readAt: readAt)
         clock.advance(seconds: 2)
         _ = peer.lines()
         peer.send(#"{"type":"stats","id":"s"}"# + "\n")

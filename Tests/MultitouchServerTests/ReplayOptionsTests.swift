@@ -4,6 +4,7 @@ import MultitouchCore
 import MultitouchTestKit
 import Recordings
 import Testing
+
 @testable import MultitouchServer
 
 /// Issue 11 item 4: replay options that crashed the daemon (`--loop` of a recording that takes no time
@@ -30,10 +31,15 @@ struct ReplayOptionsTests {
         let empty = ReplayOptions(recording: try recording(EvemuScript.noEvents()), source: "empty.evemu", loop: true)
         #expect(empty.problem == "--loop needs a recording whose events span some time; empty.evemu has no events")
         let one = ReplayOptions(recording: try recording(EvemuScript.oneTimestamp()), source: "one.evemu", loop: true)
-        #expect(one.problem == "--loop needs a recording whose events span some time; one.evemu has all its events at one timestamp")
+        #expect(
+            one.problem
+                == "--loop needs a recording whose events span some time; one.evemu has all its events at one timestamp"
+        )
         // Without --loop both play once, as before.
         #expect(ReplayOptions(recording: try recording(EvemuScript.noEvents()), source: "e").problem == nil)
-        #expect(ReplayOptions(recording: try recording(EvemuScript.tap(lastingMicroseconds: 1)), source: "t", loop: true).problem == nil)
+        #expect(
+            ReplayOptions(recording: try recording(EvemuScript.tap(lastingMicroseconds: 1)), source: "t", loop: true)
+                .problem == nil)
     }
 
     @Test func pacingSaturatesInsteadOfTrapping() throws {
@@ -41,9 +47,11 @@ struct ReplayOptionsTests {
         var events = try recording(EvemuScript.tap(lastingMicroseconds: 1)).devices[0].events
         events[events.count - 1].time = Timestamp(seconds: 9_000_000_000_000, microseconds: 0)
         let options = ReplayOptions(
-            recording: Recording(format: .evemu, devices: [RecordedDevice(description: EvemuScript.device, events: events)]),
+            recording: Recording(
+                format: .evemu, devices: [RecordedDevice(description: EvemuScript.device, events: events)]),
             source: "far", speed: 0.001)
-        let pass = ReplayPass(options: options, firstDeviceID: 1, idSource: TouchIDSource(), settings: .init(), now: 1_000)
+        let pass = ReplayPass(
+            options: options, firstDeviceID: 1, idSource: TouchIDSource(), settings: .init(), now: 1_000)
         #expect(pass.playTime(Timestamp(seconds: 9_000_000_000_000, microseconds: 0)) == .max)
         #expect(pass.playTime(Timestamp(seconds: 1, microseconds: 0)) == 1_000)
     }
@@ -52,7 +60,8 @@ struct ReplayOptionsTests {
     func theDaemonRefusesBadSpeedsWithAUsageError(arguments: [String]) throws {
         let dir = TemporaryDirectory()
         let recording = dir.write("r.evemu", EvemuScript.pinchThenPan(frames: 5))
-        let daemon = try DaemonProcess(directory: dir, arguments: ["--replay", recording] + arguments, waitForSocket: false)
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording] + arguments, waitForSocket: false)
         #expect(daemon.waitForExit() == 64)
         #expect(daemon.log.contains("--speed must be a number from 0.001 to 1000"))
     }
@@ -60,9 +69,13 @@ struct ReplayOptionsTests {
     @Test func theDaemonRefusesALoopOfARecordingWithOneTimestamp() throws {
         let dir = TemporaryDirectory()
         let recording = dir.write("one.evemu", EvemuScript.oneTimestamp())
-        let daemon = try DaemonProcess(directory: dir, arguments: ["--replay", recording, "--loop"], waitForSocket: false)
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--loop"], waitForSocket: false)
         #expect(daemon.waitForExit() == 64)
-        #expect(daemon.log.contains("cannot replay: --loop needs a recording whose events span some time; one.evemu has all its events at one timestamp"))
+        #expect(
+            daemon.log.contains(
+                "cannot replay: --loop needs a recording whose events span some time; one.evemu has all its events at one timestamp"
+            ))
     }
 
     /// A recording of 1 µs looped at the top speed finishes a pass in 1 ns: the passes follow each other
@@ -72,7 +85,8 @@ struct ReplayOptionsTests {
         let dir = TemporaryDirectory()
         let recording = dir.write("tap.evemu", EvemuScript.tap(lastingMicroseconds: 1))
         let daemon = try DaemonProcess(
-            directory: dir, arguments: ["--replay", recording, "--loop", "--speed", "1000", "--wait-for-subscribers", "1"])
+            directory: dir,
+            arguments: ["--replay", recording, "--loop", "--speed", "1000", "--wait-for-subscribers", "1"])
         let (client, _) = try connectClient(daemon)
         try client.subscribe(streams: [.devices])
         var added = 0

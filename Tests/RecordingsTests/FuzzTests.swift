@@ -1,5 +1,4 @@
 import MultitouchCore
-import MultitouchTestKit
 import Testing
 
 import Recordings

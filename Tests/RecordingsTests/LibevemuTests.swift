@@ -1,6 +1,5 @@
 import Foundation
 import MultitouchCore
-import MultitouchTestKit
 import Recordings
 import Testing
 

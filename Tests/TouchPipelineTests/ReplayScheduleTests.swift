@@ -102,7 +102,8 @@ struct ReplayScheduleTests {
     }
 
     @Test func aRecordingWithoutEventsStillAnnouncesAndEndsItsDevice() {
-        let recording = Recording(format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: [])])
+        let recording = Recording(
+            format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: [])])
         #expect(ReplaySchedule(recording: recording, source: "empty", settings: .init()).origin == nil)
         let kinds = Replay.messages(recording: recording, source: "empty").map(\.kind)
         #expect(kinds == [.deviceAdded, .deviceRemoved])
@@ -121,7 +122,8 @@ struct DevicePipelineTests {
             recording = ReplayScheduleTests.holdAndMove()
         } else {
             let fixture = try #require(Fixtures.all.first { $0.name == name })
-            recording = Recording(format: .evemu, devices: [RecordedDevice(description: fixture.device, events: fixture.events)])
+            recording = Recording(
+                format: .evemu, devices: [RecordedDevice(description: fixture.device, events: fixture.events)])
         }
         var schedule = ReplaySchedule(recording: recording, source: name, settings: .init())
         var out: [Message] = []

@@ -16,7 +16,8 @@ import WireProtocol
 
     private func objects(_ lines: [String]) throws -> [[String: Any]] {
         try lines.map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
         }
     }
 
@@ -77,7 +78,9 @@ import WireProtocol
         for object in parsed {
             guard let type = object["type"] as? String, let time = object["time"] as? Double else { continue }
             let key = String(format: "%.6f", time)
-            if type == "touches" { touchTimes.insert(key) } else if type == "gesture" || type == "session" {
+            if type == "touches" {
+                touchTimes.insert(key)
+            } else if type == "gesture" || type == "session" {
                 #expect(touchTimes.contains(key), "\(type) at \(key) before its touches")
             }
         }
@@ -98,7 +101,8 @@ import WireProtocol
             InputEvent(time: t, type: EventType.syn, code: SynCode.report, value: 0),
         ]
         let messages = Replay.messages(
-            recording: Recording(format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)]))
+            recording: Recording(
+                format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)]))
         let phases = messages.compactMap { message -> [TouchPhase]? in
             if case .touches(let frame) = message { return frame.touches.map(\.phase) }
             return nil
@@ -112,8 +116,11 @@ import WireProtocol
         s.down(finger: 1, x: 60, y: 50)
         s.frame()
         s.move(fingers: [(0, 30, 50), (1, 70, 50)], steps: 5, durationMs: 80)
-        let parsed = try objects(lines(Recording(
-            format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: s.events)])))
+        let parsed = try objects(
+            lines(
+                Recording(
+                    format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: s.events)])
+            ))
         let lastTouches = try #require(parsed.last { $0["type"] as? String == "touches" })
         let touches = try #require(lastTouches["touches"] as? [[String: Any]])
         #expect(touches.map { $0["phase"] as? String } == ["cancelled", "cancelled"])
@@ -128,8 +135,10 @@ import WireProtocol
         let t = events.last?.time ?? Timestamp(microseconds: 0)
         events.append(InputEvent(time: t, type: EventType.abs, code: AbsCode.mtPositionX, value: 5))
         events.append(InputEvent(time: t, type: EventType.abs, code: AbsCode.mtPositionY, value: 5))
-        let parsed = try objects(lines(Recording(
-            format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)])))
+        let parsed = try objects(
+            lines(
+                Recording(
+                    format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)])))
         let dropped = try #require(parsed.first { $0["type"] as? String == "dropped" })
         #expect(dropped["count"] as? Int == 2)
         #expect((dropped["reason"] as? String)?.contains("partial frame") == true)
@@ -140,8 +149,10 @@ import WireProtocol
         let index = events.count / 2
         let t = events[index].time
         events.insert(InputEvent(time: t, type: EventType.syn, code: SynCode.dropped, value: 0), at: index)
-        let parsed = try objects(lines(Recording(
-            format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)])))
+        let parsed = try objects(
+            lines(
+                Recording(
+                    format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)])))
         let dropped = try #require(parsed.first { $0["type"] as? String == "dropped" })
         #expect(dropped["reason"] as? String == "SYN_DROPPED")
         #expect((dropped["count"] as? Int ?? 0) > 0)
@@ -151,10 +162,17 @@ import WireProtocol
         let a = Fixtures.pinchRotate()
         var b = Fixtures.touchpadThreeFingers()
         // Shift the touchpad by 5 ms so the two streams interleave.
-        b.events = b.events.map { var e = $0; e.time = e.time.adding(milliseconds: 5); return e }
+        b.events = b.events.map {
+            var e = $0
+            e.time = e.time.adding(milliseconds: 5)
+            return e
+        }
         let recording = Recording(
             format: .libinputRecord,
-            devices: [RecordedDevice(description: a.device, events: a.events), RecordedDevice(description: b.device, events: b.events)])
+            devices: [
+                RecordedDevice(description: a.device, events: a.events),
+                RecordedDevice(description: b.device, events: b.events),
+            ])
         let parsed = try objects(lines(recording))
         let added = parsed.filter { $0["type"] as? String == "deviceAdded" }
         #expect(added.count == 2)

@@ -30,7 +30,9 @@ struct Listen: ParsableCommand {
     @Option(name: .long, help: "Stop after this many evdev frames (SYN_REPORTs, resyncs included).")
     var frames: Int?
 
-    @Option(name: .customLong("idle-exit"), help: "Stop this many milliseconds after the last event (counted from the first event).")
+    @Option(
+        name: .customLong("idle-exit"),
+        help: "Stop this many milliseconds after the last event (counted from the first event).")
     var idleExit: Int?
 
     @Option(name: .long, help: "Stop after this many seconds in any case.")
@@ -39,7 +41,9 @@ struct Listen: ParsableCommand {
     @Flag(name: .long, help: "Grab the device (EVIOCGRAB): no other reader sees its events meanwhile.")
     var grab = false
 
-    @Option(name: .customLong("record"), help: "Also write the raw events read to this evemu file (replaying it gives this output again).")
+    @Option(
+        name: .customLong("record"),
+        help: "Also write the raw events read to this evemu file (replaying it gives this output again).")
     var recordPath: String?
 
     @Option(name: .long, help: "Configuration file whose [gestures] apply (default: built-in defaults).")
@@ -91,7 +95,8 @@ struct Listen: ParsableCommand {
             if let stopAt { deadlines.append(stopAt) }
             if let idleExit, let lastActivity { deadlines.append(lastActivity.adding(milliseconds: Double(idleExit))) }
             let ready = waitReadable(
-                [live.fileDescriptor, signals.fileDescriptor], timeoutMilliseconds: pollTimeout(until: deadlines.min(), now: now))
+                [live.fileDescriptor, signals.fileDescriptor],
+                timeoutMilliseconds: pollTimeout(until: deadlines.min(), now: now))
             if ready[1] {
                 endReason = "interrupted"
                 break loop
@@ -113,7 +118,8 @@ struct Listen: ParsableCommand {
                         if recordPath != nil {
                             // evemu has no resync: the state difference is written as a plain frame.
                             raw += frame.events
-                            raw.append(InputEvent(time: frame.time, type: EventType.syn, code: SynCode.report, value: 0))
+                            raw.append(
+                                InputEvent(time: frame.time, type: EventType.syn, code: SynCode.report, value: 0))
                         }
                         lastEvent = frame.time
                     case .removed:
@@ -129,7 +135,9 @@ struct Listen: ParsableCommand {
                     case .removed:
                         let end = Swift.max(lastEvent ?? monotonicNow(), monotonicNow())
                         pipeline.finish(at: end, into: &batch)
-                        batch.append(.deviceRemoved(DeviceRemovedMessage(device: pipeline.deviceID, time: end, reason: "device removed")))
+                        batch.append(
+                            .deviceRemoved(
+                                DeviceRemovedMessage(device: pipeline.deviceID, time: end, reason: "device removed")))
                         emit(&batch)
                         try saveRecording()
                         return
@@ -149,7 +157,9 @@ struct Listen: ParsableCommand {
                 endReason = "timeout"
                 break loop
             }
-            if let idleExit, let lastActivity, after >= lastActivity.adding(milliseconds: Double(idleExit)) { break loop }
+            if let idleExit, let lastActivity, after >= lastActivity.adding(milliseconds: Double(idleExit)) {
+                break loop
+            }
         }
         // Like the end of a replay: open touches end cancelled at the last event's time.
         let end = lastEvent ?? monotonicNow()
