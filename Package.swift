@@ -41,6 +41,11 @@ let package = Package(
             name: "TouchPipeline",
             dependencies: ["MultitouchCore", "Gestures", "WireProtocol", "Recordings"],
             swiftSettings: strict),
+        // Pictures of a replay (multitouchctl plot): SVG from the pipeline's typed output, PNG via rsvg-convert.
+        .target(
+            name: "TouchPlot",
+            dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings"],
+            swiftSettings: strict),
         .target(
             name: "Configuration",
             dependencies: ["MultitouchCore", "Gestures", .product(name: "TOMLKit", package: "TOMLKit")],
@@ -82,7 +87,7 @@ let package = Package(
             name: "multitouchctl",
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
-                "MultitouchClient", "MultitouchTestKit", "Configuration",
+                "MultitouchClient", "MultitouchTestKit", "Configuration", "TouchPlot",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -96,6 +101,9 @@ let package = Package(
             dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "MultitouchTestKitTests", dependencies: ["MultitouchTestKit", "MultitouchCore"]),
         .testTarget(name: "MultitouchClientTests", dependencies: ["MultitouchClient"]),
+        .testTarget(
+            name: "TouchPlotTests",
+            dependencies: ["TouchPlot", "TouchPipeline", "Recordings", "MultitouchTestKit", "MultitouchCore", "Gestures"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up and runs every test of multitouchd: unit and end-to-end tests (swift test), the invariant
-# check over the project's fixtures and ../shared/recordings, the Python client test, the systemd unit
-# checks, and the real-kernel checks in a QEMU guest. Prints one line per stage and a closing
-# "N passed, N failed" line; exits non-zero when any stage fails.
+# check over the project's fixtures and ../shared/recordings, `multitouchctl plot` from the command
+# line, the Python client test, the systemd unit checks, and the real-kernel checks in a QEMU guest.
+# Prints one line per stage and a closing "N passed, N failed" line; exits non-zero when any stage
+# fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -35,6 +36,7 @@ stage "check fixtures" "$ctl" check tests/fixtures
 if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings
 fi
+stage "plot CLI" bash tests/plot/cli-check.sh "$ctl"
 stage "python client" python3 clients/python/test_client.py
 stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
 stage "systemd units" bash tests/service/verify-units.sh
