@@ -103,7 +103,9 @@ let package = Package(
         .testTarget(name: "MultitouchClientTests", dependencies: ["MultitouchClient"]),
         .testTarget(
             name: "TouchPlotTests",
-            dependencies: ["TouchPlot", "TouchPipeline", "Recordings", "MultitouchTestKit", "MultitouchCore", "Gestures"]),
+            dependencies: [
+                "TouchPlot", "TouchPipeline", "Recordings", "MultitouchTestKit", "MultitouchCore", "Gestures",
+            ]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(
