@@ -4,7 +4,7 @@ import PackageDescription
 
 /// Settings shared by every Swift target: strict about existentials so protocol costs stay visible.
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -79,7 +79,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(
-            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"], swiftSettings: strict),
+            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"],
+            swiftSettings: strict),
         // The browser pages and the JavaScript client, embedded in the binary so `multitouchctl bridge`
         // and `view` serve them from any directory. The files live in clients/js, where programmers look.
         .target(
@@ -133,12 +134,17 @@ let package = Package(
         .testTarget(
             name: "TouchRoutingTests", dependencies: ["TouchRouting", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"]),
         .testTarget(
-            name: "WireProtocolTests",
-            dependencies: ["WireProtocol", "TouchPipeline", "MultitouchTestKit", "Recordings"]),
+            name: "TouchPipelineTests",
+            dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings"]),
+        .testTarget(name: "MultitouchTestKitTests", dependencies: ["MultitouchTestKit", "MultitouchCore"]),
+        .testTarget(name: "MultitouchClientTests", dependencies: ["MultitouchClient"]),
         .testTarget(
             name: "TouchPlotTests",
-            dependencies: ["TouchPlot", "TouchPipeline", "Recordings", "MultitouchTestKit", "MultitouchCore", "Gestures"]),
+            dependencies: [
+                "TouchPlot", "TouchPipeline", "Recordings", "MultitouchTestKit", "MultitouchCore", "Gestures",
+            ]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(

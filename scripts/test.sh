@@ -28,6 +28,7 @@ stage() {
   fi
 }
 
+stage "format (changed files)" bash scripts/format-lint.sh
 stage "build" swift build --build-tests
 ctl="$(swift build --show-bin-path)/multitouchctl"
 stage "swift test" swift test --skip-build

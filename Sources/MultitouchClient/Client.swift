@@ -90,7 +90,9 @@ public final class MultitouchClient: @unchecked Sendable {
         defer { writeLock.unlock() }
         var offset = 0
         while offset < line.count {
-            let n = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = line.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ConnectionError(description: "send: \(String(cString: strerror(errno)))")

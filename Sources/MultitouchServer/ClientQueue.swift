@@ -145,7 +145,8 @@ public struct ClientQueue: Sendable {
         for slot in slots[head...] {
             guard let entry = slot else { continue }
             if entry.message.droppable {
-                newLast[Key(device: entry.message.device, streams: entry.message.streams.rawValue)] = newBase + newSlots.count
+                newLast[Key(device: entry.message.device, streams: entry.message.streams.rawValue)] =
+                    newBase + newSlots.count
             }
             newSlots.append(entry)
         }

@@ -1,3 +1,4 @@
+import CLinuxSystem
 import Glibc
 import WireProtocol
 
@@ -96,7 +97,8 @@ final class ClientSession {
                 if staging.isEmpty { return .drained }
             }
             let n = staging.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + stagingOffset, raw.count - stagingOffset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                send(
+                    fd, raw.baseAddress! + stagingOffset, raw.count - stagingOffset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
             }
             if n < 0 {
                 let code = errno

@@ -20,11 +20,13 @@ public struct PipelineSettings: Hashable, Sendable {
         self.output = output
         self.sizeMillimeters = sizeMillimeters
         // UITouch.tapCount follows the double-tap thresholds unless told otherwise.
-        self.tapCounting = tapCounting ?? TapCountParameters(
-            intervalMilliseconds: gestures.doubleTapIntervalMilliseconds,
-            distanceMillimeters: gestures.doubleTapDistanceMillimeters,
-            maximumDurationMilliseconds: gestures.tapMaximumDurationMilliseconds,
-            maximumMovementMillimeters: gestures.tapMaximumMovementMillimeters)
+        self.tapCounting =
+            tapCounting
+            ?? TapCountParameters(
+                intervalMilliseconds: gestures.doubleTapIntervalMilliseconds,
+                distanceMillimeters: gestures.doubleTapDistanceMillimeters,
+                maximumDurationMilliseconds: gestures.tapMaximumDurationMilliseconds,
+                maximumMovementMillimeters: gestures.tapMaximumMovementMillimeters)
     }
 }
 
@@ -64,8 +66,17 @@ public struct DevicePipeline {
             logger: logger)
     }
 
-    /// The earliest gesture timer deadline, for the event loop to arm.
-    public var nextDeadline: Timestamp? { engine.nextDeadline }
+    /// A timer deadline the engine still reported after being advanced to it (an engine bug): left to
+    /// the device's next frame so that no caller spins on it.
+    private var stuckDeadline: Timestamp?
+
+    /// The earliest gesture timer deadline, for the event loop to arm (or the replay schedule to take).
+    /// Guaranteed to advance: after `advance(to: t)` it is nil or later than `t`, so a caller may loop
+    /// `while let d = nextDeadline, d <= now { advance(to: d) }` without a guard of its own.
+    public var nextDeadline: Timestamp? {
+        guard let deadline = engine.nextDeadline, deadline != stuckDeadline else { return nil }
+        return deadline
+    }
 
     /// The device's cumulative transform.
     public var transform: AffineTransform { engine.transform }
@@ -85,7 +96,8 @@ public struct DevicePipeline {
             frameCount &+= 1
             out.append(
                 .dropped(
-                    DroppedMessage(device: deviceID, time: time, count: discarded, unit: .events, reason: "SYN_DROPPED")))
+                    DroppedMessage(device: deviceID, time: time, count: discarded, unit: .events, reason: "SYN_DROPPED")
+                ))
         }
     }
 
@@ -103,8 +115,10 @@ public struct DevicePipeline {
         advance(to: time, into: &out, observer: &ignored)
     }
 
-    public mutating func advance<O: PipelineObserver>(to time: Timestamp, into out: inout [Message], observer: inout O) {
+    public mutating func advance<O: PipelineObserver>(to time: Timestamp, into out: inout [Message], observer: inout O)
+    {
         let events = engine.advance(to: time)
+        if let deadline = engine.nextDeadline, deadline <= time { stuckDeadline = deadline }
         guard !events.isEmpty else { return }
         observer.observe(timerEvents: events)
         for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
@@ -136,12 +150,10 @@ public struct DevicePipeline {
         }
         // Timers still pending after the last touch (a tap waiting for double-tap failure, the frames
         // of an animation) fire at their deadlines: virtual time runs on past the end of input. Every
-        // timer moves its deadline on and animations end (momentum after 20 s at most); the bound
-        // only guards against an engine bug.
-        var guardCount = 0
-        while let deadline = engine.nextDeadline, guardCount < 100_000 {
+        // timer moves its deadline on and animations end (momentum after 20 s at most); a deadline that
+        // does not move on ends the loop (`nextDeadline`).
+        while let deadline = nextDeadline {
             advance(to: deadline, into: &out, observer: &observer)
-            guardCount += 1
         }
     }
 
@@ -150,10 +162,14 @@ public struct DevicePipeline {
         engine.setTransform(transform)
     }
 
-    private mutating func process<O: PipelineObserver>(_ frame: EventFrame, into out: inout [Message], observer: inout O) {
+    private mutating func process<O: PipelineObserver>(
+        _ frame: EventFrame, into out: inout [Message], observer: inout O
+    ) {
         frameCount &+= 1
         advance(to: frame.time, into: &out, observer: &observer)
         lastTime = frame.time
+        // A new frame gives a stuck timer its next chance (the guarantee holds: one advance per frame).
+        stuckDeadline = nil
         if let touchFrame = tracker.process(frame) {
             let events = engine.process(touchFrame)
             observer.observe(frame: touchFrame, events: events)

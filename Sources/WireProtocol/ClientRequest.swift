@@ -1,6 +1,6 @@
 import Gestures
 
-/// Every value of `"type"` a client sends. The golden files (tests/protocol/golden/request-NAME.json)
+/// Every value of `"type"` a client sends. The golden files (tests/protocol/golden/requests/NAME.jsonl)
 /// are named after these.
 public enum RequestKind: String, Hashable, Sendable, CaseIterable {
     case subscribe, unsubscribe, ping, stats, resetTransform, setTransform
@@ -109,7 +109,9 @@ public struct ClientRequest: Hashable, Sendable {
             }
             id = valid
         }
-        guard let typeValue = object["type"] else { throw RequestError(.unknownType, "request has no \"type\"", id: id) }
+        guard let typeValue = object["type"] else {
+            throw RequestError(.unknownType, "request has no \"type\"", id: id)
+        }
         guard case .string(let type) = typeValue else {
             throw RequestError(.unknownType, "\"type\" must be a string, got \(typeValue.typeName)", id: id)
         }

@@ -62,11 +62,14 @@ public struct FieldReader: Sendable {
         return b
     }
 
-    public func integer<T: FixedWidthInteger>(_ key: String, as type: T.Type = Int.self) throws(WireDecodingError) -> T {
+    public func integer<T: FixedWidthInteger>(_ key: String, as type: T.Type = Int.self) throws(WireDecodingError) -> T
+    {
         try integer(key, try value(key))
     }
 
-    public func optionalInteger<T: FixedWidthInteger>(_ key: String, as type: T.Type = Int.self)
+    public func optionalInteger<T: FixedWidthInteger>(
+        _ key: String, as type: T.Type = Int.self
+    )
         throws(WireDecodingError) -> T?
     {
         guard let value = optionalValue(key) else { return nil }
@@ -95,7 +98,9 @@ public struct FieldReader: Sendable {
     }
 
     /// A value of a string enum (`phase`, `mode`, `units` ...).
-    public func enumeration<E: RawRepresentable>(_ key: String, as type: E.Type = E.self) throws(WireDecodingError)
+    public func enumeration<E: RawRepresentable>(
+        _ key: String, as type: E.Type = E.self
+    ) throws(WireDecodingError)
         -> E where E.RawValue == String
     {
         let text = try string(key)
@@ -162,7 +167,9 @@ public struct FieldReader: Sendable {
     }
 
     /// An array, each element read by `element` (given its index).
-    public func array<T>(_ key: String, _ element: (JSONValue, String) throws(WireDecodingError) -> T)
+    public func array<T>(
+        _ key: String, _ element: (JSONValue, String) throws(WireDecodingError) -> T
+    )
         throws(WireDecodingError) -> [T]
     {
         let value = try value(key)
@@ -176,7 +183,9 @@ public struct FieldReader: Sendable {
     }
 
     /// An array of objects, each read by `element`.
-    public func objects<T>(_ key: String, _ element: (FieldReader) throws(WireDecodingError) -> T)
+    public func objects<T>(
+        _ key: String, _ element: (FieldReader) throws(WireDecodingError) -> T
+    )
         throws(WireDecodingError) -> [T]
     {
         try array(key) { (item, path) throws(WireDecodingError) -> T in

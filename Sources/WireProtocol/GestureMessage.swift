@@ -128,7 +128,8 @@ public struct GestureMessage: Hashable, Sendable {
             event = .update(
                 GestureUpdate(
                     session: session, seq: try f.integer("seq", as: UInt64.self), time: time,
-                    phase: try f.enumeration("phase"), mode: try f.enumeration("mode"), fingers: try f.integer("fingers"),
+                    phase: try f.enumeration("phase"), mode: try f.enumeration("mode"),
+                    fingers: try f.integer("fingers"),
                     centroid: try f.point("centroid"), translation: try f.point("translation"),
                     scale: try f.double("scale"), rotation: try f.double("rotation"),
                     velocity: GestureVelocity(

@@ -7,7 +7,7 @@ public enum ProtocolVersion {
 }
 
 /// Every value of `"type"` the daemon sends: one per message shape. The golden files
-/// (tests/protocol/golden/NAME.json) are named after these.
+/// (tests/protocol/golden/messages/NAME.jsonl) are named after these.
 public enum MessageKind: String, Hashable, Sendable, CaseIterable {
     case hello, deviceAdded, deviceRemoved, touches
     case session, gesture, tap, doubleTap, longPress

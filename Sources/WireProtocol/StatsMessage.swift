@@ -133,7 +133,8 @@ public struct DeviceStatistics: Hashable, Sendable {
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            device: try f.integer("device"), name: try f.string("name"), frames: try f.integer("frames", as: UInt64.self),
+            device: try f.integer("device"), name: try f.string("name"),
+            frames: try f.integer("frames", as: UInt64.self),
             active: try f.bool("active"))
     }
 }
@@ -200,7 +201,8 @@ public struct LatencyStatistics: Hashable, Sendable {
         self.init(
             count: try f.integer("count", as: UInt64.self), maximum: try f.double("max"),
             buckets: try f.objects("buckets") { (b) throws(WireDecodingError) in
-                LatencyBucket(lessThan: try b.integer("lt", as: UInt64.self), count: try b.integer("count", as: UInt64.self))
+                LatencyBucket(
+                    lessThan: try b.integer("lt", as: UInt64.self), count: try b.integer("count", as: UInt64.self))
             },
             deferred: try f.integer("deferred", as: UInt64.self),
             recent: try recent.map { (r) throws(WireDecodingError) in

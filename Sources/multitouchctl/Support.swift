@@ -49,7 +49,9 @@ func baseName(_ path: String) -> String {
 
 /// Pipeline settings from a configuration file (its [gestures], and the output mapping and size of the
 /// device rule that matches `description` at `path`), or the built-in defaults.
-func loadSettings(configPath: String?, path: String = "", description: DeviceDescription? = nil) throws -> PipelineSettings {
+func loadSettings(
+    configPath: String?, path: String = "", description: DeviceDescription? = nil
+) throws -> PipelineSettings {
     guard let configPath else { return PipelineSettings() }
     let configuration: DaemonConfiguration
     do {
@@ -73,7 +75,8 @@ enum ReadableFormat {
             return "hello \(hello.daemon), protocol \(hello.protocolVersion), \(hello.devices.count) device(s)"
                 + (list.isEmpty ? "" : ": " + list)
         case .deviceAdded(let info):
-            return "device \(info.id) added: \"\(info.name)\" \(info.deviceClass.rawValue), protocol \(info.multitouchProtocol.rawValue), \(info.slots) slot(s)\(info.isSemiMT ? ", semi-mt" : ""), \(fmt(info.widthMillimeters))x\(fmt(info.heightMillimeters)) mm (\(info.sizeSource)), units \(info.units.rawValue)"
+            return
+                "device \(info.id) added: \"\(info.name)\" \(info.deviceClass.rawValue), protocol \(info.multitouchProtocol.rawValue), \(info.slots) slot(s)\(info.isSemiMT ? ", semi-mt" : ""), \(fmt(info.widthMillimeters))x\(fmt(info.heightMillimeters)) mm (\(info.sizeSource)), units \(info.units.rawValue)"
         case .deviceRemoved(let m):
             return "\(m.time.map { $0.description } ?? "-") device \(m.device) removed (\(m.reason))"
         case .touches(let m):
@@ -84,7 +87,8 @@ enum ReadableFormat {
         case .gesture(let m):
             return "\(m.event.time) dev \(m.device) " + gestureText(m.event)
         case .dropped(let m):
-            return "\(m.time.map { $0.description } ?? "-") dev \(m.device.map(String.init) ?? "-") DROPPED \(m.count) \(m.unit.rawValue): \(m.reason)"
+            return
+                "\(m.time.map { $0.description } ?? "-") dev \(m.device.map(String.init) ?? "-") DROPPED \(m.count) \(m.unit.rawValue): \(m.reason)"
         case .error(let e):
             return "error \(e.code)\(e.fatal ? " (fatal)" : ""): \(e.message)\(e.id.map { " (request \($0))" } ?? "")"
         case .pong(let m):
@@ -95,7 +99,8 @@ enum ReadableFormat {
             case .all: devices = "all"
             case .ids(let ids): devices = ids.sorted().map(String.init).joined(separator: ",")
             }
-            return "subscribed to \(m.streams.sorted { $0.rawValue < $1.rawValue }.map(\.rawValue).joined(separator: ",")) of devices \(devices)"
+            return
+                "subscribed to \(m.streams.sorted { $0.rawValue < $1.rawValue }.map(\.rawValue).joined(separator: ",")) of devices \(devices)"
         case .unsubscribed:
             return "unsubscribed"
         case .stats:
@@ -109,10 +114,12 @@ enum ReadableFormat {
     static func gestureText(_ event: GestureEvent) -> String {
         switch event {
         case .sessionBegan(let session, _): return "session \(session) began"
-        case .sessionEnded(let session, _, let cancelled): return "session \(session) \(cancelled ? "cancelled" : "ended")"
+        case .sessionEnded(let session, _, let cancelled):
+            return "session \(session) \(cancelled ? "cancelled" : "ended")"
         case .update(let u):
             let degrees = u.rotation * 180 / Double.pi
-            return "\(u.mode.rawValue) \(u.phase.rawValue) fingers=\(u.fingers) centroid=(\(fmt(u.centroid.x)), \(fmt(u.centroid.y))) translation=(\(fmt(u.translation.x)), \(fmt(u.translation.y))) scale=\(fmt(u.scale, 3)) rotation=\(fmt(degrees))°"
+            return
+                "\(u.mode.rawValue) \(u.phase.rawValue) fingers=\(u.fingers) centroid=(\(fmt(u.centroid.x)), \(fmt(u.centroid.y))) translation=(\(fmt(u.translation.x)), \(fmt(u.translation.y))) scale=\(fmt(u.scale, 3)) rotation=\(fmt(degrees))°"
         case .tap(_, _, let location, let tapCount, let fingers):
             return "tap count=\(tapCount) fingers=\(fingers) at (\(fmt(location.x)), \(fmt(location.y)))"
         case .doubleTap(_, _, let location, _):

@@ -1,11 +1,14 @@
 import Testing
 import WireProtocol
+
 @testable import MultitouchServer
 
 /// The per-client queue on its own: what coalesces, what never does, and that memory stays bounded.
 @Suite("ClientQueue")
 struct ClientQueueTests {
-    func message(_ text: String, device: Int = 1, streams: MessageStreams = .touches, droppable: Bool) -> OutboundMessage {
+    func message(
+        _ text: String, device: Int = 1, streams: MessageStreams = .touches, droppable: Bool
+    ) -> OutboundMessage {
         OutboundMessage(bytes: Array((text + "\n").utf8), device: device, streams: streams, droppable: droppable)
     }
 

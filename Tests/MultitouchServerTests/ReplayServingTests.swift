@@ -28,9 +28,10 @@ struct ReplayServingTests {
     /// One concise issue for a mismatch (the arrays are too long to print whole).
     func expectSameLines(_ got: [String], _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) {
         guard got != expected else { return }
-        let first = (0..<max(got.count, expected.count)).first { i in
-            i >= got.count || i >= expected.count || got[i] != expected[i]
-        } ?? 0
+        let first =
+            (0..<max(got.count, expected.count)).first { i in
+                i >= got.count || i >= expected.count || got[i] != expected[i]
+            } ?? 0
         Issue.record(
             """
             received \(got.count) lines, expected \(expected.count); first difference at line \(first):
@@ -279,7 +280,8 @@ struct ReplayServingTests {
         let dir = TemporaryDirectory()
         let recording = dir.write("short.evemu", EvemuScript.pinchThenPan(frames: 10))
         let daemon = try DaemonProcess(
-            directory: dir, arguments: ["--replay", recording, "--speed", "50", "--loop", "--wait-for-subscribers", "1"])
+            directory: dir,
+            arguments: ["--replay", recording, "--speed", "50", "--loop", "--wait-for-subscribers", "1"])
         let (client, _) = try connectClient(daemon)
         try client.subscribe(streams: [.devices])
         var added: [Int] = []
@@ -296,7 +298,8 @@ struct ReplayServingTests {
         let dir = TemporaryDirectory()
         let recording = dir.write("short.evemu", EvemuScript.pinchThenPan(frames: 2))
         let daemon = try DaemonProcess(
-            directory: dir, arguments: ["--replay", recording, "--speed", "50", "--loop", "--wait-for-subscribers", "1"])
+            directory: dir,
+            arguments: ["--replay", recording, "--speed", "50", "--loop", "--wait-for-subscribers", "1"])
         let (client, _) = try connectClient(daemon)
         try client.subscribe(streams: [.devices])
         var lastID = 0

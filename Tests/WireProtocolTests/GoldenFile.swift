@@ -35,7 +35,9 @@ enum GoldenFile {
         guard let file = fopen(path, "wb") else { throw Failure(description: "cannot write \(path)") }
         defer { fclose(file) }
         let bytes = Array(text.utf8)
-        guard fwrite(bytes, 1, bytes.count, file) == bytes.count else { throw Failure(description: "short write \(path)") }
+        guard fwrite(bytes, 1, bytes.count, file) == bytes.count else {
+            throw Failure(description: "short write \(path)")
+        }
     }
 
     static func lines(_ path: String) throws -> [String] {
@@ -47,7 +49,9 @@ enum GoldenFile {
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names

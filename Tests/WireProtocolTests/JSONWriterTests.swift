@@ -1,5 +1,6 @@
 import MultitouchCore
 import Testing
+
 @testable import WireProtocol
 
 @Suite struct JSONWriterTests {

@@ -1,6 +1,7 @@
 import Gestures
 import MultitouchCore
 import Testing
+
 @testable import WireProtocol
 
 /// Every message and request the protocol defines goes through the one encoder and back through the one

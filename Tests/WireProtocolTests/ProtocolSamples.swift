@@ -37,11 +37,13 @@ enum ProtocolSamples {
                 device: 1, time: time, fingers: 2, isSemiMT: false,
                 touches: [
                     TouchPoint(
-                        id: 7, phase: .began, location: Point(x: 100.5, y: 200), previousLocation: Point(x: 100.5, y: 200),
+                        id: 7, phase: .began, location: Point(x: 100.5, y: 200),
+                        previousLocation: Point(x: 100.5, y: 200),
                         normalized: Point(x: 0.0523, y: 0.185), millimeters: Point(x: 15.25, y: 30.5), slot: 0,
                         tapCount: 1, type: .direct, majorRadius: 3.5, minorRadius: 2.25, orientation: -0.5, force: 0.75),
                     TouchPoint(
-                        id: 8, phase: .moved, location: Point(x: 300, y: 400.75), previousLocation: Point(x: 298, y: 401),
+                        id: 8, phase: .moved, location: Point(x: 300, y: 400.75),
+                        previousLocation: Point(x: 298, y: 401),
                         normalized: Point(x: 0.15625, y: 0.371), millimeters: Point(x: 45.8, y: 61.2), slot: 1,
                         tapCount: 2, type: .direct),
                 ])),
@@ -63,7 +65,8 @@ enum ProtocolSamples {
                 device: 1,
                 event: .update(
                     GestureUpdate(
-                        session: 3, seq: 0, time: time, phase: .began, mode: .pan, fingers: 1, centroid: Point(x: 0, y: 0),
+                        session: 3, seq: 0, time: time, phase: .began, mode: .pan, fingers: 1,
+                        centroid: Point(x: 0, y: 0),
                         translation: .zero, scale: 1, rotation: 0, velocity: .zero, matrix: .identity)))),
         .gesture(
             GestureMessage(
@@ -71,7 +74,8 @@ enum ProtocolSamples {
                 event: .tap(session: 5, time: time, location: Point(x: 10.5, y: 20.25), tapCount: 2, fingers: 1))),
         .gesture(
             GestureMessage(
-                device: 1, event: .doubleTap(session: 5, time: time, location: Point(x: 10.5, y: 20.25), matrix: matrix))),
+                device: 1, event: .doubleTap(session: 5, time: time, location: Point(x: 10.5, y: 20.25), matrix: matrix)
+            )),
         .gesture(
             GestureMessage(
                 device: 1,
@@ -79,9 +83,12 @@ enum ProtocolSamples {
         .gesture(
             GestureMessage(
                 device: 1,
-                event: .longPress(session: 6, time: time, phase: .cancelled, location: Point(x: 51, y: 60), fingers: 1))),
+                event: .longPress(session: 6, time: time, phase: .cancelled, location: Point(x: 51, y: 60), fingers: 1))
+        ),
         .dropped(DroppedMessage(device: 1, time: time, count: 12, unit: .events, reason: "SYN_DROPPED")),
-        .dropped(DroppedMessage(device: 1, time: time, count: 1, unit: .overflows, reason: "SYN_DROPPED: kernel buffer overflowed")),
+        .dropped(
+            DroppedMessage(
+                device: 1, time: time, count: 1, unit: .overflows, reason: "SYN_DROPPED: kernel buffer overflowed")),
         .dropped(DroppedMessage(device: nil, time: nil, count: 40, unit: .messages, reason: "client queue full")),
         .error(ErrorMessage(.badField, "unknown field \"x\" in ping", id: RequestID(9_007_199_254_740_993))),
         .error(ErrorMessage(.lineTooLong, "request line longer than 65536 bytes (newline included)")),
@@ -100,7 +107,8 @@ enum ProtocolSamples {
                         id: 1, pid: 4242, uid: 1000, subscribed: true, queued: 0, queuedBytes: 0, delivered: 1830,
                         dropped: 0),
                     ClientStatistics(
-                        id: 2, pid: -1, uid: 0, subscribed: false, queued: 3, queuedBytes: 612, delivered: 3, dropped: 7),
+                        id: 2, pid: -1, uid: 0, subscribed: false, queued: 3, queuedBytes: 612, delivered: 3, dropped: 7
+                    ),
                 ],
                 devices: [DeviceStatistics(device: 1, name: "Atmel maXTouch Touchscreen", frames: 412, active: true)],
                 latency: LatencyStatistics(

@@ -1,5 +1,6 @@
 import Gestures
 import Testing
+
 @testable import WireProtocol
 
 /// The daemon's side of requests: validation, error codes and ids echoed byte for byte.
@@ -22,7 +23,10 @@ struct RequestDecodingTests {
         #expect(throws: RequestError.self) { try decode(#"{"type":"setTransform","device":1,"matrix":[0,0,0,0,1,1]}"#) }
         #expect(throws: RequestError.self) { try decode(#"{"type":"setTransform","device":1,"matrix":[1,0,0,1]}"#) }
         let ok = try decode(#"{"type":"setTransform","device":1,"matrix":[2,0,0,2,5,-5.5]}"#)
-        #expect(ok == ClientRequest(.setTransform(device: 1, matrix: AffineTransform(a: 2, b: 0, c: 0, d: 2, tx: 5, ty: -5.5))))
+        #expect(
+            ok
+                == ClientRequest(
+                    .setTransform(device: 1, matrix: AffineTransform(a: 2, b: 0, c: 0, d: 2, tx: 5, ty: -5.5))))
     }
 
     @Test(arguments: [

@@ -5,7 +5,7 @@ import MultitouchTestKit
 import Recordings
 import Testing
 import TouchPipeline
-@testable import WireProtocol
+import WireProtocol
 
 /// The replay path end to end: recordings in, the wire messages out, as `multitouchctl replay --json`
 /// prints them and socket clients receive them.
@@ -16,7 +16,8 @@ import TouchPipeline
 
     private func objects(_ lines: [String]) throws -> [[String: Any]] {
         try lines.map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
         }
     }
 
@@ -111,7 +112,8 @@ import TouchPipeline
             InputEvent(time: t, type: EventType.syn, code: SynCode.report, value: 0),
         ]
         let messages = Replay.messages(
-            recording: Recording(format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)]))
+            recording: Recording(
+                format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)]))
         let phases = messages.compactMap { message -> [TouchPhase]? in
             if case .touches(let frame) = message { return frame.touches.map(\.phase) }
             return nil
@@ -125,8 +127,11 @@ import TouchPipeline
         s.down(finger: 1, x: 60, y: 50)
         s.frame()
         s.move(fingers: [(0, 30, 50), (1, 70, 50)], steps: 5, durationMs: 80)
-        let parsed = try objects(lines(Recording(
-            format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: s.events)])))
+        let parsed = try objects(
+            lines(
+                Recording(
+                    format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: s.events)])
+            ))
         let lastTouches = try #require(parsed.last { $0["type"] as? String == "touches" })
         let touches = try #require(lastTouches["touches"] as? [[String: Any]])
         #expect(touches.map { $0["phase"] as? String } == ["cancelled", "cancelled"])
@@ -141,8 +146,10 @@ import TouchPipeline
         let t = events.last?.time ?? Timestamp(microseconds: 0)
         events.append(InputEvent(time: t, type: EventType.abs, code: AbsCode.mtPositionX, value: 5))
         events.append(InputEvent(time: t, type: EventType.abs, code: AbsCode.mtPositionY, value: 5))
-        let parsed = try objects(lines(Recording(
-            format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)])))
+        let parsed = try objects(
+            lines(
+                Recording(
+                    format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)])))
         let dropped = try #require(parsed.first { $0["type"] as? String == "dropped" })
         #expect(dropped["count"] as? Int == 2)
         #expect((dropped["reason"] as? String)?.contains("partial frame") == true)
@@ -153,8 +160,10 @@ import TouchPipeline
         let index = events.count / 2
         let t = events[index].time
         events.insert(InputEvent(time: t, type: EventType.syn, code: SynCode.dropped, value: 0), at: index)
-        let parsed = try objects(lines(Recording(
-            format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)])))
+        let parsed = try objects(
+            lines(
+                Recording(
+                    format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)])))
         let dropped = try #require(parsed.first { $0["type"] as? String == "dropped" })
         #expect(dropped["reason"] as? String == "SYN_DROPPED")
         #expect((dropped["count"] as? Int ?? 0) > 0)
@@ -164,10 +173,17 @@ import TouchPipeline
         let a = Fixtures.pinchRotate()
         var b = Fixtures.touchpadThreeFingers()
         // Shift the touchpad by 5 ms so the two streams interleave.
-        b.events = b.events.map { var e = $0; e.time = e.time.adding(milliseconds: 5); return e }
+        b.events = b.events.map {
+            var e = $0
+            e.time = e.time.adding(milliseconds: 5)
+            return e
+        }
         let recording = Recording(
             format: .libinputRecord,
-            devices: [RecordedDevice(description: a.device, events: a.events), RecordedDevice(description: b.device, events: b.events)])
+            devices: [
+                RecordedDevice(description: a.device, events: a.events),
+                RecordedDevice(description: b.device, events: b.events),
+            ])
         let parsed = try objects(lines(recording))
         let added = parsed.filter { $0["type"] as? String == "deviceAdded" }
         #expect(added.count == 2)
