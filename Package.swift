@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "TouchRoutingTests", dependencies: ["TouchRouting", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(
             name: "TouchPipelineTests",
             dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings"]),
