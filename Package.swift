@@ -46,7 +46,8 @@ let package = Package(
         .target(
             name: "TouchPipeline",
             dependencies: [
-                "MultitouchCore", "Gestures", "WireProtocol", "Recordings", .product(name: "Logging", package: "swift-log"),
+                "MultitouchCore", "Gestures", "WireProtocol", "Recordings",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
@@ -132,9 +133,12 @@ let package = Package(
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "GestureFeelTests", dependencies: ["GestureFeel", "Gestures"]),
         .testTarget(
-            name: "TouchRoutingTests", dependencies: ["TouchRouting", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
+            name: "TouchRoutingTests",
+            dependencies: ["TouchRouting", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
+        .testTarget(
+            name: "WireProtocolTests",
+            dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(
             name: "TouchPipelineTests",
             dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings"]),
