@@ -1,35 +1,79 @@
-import CLibevdev
 import Glibc
 
-/// Signals as a readable fd (signalfd(2)), so a poll/epoll loop handles SIGINT/SIGTERM like input and
-/// ends cleanly (touches cancelled, files written) instead of dying mid-write. The signals are blocked
-/// for normal delivery while this exists.
+/// Signals as a readable fd, so a poll loop handles SIGINT/SIGTERM like input and ends cleanly (touches
+/// cancelled, files written) instead of dying mid-write.
+///
+/// A handler installed with sigaction(2) writes each signal's number into a non-blocking pipe; the
+/// loop polls the pipe's read end. Unlike blocking the signals and reading a signalfd, this works in a
+/// process with several threads (multitouchctl's async main runs commands beside runtime threads,
+/// and a signal blocked only in the calling thread is delivered to another one, killing the process).
+/// One instance at a time: the handlers share one pipe. The previous handlers come back on deinit.
 public final class SignalDescriptor {
     public let fileDescriptor: Int32
+    private let writeEnd: Int32
+    private let signals: [Int32]
+    private var previous: [sigaction]
 
     public init(signals: [Int32] = [SIGINT, SIGTERM]) throws(DeviceInputError) {
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        for signal in signals { sigaddset(&mask, signal) }
-        guard sigprocmask(SIG_BLOCK, &mask, nil) == 0 else {
-            throw DeviceInputError(call: "sigprocmask", path: "signals", errno: errno)
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw DeviceInputError(call: "pipe", path: "signals", errno: errno) }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
         }
-        let fd = signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-        guard fd >= 0 else { throw DeviceInputError(call: "signalfd", path: "signals", errno: errno) }
-        fileDescriptor = fd
+        fileDescriptor = ends[0]
+        writeEnd = ends[1]
+        self.signals = signals
+        previous = []
+        // Stored before any handler can run, so the handler only ever reads it.
+        signalPipeWriteEnd = writeEnd
+        for signal in signals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                let saved = errno
+                _ = write(signalPipeWriteEnd, &byte, 1)  // async-signal-safe; a full pipe already says enough
+                errno = saved
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            var old = sigaction()
+            guard sigaction(signal, &action, &old) == 0 else {
+                let code = errno
+                restoreHandlers()
+                close(ends[0])
+                close(ends[1])
+                throw DeviceInputError(call: "sigaction", path: "signals", errno: code)
+            }
+            previous.append(old)
+        }
     }
 
-    deinit { close(fileDescriptor) }
+    deinit {
+        restoreHandlers()
+        close(fileDescriptor)
+        close(writeEnd)
+    }
+
+    private func restoreHandlers() {
+        for (signal, old) in zip(signals, previous) {
+            var old = old
+            sigaction(signal, &old, nil)
+        }
+    }
 
     /// The signal numbers received since the last call (empty when none).
     public func receive() -> [Int32] {
         var result: [Int32] = []
-        var info = signalfd_siginfo()
+        var buffer = [UInt8](repeating: 0, count: 64)
         while true {
-            let n = withUnsafeMutableBytes(of: &info) { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            guard n == MemoryLayout<signalfd_siginfo>.size else { return result }
-            result.append(Int32(bitPattern: info.ssi_signo))
+            guard n > 0 else { return result }
+            result += buffer[0..<n].map { Int32($0) }
         }
     }
 }
+
+/// The pipe the signal handler writes to (a C handler cannot capture it).
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
