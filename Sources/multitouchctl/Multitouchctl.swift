@@ -9,6 +9,6 @@ struct Multitouchctl: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Replay.self, Check.self, Plot.self, Devices.self, Record.self, Listen.self, Monitor.self, Bench.self,
-            Generate.self,
+            BenchRouting.self, Generate.self,
         ])
 }
