@@ -36,8 +36,10 @@ let package = Package(
             name: "Recordings",
             dependencies: ["MultitouchCore", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict),
-        .target(name: "WireProtocol", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
         .target(name: "TouchRouting", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
+        // Region requests carry TouchRouting's own Region values (one definition of a region).
+        .target(
+            name: "WireProtocol", dependencies: ["MultitouchCore", "Gestures", "TouchRouting"], swiftSettings: strict),
         .target(
             name: "TouchPipeline",
             dependencies: ["MultitouchCore", "Gestures", "WireProtocol", "Recordings"],
@@ -96,9 +98,11 @@ let package = Package(
         .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(
-            name: "TouchRoutingTests", dependencies: ["TouchRouting", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
+            name: "TouchRoutingTests",
+            dependencies: ["TouchRouting", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"]),
+        .testTarget(
+            name: "WireProtocolTests", dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "TouchRouting"]),
         .testTarget(
             name: "TouchPipelineTests",
             dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings"]),
