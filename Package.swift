@@ -41,8 +41,10 @@ let package = Package(
             name: "Recordings",
             dependencies: ["MultitouchCore", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict),
-        .target(name: "WireProtocol", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
         .target(name: "TouchRouting", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
+        // Region requests carry TouchRouting's own Region values (one definition of a region).
+        .target(
+            name: "WireProtocol", dependencies: ["MultitouchCore", "Gestures", "TouchRouting"], swiftSettings: strict),
         .target(
             name: "TouchPipeline",
             dependencies: [
@@ -138,7 +140,7 @@ let package = Package(
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(
             name: "WireProtocolTests",
-            dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
+            dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "MultitouchTestKit", "TouchRouting"]),
         .testTarget(
             name: "TouchPipelineTests",
             dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings"]),

@@ -192,6 +192,11 @@ final class ClientHub {
             setTransform(device: device, matrix: .identity, id: id, client: client)
         case .setTransform(let device, let matrix):
             setTransform(device: device, matrix: matrix, id: id, client: client)
+        case .declareRegions, .updateRegions:
+            // Decoded and validated, but routing is not wired into the daemon yet (issue 12); the hello
+            // does not announce "regions", and this answer is the feature test PROTOCOL.md documents.
+            let name = request.action.kind.rawValue
+            reply(to: client, .error(ErrorMessage(.unknownType, "\(name) is not served by this daemon yet", id: id)))
         }
     }
 

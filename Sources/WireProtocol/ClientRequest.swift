@@ -1,9 +1,10 @@
 import Gestures
+import TouchRouting
 
 /// Every value of `"type"` a client sends. The golden files (tests/protocol/golden/requests/NAME.jsonl)
 /// are named after these.
 public enum RequestKind: String, Hashable, Sendable, CaseIterable {
-    case subscribe, unsubscribe, ping, stats, resetTransform, setTransform
+    case subscribe, unsubscribe, ping, stats, resetTransform, setTransform, declareRegions, updateRegions
 }
 
 /// What a request asks for (docs/PROTOCOL.md "Requests").
@@ -20,6 +21,11 @@ public enum RequestAction: Hashable, Sendable {
     case resetTransform(device: Int)
     /// Set a device's cumulative transform (six finite numbers, invertible).
     case setTransform(device: Int, matrix: AffineTransform)
+    /// Replace the client's regions on a device with these (empty: routing off for the device). The
+    /// regions are checked as a whole (docs/PROTOCOL.md "Touch routing").
+    case declareRegions(device: Int, regions: [Region])
+    /// Add or replace (by id) some of the client's regions on a device, and remove others by id.
+    case updateRegions(device: Int, regions: [Region], remove: [String])
 
     public var kind: RequestKind {
         switch self {
@@ -29,6 +35,8 @@ public enum RequestAction: Hashable, Sendable {
         case .stats: return .stats
         case .resetTransform: return .resetTransform
         case .setTransform: return .setTransform
+        case .declareRegions: return .declareRegions
+        case .updateRegions: return .updateRegions
         }
     }
 }
@@ -80,9 +88,28 @@ public struct ClientRequest: Hashable, Sendable {
             w.int(device)
             w.key("matrix")
             w.transform(matrix)
+        case .declareRegions(let device, let regions):
+            w.key("device")
+            w.int(device)
+            writeRegions(regions, to: &w)
+        case .updateRegions(let device, let regions, let remove):
+            w.key("device")
+            w.int(device)
+            writeRegions(regions, to: &w)
+            w.key("remove")
+            w.beginArray()
+            for id in remove { w.string(id) }
+            w.endArray()
         }
         w.optionalField("id", id)
         w.endObject()
+    }
+
+    private func writeRegions(_ regions: [Region], to w: inout JSONWriter) {
+        w.key("regions")
+        w.beginArray()
+        for region in regions { RegionFields.write(region, to: &w) }
+        w.endArray()
     }
 
     // MARK: Decoding
@@ -145,6 +172,15 @@ public struct ClientRequest: Hashable, Sendable {
         case .setTransform:
             allowed = ["device", "matrix"]
             action = .setTransform(device: try fields.device(object["device"]), matrix: try fields.matrix())
+        case .declareRegions:
+            allowed = ["device", "regions"]
+            action = .declareRegions(
+                device: try fields.device(object["device"]), regions: try fields.regions(optional: false))
+        case .updateRegions:
+            allowed = ["device", "regions", "remove"]
+            let device = try fields.device(object["device"])
+            action = .updateRegions(
+                device: device, regions: try fields.regions(optional: true), remove: try fields.remove())
         }
         let extra = object.members.map(\.key).filter { $0 != "type" && $0 != "id" && !allowed.contains($0) }
         if let first = extra.sorted().first {
@@ -211,6 +247,40 @@ private struct RequestFields {
             throw RequestError(.badField, "a device id must be a non-negative integer, got \(value.jsonText)", id: id)
         }
         return Int(device)
+    }
+
+    /// Every region of the request, or one `bad-field` error naming every problem (the request is
+    /// atomic: nothing of it takes effect unless all of it is valid).
+    func regions(optional: Bool) throws(RequestError) -> [Region] {
+        if optional && object["regions"] == nil { return [] }
+        var (regions, problems) = RegionFields.readArray(object["regions"], key: "regions")
+        var seen: Set<String> = []
+        for region in regions where !seen.insert(region.id).inserted {
+            problems.append("duplicate region id \(JSONValue.string(region.id).jsonText)")
+        }
+        if case .array(let items)? = object["regions"], items.count > RegionLimits.maximumRegionsPerClient {
+            problems.append(
+                "at most \(RegionLimits.maximumRegionsPerClient) regions per client and device, got \(items.count)")
+        }
+        guard problems.isEmpty else {
+            throw RequestError(.badField, problems.joined(separator: "; "), id: id)
+        }
+        return regions
+    }
+
+    func remove() throws(RequestError) -> [String] {
+        guard let value = object["remove"] else { return [] }
+        guard case .array(let items) = value else {
+            throw RequestError(.badField, "\"remove\" must be an array of region ids", id: id)
+        }
+        var ids: [String] = []
+        for item in items {
+            guard case .string(let s) = item else {
+                throw RequestError(.badField, "\"remove\" must hold region ids (strings), got \(item.typeName)", id: id)
+            }
+            ids.append(s)
+        }
+        return ids
     }
 
     func matrix() throws(RequestError) -> AffineTransform {

@@ -7,10 +7,13 @@ import MultitouchCore
 public struct GestureMessage: Hashable, Sendable {
     public var device: Int
     public var event: GestureEvent
+    /// On a routed connection, the region whose own gesture session this is; nil for the whole device.
+    public var region: String?
 
-    public init(device: Int, event: GestureEvent) {
+    public init(device: Int, event: GestureEvent, region: String? = nil) {
         self.device = device
         self.event = event
+        self.region = region
     }
 
     /// The wire type of the event.
@@ -28,6 +31,10 @@ public struct GestureMessage: Hashable, Sendable {
     func writeFields(to w: inout JSONWriter) {
         w.key("device")
         w.int(device)
+        if let region {
+            w.key("region")
+            w.string(region)
+        }
         switch event {
         case .sessionBegan(let session, let time):
             w.key("time")
@@ -151,7 +158,7 @@ public struct GestureMessage: Hashable, Sendable {
             .stats, .transform:
             throw WireDecodingError("\(kind.rawValue) is not a gesture message")
         }
-        self.init(device: device, event: event)
+        self.init(device: device, event: event, region: try f.optionalString("region"))
     }
 }
 

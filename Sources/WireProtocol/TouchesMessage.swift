@@ -1,4 +1,5 @@
 import MultitouchCore
+import TouchRouting
 
 /// `touches`: every touch of one evdev frame (the active ones and those ending in it), like
 /// `UIEvent.allTouches`.
@@ -11,13 +12,20 @@ public struct TouchesMessage: Hashable, Sendable {
     public var isSemiMT: Bool
     /// Sorted by id.
     public var touches: [TouchPoint]
+    /// Set on a routed connection: the region these touches were routed to, its role, and why the
+    /// daemon ended them when it did (PROTOCOL.md "Touch routing"). Nil for the whole-device stream.
+    public var routing: TouchesRouting?
 
-    public init(device: Int, time: Timestamp, fingers: Int, isSemiMT: Bool, touches: [TouchPoint]) {
+    public init(
+        device: Int, time: Timestamp, fingers: Int, isSemiMT: Bool, touches: [TouchPoint],
+        routing: TouchesRouting? = nil
+    ) {
         self.device = device
         self.time = time
         self.fingers = fingers
         self.isSemiMT = isSemiMT
         self.touches = touches
+        self.routing = routing
     }
 
     /// The message for one frame of the pipeline.
@@ -30,6 +38,16 @@ public struct TouchesMessage: Hashable, Sendable {
     func writeFields(to w: inout JSONWriter) {
         w.key("device")
         w.int(device)
+        if let routing {
+            w.key("region")
+            w.string(routing.region)
+            w.key("role")
+            w.string(routing.role.rawValue)
+            if let reason = routing.reason {
+                w.key("reason")
+                w.string(reason.rawValue)
+            }
+        }
         w.key("time")
         w.time(time)
         w.key("fingers")
@@ -48,7 +66,30 @@ public struct TouchesMessage: Hashable, Sendable {
         self.init(
             device: try f.integer("device"), time: try f.time("time"), fingers: try f.integer("fingers"),
             isSemiMT: try f.optionalBool("semiMT") ?? false,
-            touches: try f.objects("touches") { (t) throws(WireDecodingError) in try TouchPoint(reading: t) })
+            touches: try f.objects("touches") { (t) throws(WireDecodingError) in try TouchPoint(reading: t) },
+            routing: try TouchesRouting(reading: f))
+    }
+}
+
+/// The routing fields of a `touches` message: `region`, `role` and, when the daemon ended the touches
+/// itself, `reason` (TouchRouting's own role and reason types, so the names are defined once).
+public struct TouchesRouting: Hashable, Sendable {
+    public var region: String
+    public var role: RoutingRole
+    public var reason: RoutingCancelReason?
+
+    public init(region: String, role: RoutingRole, reason: RoutingCancelReason? = nil) {
+        self.region = region
+        self.role = role
+        self.reason = reason
+    }
+
+    /// Nil when the message has no `region` (a whole-device message).
+    init?(reading f: FieldReader) throws(WireDecodingError) {
+        guard let region = try f.optionalString("region") else { return nil }
+        self.init(
+            region: region, role: try f.enumeration("role"),
+            reason: f.optionalValue("reason") == nil ? nil : try f.enumeration("reason", as: RoutingCancelReason.self))
     }
 }
 

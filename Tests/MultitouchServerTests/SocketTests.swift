@@ -47,6 +47,11 @@ struct SocketTests {
         (#"{"type":"resetTransform","device":"one"}"#, "bad-field"),
         (#"{"type":"ping","extra":1}"#, "bad-field"),
         (#"{"type":"resetTransform","device":42}"#, "unknown-device"),
+        // Region declarations are validated, and a bad one is bad-field; a valid one is not served yet
+        // (routing is not wired in), which is the documented unknown-type feature test.
+        (#"{"type":"declareRegions","device":1,"regions":[{"id":"m","rect":[0,0,0,1]}]}"#, "bad-field"),
+        (#"{"type":"updateRegions","device":1,"remove":"m"}"#, "bad-field"),
+        (#"{"type":"declareRegions","device":1,"regions":[{"id":"m","rect":[0,0,10,10]}]}"#, "unknown-type"),
     ])
     func badRequestIsAnsweredAndTheConnectionKept(request: String, code: String) throws {
         let dir = TemporaryDirectory()
@@ -108,7 +113,9 @@ struct SocketTests {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         #expect(bound == 0)
         close(fd)

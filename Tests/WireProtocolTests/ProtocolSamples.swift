@@ -1,5 +1,6 @@
 import Gestures
 import MultitouchCore
+import TouchRouting
 import WireProtocol
 
 /// At least one value of every message and every request the protocol defines, with optional fields
@@ -56,6 +57,29 @@ enum ProtocolSamples {
                         normalized: Point(x: 0.01, y: 0.03), millimeters: Point(x: 1, y: 2), slot: 0, tapCount: 0,
                         type: .indirect)
                 ])),
+        .touches(
+            TouchesMessage(
+                device: 1, time: time, fingers: 1, isSemiMT: false,
+                touches: [
+                    TouchPoint(
+                        id: 12, phase: .began, location: Point(x: 120, y: 40), previousLocation: Point(x: 120, y: 40),
+                        normalized: Point(x: 0.0625, y: 0.037), millimeters: Point(x: 18, y: 6), slot: 2, tapCount: 1,
+                        type: .direct)
+                ], routing: TouchesRouting(region: "toolbar", role: .owner))),
+        .touches(
+            TouchesMessage(
+                device: 1, time: time, fingers: 0, isSemiMT: false,
+                touches: [
+                    TouchPoint(
+                        id: 13, phase: .cancelled, location: Point(x: 5, y: 6), previousLocation: Point(x: 5, y: 6),
+                        normalized: Point(x: 0.002, y: 0.005), millimeters: Point(x: 1, y: 1), slot: 3, tapCount: 1,
+                        type: .direct)
+                ], routing: TouchesRouting(region: "fluid", role: .observer, reason: .claimed))),
+        .gesture(GestureMessage(device: 1, event: .sessionBegan(session: 1, time: time), region: "toolbar")),
+        .gesture(
+            GestureMessage(
+                device: 1, event: .tap(session: 1, time: time, location: Point(x: 120, y: 40), tapCount: 1, fingers: 1),
+                region: "toolbar")),
         .gesture(GestureMessage(device: 1, event: .sessionBegan(session: 3, time: time))),
         .gesture(GestureMessage(device: 1, event: .sessionEnded(session: 3, time: time, cancelled: false))),
         .gesture(GestureMessage(device: 2, event: .sessionEnded(session: 4, time: time, cancelled: true))),
@@ -133,5 +157,23 @@ enum ProtocolSamples {
         ClientRequest(.stats, id: 3),
         ClientRequest(.resetTransform(device: 1)),
         ClientRequest(.setTransform(device: 1, matrix: AffineTransform(a: 2, b: 0, c: 0, d: 2, tx: 10.5, ty: -3))),
+        ClientRequest(.declareRegions(device: 1, regions: []), id: 4),
+        ClientRequest(.declareRegions(device: 1, regions: [toolbar, map, background, lens]), id: 5),
+        ClientRequest(.updateRegions(device: 2, regions: [map], remove: ["toolbar", "a\"b"]), id: "u"),
+        ClientRequest(.updateRegions(device: 2, regions: [], remove: [])),
     ]
+
+    /// The PROTOCOL.md example: a toolbar whose left 9 of 20 cells are solid, over a map.
+    static let toolbar = Region(
+        id: "toolbar", shape: .rectangle(RegionRect(x: 0, y: 0, width: 1920, height: 96)),
+        mask: AlphaMask(columns: 20, rows: 1, solid: (0..<20).map { $0 < 9 }), z: 2, mode: .passthrough)
+    static let map = Region(
+        id: "map", shape: .rectangle(RegionRect(x: 0, y: 0, width: 1920, height: 1080)), z: 1,
+        options: RegionOptions(cancelsTouchesOnRecognition: true, delaysTouchesUntilFailure: true, exclusive: true))
+    static let background = Region(
+        id: "fluid", shape: .rectangle(RegionRect(x: 0, y: 0, width: 1920, height: 1080)), z: -1, mode: .observer,
+        options: RegionOptions(gestures: true))
+    static let lens = Region(
+        id: "lens", shape: .polygon([Point(x: 100, y: 100), Point(x: 300.5, y: 100), Point(x: 200, y: 250)]),
+        hidden: true, disabled: true, options: RegionOptions(gestures: false))
 }

@@ -1,5 +1,7 @@
 import Gestures
+import MultitouchCore
 import Testing
+import TouchRouting
 
 @testable import WireProtocol
 
@@ -46,6 +48,115 @@ struct RequestDecodingTests {
             #expect(error.code == code)
             #expect(!error.message.isEmpty)
         }
+    }
+
+    @Test func declareRegionsReadsTheDocumentedExample() throws {
+        let request = try decode(
+            #"{"type":"declareRegions","device":1,"id":1,"regions":["#
+                + #"{"id":"toolbar","rect":[0,0,1920,96],"mode":"passthrough","z":2,"#
+                + #""mask":{"columns":20,"rows":1,"bits":"/4AA"}},"#
+                + #"{"id":"map","rect":[0,0,1920,1080],"z":1,"exclusive":true}]}"#)
+        guard case .declareRegions(let device, let regions) = request.action else {
+            Issue.record("decoded as \(request.action.kind)")
+            return
+        }
+        #expect(device == 1)
+        #expect(regions.map(\.id) == ["toolbar", "map"])
+        // "/4AA" is 0xFF 0x80 0x00: the first 9 of 20 cells solid, most significant bit first.
+        #expect(regions[0].mask?.solid == (0..<20).map { $0 < 9 })
+        #expect(regions[0].mode == .passthrough && regions[0].z == 2)
+        #expect(regions[1].options == RegionOptions(exclusive: true))
+        #expect(regions[1].mode == .opaque && regions[1].mask == nil)
+    }
+
+    @Test func anObserverHasNoGesturesUnlessItAsks() throws {
+        let plain = try decode(
+            #"{"type":"declareRegions","device":1,"regions":[{"id":"o","rect":[0,0,1,1],"mode":"observer"}]}"#)
+        let asks = try decode(
+            #"{"type":"declareRegions","device":1,"regions":[{"id":"o","rect":[0,0,1,1],"mode":"observer","gestures":true}]}"#
+        )
+        guard case .declareRegions(_, let a) = plain.action, case .declareRegions(_, let b) = asks.action else {
+            Issue.record("not declareRegions")
+            return
+        }
+        #expect(a[0].options.gestures == false)
+        #expect(b[0].options.gestures == true)
+    }
+
+    @Test func updateRegionsMayOnlyRemove() throws {
+        let request = try decode(#"{"type":"updateRegions","device":3,"remove":["map"],"id":2}"#)
+        #expect(request == ClientRequest(.updateRegions(device: 3, regions: [], remove: ["map"]), id: 2))
+    }
+
+    /// One refusal names every problem of every region, with its index, so a client fixes all at once.
+    @Test func aBadDeclarationIsOneBadFieldErrorListingEveryProblem() {
+        let line =
+            #"{"type":"declareRegions","device":1,"id":"d","regions":["#
+            + #"{"id":"a","rect":[0,0,10,10],"mask":{"columns":1,"rows":1,"bits":"gA=="}},"#
+            + #"{"id":"b","rect":[0,0,10,10],"mode":"passthrough"},"#
+            + #"{"id":"c","rect":[0,0,0,10]},"#
+            + #"{"id":"d","polygon":[[0,0],[1,1]]},"#
+            + #"{"id":"e","rect":[0,0,1,1],"colour":"red"},"#
+            + #"{"id":"f","rect":[0,0,1,1],"mask":{"columns":2,"rows":2,"bits":"gAAA"}},"#
+            + #"{"id":"g","rect":[0,0,1,1],"mode":"sticky"},"#
+            + #"{"rect":[0,0,1,1]},"#
+            + #"{"id":"h","rect":[0,0,1,1]},{"id":"h","rect":[0,0,1,1]}]}"#
+        do {
+            _ = try decode(line)
+            Issue.record("accepted \(line)")
+        } catch {
+            #expect(error.code == .badField)
+            #expect(error.id == RequestID("d"))
+            for needle in [
+                "regions[0]: region \"a\": an opaque region owns its whole shape",
+                "regions[1]: region \"b\": a passthrough region needs a mask",
+                "regions[2]: region \"c\": rectangle must be finite with width and height > 0",
+                "regions[3]: region \"d\": polygon needs 3 to 256 vertices, got 2",
+                "regions[4]: region \"e\": unknown field \"colour\" in a region",
+                "regions[5]: region \"f\": mask \"bits\" holds 3 bytes, expected 1 for 2 x 2 cells",
+                "regions[6]: region \"g\": \"mode\" must be one of opaque, passthrough, observer",
+                "regions[7]: missing \"id\"",
+                "duplicate region id \"h\"",
+            ] {
+                #expect(error.message.contains(needle), "missing \(needle) in \(error.message)")
+            }
+        }
+    }
+
+    @Test(arguments: [
+        #"{"type":"declareRegions","device":1}"#,
+        #"{"type":"declareRegions","regions":[]}"#,
+        #"{"type":"declareRegions","device":1,"regions":{}}"#,
+        #"{"type":"declareRegions","device":1,"regions":[],"remove":[]}"#,
+        #"{"type":"updateRegions","device":1,"remove":"map"}"#,
+        #"{"type":"updateRegions","device":1,"remove":[1]}"#,
+        #"{"type":"declareRegions","device":1,"regions":[{"id":"m","rect":[0,0,1,1],"mode":"passthrough","mask":{"columns":1,"rows":1,"bits":"g=A="}}]}"#,
+        #"{"type":"declareRegions","device":1,"regions":[{"id":"m","rect":[0,0,1,1],"mode":"passthrough","mask":{"columns":0,"rows":1,"bits":""}}]}"#,
+        #"{"type":"declareRegions","device":1,"regions":[{"id":"m","rect":[0,0,1,1],"polygon":[[0,0],[1,0],[0,1]]}]}"#,
+        #"{"type":"declareRegions","device":1,"regions":[{"id":"m","rect":[0,0,1,1],"hidden":1}]}"#,
+        #"{"type":"declareRegions","device":1,"regions":[{"id":"m","rect":[0,0,1,1],"z":1.5}]}"#,
+        #"{"type":"declareRegions","device":1,"regions":[{"id":"","rect":[0,0,1,1]}]}"#,
+        #"{"type":"declareRegions","device":1,"regions":[{"id":"o","rect":[0,0,1,1],"mode":"observer","exclusive":true}]}"#,
+    ])
+    func badRegionRequestsAreBadFields(line: String) {
+        do {
+            _ = try decode(line)
+            Issue.record("accepted \(line)")
+        } catch {
+            #expect(error.code == .badField, "\(error.message)")
+        }
+    }
+
+    @Test func base64RoundTripsEveryLength() {
+        for n in 0..<10 {
+            let bytes = (0..<n).map { UInt8(truncatingIfNeeded: $0 * 37 + 200) }
+            #expect(Base64.decode(Base64.encode(bytes)) == bytes)
+        }
+        #expect(Base64.encode([0xFF, 0x80, 0x00]) == "/4AA")
+        #expect(Base64.decode("gA==") == [0x80])
+        #expect(Base64.decode("gA=") == nil)
+        #expect(Base64.decode("g===") == nil)
+        #expect(Base64.decode("gA==gA==") == nil)
     }
 
     @Test func invalidUTF8IsItsOwnError() {

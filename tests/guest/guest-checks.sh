@@ -61,6 +61,9 @@ wait_grep() {  # wait (max 10 s) until the file contains the pattern
   while [ $SECONDS -le $end ]; do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
   return 1
 }
+PRIO="nice -n -5"
+if chrt -f 10 true 2> /dev/null; then PRIO="chrt -f 10"; fi
+
 stop_listener() {  # SIGTERM and reap
   kill -TERM "$1" 2>/dev/null
   wait "$1" 2>/dev/null
@@ -92,7 +95,9 @@ live_run() {  # $1 = recording, $2 = name: one listen while the recording plays
   # Empty the output here, not through the listener's redirection: that happens in the child, after
   # wait_nonempty may already have seen a previous attempt's output.
   : > "$W/live/$name.jsonl"
-  nice -n -5 "$CTL" listen "$DEV_NODE" --json --timeout 120 --record "$W/live/$name.delivered.evemu" \
+  # Real-time priority: the reader preempts evemu-play as soon as events are readable, so a heavy
+  # recording (dell_canvas_touch) does not overflow the evdev buffer on a slow, loaded guest.
+  $PRIO "$CTL" listen "$DEV_NODE" --json --timeout 120 --record "$W/live/$name.delivered.evemu" \
     > "$W/live/$name.jsonl" 2> "$W/live/$name.err" &
   L=$!
   wait_nonempty "$W/live/$name.jsonl"
