@@ -19,7 +19,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
@@ -43,7 +42,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "Configuration",
-            dependencies: ["MultitouchCore", "Gestures", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["MultitouchCore", "Gestures"],
             swiftSettings: strict),
 
         // Edges: devices, sockets, the daemon.
