@@ -84,6 +84,14 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Fuzzing (docs/FUZZING.md): the harnesses, which swift test replays on the regression corpus,
+        // and the binary scripts/fuzz.sh builds with libFuzzer (a small replay tool in a normal build).
+        .target(
+            name: "FuzzHarnesses",
+            dependencies: ["MultitouchCore", "Recordings", "Configuration", "TouchPipeline"],
+            swiftSettings: strict),
+        .executableTarget(name: "multitouch-fuzz", dependencies: ["FuzzHarnesses"], swiftSettings: strict),
+
         .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
@@ -91,6 +99,7 @@ let package = Package(
             name: "WireProtocolTests",
             dependencies: ["WireProtocol", "TouchPipeline", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
+        .testTarget(name: "FuzzHarnessesTests", dependencies: ["FuzzHarnesses"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(
             name: "MultitouchServerTests",

@@ -200,7 +200,7 @@ import Recordings
 
     /// The 9.7 KB and 14.4 KB alias bombs of issue 11 (each ran past a minute of CPU before, the second
     /// past 240 MB) are refused at their first anchor, before Yams composes anything.
-    @Test(arguments: [("alias-bomb-keys.yml", 8, "&l0"), ("alias-bomb-events.yml", 9, "&d")])
+    @Test(arguments: [("rejected-alias-bomb-keys.yml", 8, "&l0"), ("rejected-alias-bomb-events.yml", 9, "&d")])
     func aliasBombsAreRefusedBeforeComposing(name: String, line: Int, token: String) throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("tests/fuzz/libinput-record/regressions/\(name)").path
