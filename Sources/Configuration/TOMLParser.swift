@@ -38,7 +38,7 @@ struct TOMLParser {
     static func parse(_ text: String) throws(TOMLSyntaxError) -> TOMLDocument {
         var parser = TOMLParser(text: text)
         try parser.statements()
-        return TOMLDocument(root: parser.root.finished(), keyLines: parser.keyLines)
+        return TOMLDocument(root: try parser.root.finished(), keyLines: parser.keyLines)
     }
 
     // MARK: statements
@@ -218,7 +218,7 @@ struct TOMLParser {
         scanner.skipWhitespace()
         if scanner.peek() == Ascii.closeBrace {
             scanner.advance(by: 1)
-            return .table(table.finished())
+            return .table(try table.finished())
         }
         while true {
             let line = scanner.line
@@ -251,7 +251,7 @@ struct TOMLParser {
             switch scanner.peek() {
             case Ascii.closeBrace?:
                 scanner.advance(by: 1)
-                return .table(table.finished())
+                return .table(try table.finished())
             case Ascii.comma?:
                 scanner.advance(by: 1)
                 scanner.skipWhitespace()
@@ -334,14 +334,20 @@ private final class TableNode {
         return table
     }
 
-    func finished() -> TOMLTable {
+    /// The table as `TOMLTable` values.
+    /// - Throws: `TOMLSyntaxError` if a key was added twice. The parser checks every definition
+    ///   before adding it, so this only guards against a mistake here never becoming a silent overwrite.
+    func finished() throws(TOMLSyntaxError) -> TOMLTable {
         var table = TOMLTable()
         for key in keys {
-            switch entries[key] {
-            case .value(let value, _)?: table.append(key, value)
-            case .table(let child)?: table.append(key, .table(child.finished()))
-            case .tables(let array)?: table.append(key, .array(array.elements.map { .table($0.finished()) }))
-            case nil: break
+            guard let entry = entries[key] else { continue }
+            switch entry {
+            case .value(let value, _): try table.append(key, value, line: entry.line)
+            case .table(let child): try table.append(key, .table(try child.finished()), line: entry.line)
+            case .tables(let array):
+                var elements: [TOMLValue] = []
+                for element in array.elements { elements.append(.table(try element.finished())) }
+                try table.append(key, .array(elements), line: entry.line)
             }
         }
         return table

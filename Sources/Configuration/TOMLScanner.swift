@@ -1,11 +1,16 @@
 /// A TOML syntax error: where it is (1-based line and column, the column counted in characters) and
 /// what was expected there.
 struct TOMLSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// 1-based line.
     var line: Int
-    var column: Int
+    /// 1-based column in characters; nil when only the line is known (a key defined twice, found
+    /// while the finished tables are assembled).
+    var column: Int?
+    /// What is wrong there.
     var message: String
 
-    var description: String { "\(line):\(column): \(message)" }
+    /// `line:column: message`, or `line: message` without a column.
+    var description: String { column.map { "\(line):\($0): \(message)" } ?? "\(line): \(message)" }
 }
 
 /// The lexical half of the TOML 1.0 reader: a cursor over the document's UTF-8 bytes that reads keys,

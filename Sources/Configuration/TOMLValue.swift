@@ -1,9 +1,3 @@
-// NOTE (from a second helper that found this worktree in use, 06:58 UTC): this file replaces one that
-// the other helper wrote here and that I overwrote by mistake (my `create` hit an existing path).
-// It is reconstructed from how TOMLParser.swift, TOMLScanner.swift, ConfigurationParser.swift and
-// TOMLConformanceTests.swift use it; compare it with your own copy and keep yours. I have stopped
-// editing this worktree.
-
 /// One TOML 1.0 value as `TOMLParser` produces it and `ConfigurationParser` reads it.
 enum TOMLValue: Hashable, Sendable {
     case string(String)
@@ -19,6 +13,7 @@ enum TOMLValue: Hashable, Sendable {
         case string, int, double, bool, array, table, date, time, dateTime
     }
 
+    /// The value's kind; dates and times are told apart by their form.
     var type: Kind {
         switch self {
         case .string: .string
@@ -36,31 +31,37 @@ enum TOMLValue: Hashable, Sendable {
         }
     }
 
+    /// The text of a string; nil for any other kind.
     var string: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
+    /// An integer that fits `Int`; nil for any other kind (a float is not converted).
     var int: Int? {
         if case .integer(let number) = self { return Int(exactly: number) }
         return nil
     }
 
+    /// A float; nil for any other kind (an integer is not converted: see `numericValue`).
     var double: Double? {
         if case .float(let number) = self { return number }
         return nil
     }
 
+    /// A boolean; nil for any other kind.
     var bool: Bool? {
         if case .boolean(let flag) = self { return flag }
         return nil
     }
 
+    /// The elements of an array (an array of tables included); nil for any other kind.
     var array: [TOMLValue]? {
         if case .array(let elements) = self { return elements }
         return nil
     }
 
+    /// A table (header, dotted-key or inline); nil for any other kind.
     var table: TOMLTable? {
         if case .table(let table) = self { return table }
         return nil
@@ -69,6 +70,7 @@ enum TOMLValue: Hashable, Sendable {
 
 /// A TOML date, time, or date-time; `form` says which fields are meaningful.
 struct TOMLDateTime: Hashable, Sendable {
+    /// Which of TOML's four date and time kinds this is.
     enum Form: Hashable, Sendable {
         case offsetDateTime, localDateTime, localDate, localTime
     }
@@ -83,6 +85,7 @@ struct TOMLDateTime: Hashable, Sendable {
     var microsecond = 0
     var offsetMinutes = 0
 
+    /// A date, or the date part of a date-time (the scanner fills in the time fields after).
     init(form: Form, year: Int, month: Int, day: Int) {
         self.form = form
         self.year = year
@@ -90,6 +93,7 @@ struct TOMLDateTime: Hashable, Sendable {
         self.day = day
     }
 
+    /// A local time.
     init(form: Form, hour: Int, minute: Int, second: Int, microsecond: Int) {
         self.form = form
         self.hour = hour
@@ -99,19 +103,31 @@ struct TOMLDateTime: Hashable, Sendable {
     }
 }
 
-/// A TOML table: keys in document order.
+/// A TOML table: keys in document order, each defined once.
 struct TOMLTable: Hashable, Sendable {
+    /// The keys, in the order the document defines them.
     private(set) var keys: [String] = []
     private var values: [String: TOMLValue] = [:]
 
+    /// An empty table.
     init() {}
 
+    /// The value of `key`; nil when the table does not define it.
     subscript(key: String) -> TOMLValue? { values[key] }
 
+    /// Whether the table defines `key`.
     func contains(key: String) -> Bool { values[key] != nil }
 
-    mutating func append(_ key: String, _ value: TOMLValue) {
-        if values[key] == nil { keys.append(key) }
+    /// Adds `key`, defined at `line`, after the keys already there.
+    /// - Throws: `TOMLSyntaxError` at `line` when the table already defines `key`. TOML 1.0 forbids
+    ///   defining a key twice, and keeping either value without a word would hide the mistake; the
+    ///   loader puts the file name in front (`file:line: ...`).
+    mutating func append(_ key: String, _ value: TOMLValue, line: Int) throws(TOMLSyntaxError) {
+        guard values[key] == nil else {
+            throw TOMLSyntaxError(
+                line: line, column: nil, message: "\(key) is already defined in this table; a key is defined only once")
+        }
+        keys.append(key)
         values[key] = value
     }
 }

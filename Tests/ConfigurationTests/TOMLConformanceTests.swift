@@ -108,7 +108,7 @@ import Testing
                 Issue.record("an integer beyond 64 bits is accepted: \(String(reflecting: document))")
             case (.refused, .failure(let error)):
                 refused += 1
-                #expect(error.line >= 1 && error.column >= 1 && !error.message.isEmpty)
+                #expect(error.line >= 1 && (error.column ?? 0) >= 1 && !error.message.isEmpty)
             case (.accepted, .failure(let error)):
                 Issue.record("tomllib accepts, we refuse (\(error)): \(String(reflecting: document))")
             case (.refused, .success):
@@ -147,6 +147,35 @@ import Testing
         #expect(document.keyLines["i"] == 6)
         #expect(document.keyLines["i.j[2]"] == 7)
         #expect(document.keyLines["i.j[2].k[2].l"] == 9)
+    }
+
+    /// A table never keeps one of two definitions of a key without a word: TOML forbids redefining a
+    /// key, so adding one twice is an error at the second definition's line.
+    @Test func tableRefusesAKeyDefinedTwice() throws {
+        var table = TOMLTable()
+        try table.append("a", .integer(1), line: 2)
+        #expect(throws: TOMLSyntaxError(line: 7, column: nil, message: "a is already defined in this table; a key is defined only once")) {
+            try table.append("a", .integer(2), line: 7)
+        }
+        #expect(table["a"] == .integer(1))
+        #expect(table.keys == ["a"])
+    }
+
+    /// The loader reports a redefinition as `file:line:` with the line of the second definition.
+    @Test(arguments: [
+        ("a = 1\na = 2\n", 2), ("[t]\nx = 1\n\n[t]\ny = 2\n", 4), ("a.b = 1\n[a]\n", 2),
+        ("[x.y]\n[x]\ny = 1\n", 3), ("[[r]]\n[r]\n", 2), ("t = {a = 1, a = 2}\n", 1),
+    ])
+    func redefinitionsAreErrorsWithTheirLine(text: String, line: Int) {
+        do {
+            _ = try DaemonConfiguration.parse(text: text, source: "dup.toml")
+            Issue.record("accepted a redefinition: \(String(reflecting: text))")
+        } catch {
+            #expect(error.issues.count == 1)
+            #expect(error.issues.first?.line == line, "\(error)")
+            #expect(error.description.hasPrefix("dup.toml:\(line):"), "\(error)")
+            #expect(error.description.contains("define"), "\(error)")
+        }
     }
 }
 
