@@ -166,7 +166,8 @@ public struct GestureEngine: Sendable {
         tracks.reserveCapacity(16)
     }
 
-    /// The cumulative transform (M = S_current * M_base) as last published.
+    /// The cumulative transform (M = S_current * M_base) as last published; always finite (a product
+    /// that would overflow keeps the previous value).
     public var transform: AffineTransform { current }
 
     /// Replaces the cumulative transform (a client reset or set). Takes effect as the new base: an active
@@ -597,13 +598,17 @@ extension GestureEngine {
         segment.rotation = turned / Double(count)
     }
 
-    /// Sets the state to the segment's mode and recomputes M = S * M_base.
+    /// Sets the state to the segment's mode and recomputes M = S * M_base. When the product overflows
+    /// (a client set an enormous but finite base, such as tx = 1.7e308 in issue 11, and a pinch scaled
+    /// it), M keeps its last finite value rather than publishing an infinity or NaN, which JSON cannot
+    /// carry. The segment's own translation, scale and rotation do not depend on the base and go on.
     private mutating func updateCurrent() {
         switch segment.mode {
         case .pan: state = .panning
         case .pinchRotate: state = .pinchRotating
         }
-        current = segment.transform.concatenating(after: base)
+        let composed = segment.transform.concatenating(after: base)
+        if composed.isFinite { current = composed }
     }
 
     /// Begins `segment` at identity: M stays M_base, and the `began` is always published.
