@@ -57,6 +57,8 @@ public final class Daemon {
     var liveDevices: [Int: LiveSlot] = [:]
     var discovery: DeviceDiscovery?
     private var listener: ListeningSocket?
+    /// The spare descriptor and rate-limited warning for EMFILE on accept (DescriptorLimit.swift).
+    private var descriptorReserve = DescriptorReserve()
 
     private var clients: [Int: ClientSession] = [:]
     private var nextClientID = 1
@@ -112,6 +114,7 @@ public final class Daemon {
     /// Opens the socket and runs until SIGTERM/SIGINT. Returns the exit status.
     /// - Throws: `ListenError` when the socket cannot be set up (another daemon, a non-socket file...).
     public func run() throws -> Int32 {
+        limitMaximumClientsToDescriptors()
         let activated = SystemdSocketActivation.listenFDs()
         if let fd = activated.first {
             listener = try ListeningSocket.inherited(fd: fd)
@@ -225,6 +228,7 @@ public final class Daemon {
         configuration = fresh
         configuration.socket = old.socket
         logger.logLevel = Logger.Level(fresh.logLevel)
+        limitMaximumClientsToDescriptors()
         logger.info(
             "config: reloaded",
             metadata: [
@@ -282,6 +286,19 @@ public final class Daemon {
             if fd < 0 {
                 let code = errno
                 if code == EAGAIN || code == EWOULDBLOCK || code == EINTR || code == ECONNABORTED { return }
+                if code == EMFILE || code == ENFILE {
+                    var refusal = Array(errorLine(.tooManyClients, "the daemon is out of file descriptors", id: nil).utf8)
+                    refusal.append(0x0A)
+                    let outcome = descriptorReserve.handleExhaustion(
+                        code: code, listenFD: listenFD, refusal: refusal, now: Sys.monotonicNanoseconds(), logger: logger)
+                    switch outcome {
+                    case .refusedOne: continue
+                    case .nothingWaiting: return
+                    case .pauseListener:
+                        epoll.remove(listenFD)
+                        return
+                    }
+                }
                 logger.error("socket: accept failed", metadata: ["error": "\(SystemError("accept4", errno: code))"])
                 return
             }
@@ -649,6 +666,9 @@ public final class Daemon {
         guard clients.removeValue(forKey: client.id) != nil else { return }
         epoll.remove(client.fd)
         Sys.close(client.fd)
+        if descriptorReserve.clientLeft(), let listenFD = listener?.fd {
+            try? epoll.add(listenFD, events: Epoll.readable, token: Token.listener)
+        }
         client.queue.removeAll()
         logger.info(
             "client: disconnected",
