@@ -141,15 +141,7 @@ struct TOMLParser {
 
     /// `key = value` into `table` (the current section's table).
     private mutating func keyValue(into table: TableNode) throws(TOMLSyntaxError) {
-        let line = scanner.line
-        let start = scanner.position
-        let key = try scanner.key()
-        guard scanner.peek() == Ascii.equals else {
-            throw scanner.error("expected '=' after the key \(key.joined(separator: ".")), found \(scanner.found)")
-        }
-        scanner.advance(by: 1)
-        scanner.skipWhitespace()
-
+        let (key, line, start) = try keyAndEquals()
         var parent = table
         for part in key.dropLast() {
             switch parent.entries[part] {
@@ -177,6 +169,19 @@ struct TOMLParser {
         record(path, line)
         let value = try value(path: path, depth: parent.depth + 1)
         parent.add(last, .value(value, line: line))
+    }
+
+    /// Reads `key =` and the spaces after it: the key's parts, and the line and offset where it starts.
+    private mutating func keyAndEquals() throws(TOMLSyntaxError) -> (key: [String], line: Int, start: Int) {
+        let line = scanner.line
+        let start = scanner.position
+        let key = try scanner.key()
+        guard scanner.peek() == Ascii.equals else {
+            throw scanner.error("expected '=' after the key \(key.joined(separator: ".")), found \(scanner.found)")
+        }
+        scanner.advance(by: 1)
+        scanner.skipWhitespace()
+        return (key, line, start)
     }
 
     // MARK: values
@@ -221,14 +226,7 @@ struct TOMLParser {
             return .table(try table.finished())
         }
         while true {
-            let line = scanner.line
-            let start = scanner.position
-            let key = try scanner.key()
-            guard scanner.peek() == Ascii.equals else {
-                throw scanner.error("expected '=' after the key \(key.joined(separator: ".")), found \(scanner.found)")
-            }
-            scanner.advance(by: 1)
-            scanner.skipWhitespace()
+            let (key, line, start) = try keyAndEquals()
             var parent = table
             for part in key.dropLast() {
                 switch parent.entries[part] {
