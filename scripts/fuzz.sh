@@ -4,14 +4,14 @@
 # FUZZ_TIMEOUT seconds) or runs out of memory, and says where the input is and how to keep it as a
 # regression. Prints the executions and coverage of each harness.
 #
-#   bash scripts/fuzz.sh [SECONDS] [HARNESS...]      default: 45 s for each harness in FuzzHarness.all
+#   bash scripts/fuzz.sh [SECONDS] [HARNESS...]      default: 30 s for each harness in FuzzHarness.all
 #
 # The corpus each run grows is kept in .build/fuzz/work/<harness>/corpus, so local runs build on the
 # previous ones; CI starts from the seeds every time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-seconds=${1:-45}
+seconds=${1:-30}
 [ $# -gt 0 ] && shift
 timeout=${FUZZ_TIMEOUT:-10}
 scratch=.build/fuzz
