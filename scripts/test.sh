@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs every test of multitouchd: unit and end-to-end tests (swift test), the invariant
 # check over the project's fixtures and ../shared/recordings, the fuzzers, the tests under
-# AddressSanitizer, the Python client test, the systemd unit checks, and the real-kernel checks in a
-# QEMU guest. Prints one line per stage and a closing
+# AddressSanitizer and ThreadSanitizer, the Python client test, the systemd unit checks, and the
+# real-kernel checks in a QEMU guest. Prints one line per stage and a closing
 # "N passed, N failed" line; exits non-zero when any stage fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -36,10 +36,10 @@ if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings
 fi
 # Hardening (docs/FUZZING.md): each fuzz harness for a bounded time (any crash, hang or memory blow-up
-# fails), then the tests under AddressSanitizer in a scratch path of their own. ThreadSanitizer is not
-# a CI stage: the daemon is one thread, and a third full build would push CI past 20 minutes.
+# fails), then the tests under AddressSanitizer and ThreadSanitizer, each in a scratch path of its own.
 stage "fuzz (30 s per harness)" bash scripts/fuzz.sh 30
 stage "swift test (AddressSanitizer)" bash scripts/sanitized-tests.sh address
+stage "swift test (ThreadSanitizer)" bash scripts/sanitized-tests.sh thread
 stage "python client" python3 clients/python/test_client.py
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
