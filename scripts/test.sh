@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Sets up and runs every test of multitouchd: unit and end-to-end tests (swift test), the invariant
-# check over the project's fixtures and ../shared/recordings, the fuzzers, the tests under
-# AddressSanitizer and ThreadSanitizer, the Python client test, the systemd unit checks, and the
-# real-kernel checks in a QEMU guest. Prints one line per stage and a closing
-# "N passed, N failed" line; exits non-zero when any stage fails.
+# check over the project's fixtures and ../shared/recordings, `multitouchctl plot` from the command
+# line, the fuzzers, the tests under AddressSanitizer and ThreadSanitizer, the Python client test, the
+# browser pages in headless Chromium, the systemd unit checks, and the real-kernel checks in a QEMU
+# guest. Prints one line per stage and a closing "N passed, N failed" line; exits non-zero when any
+# stage fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-MULTITOUCHD_GUEST_DEPS=1 MULTITOUCHD_SERVICE_DEPS=1 bash scripts/install-deps.sh || exit 1
+MULTITOUCHD_GUEST_DEPS=1 MULTITOUCHD_SERVICE_DEPS=1 MULTITOUCHD_BROWSER_DEPS=1 bash scripts/install-deps.sh || exit 1
 
 passed=0
 failed=0
@@ -28,23 +29,32 @@ stage() {
   fi
 }
 
+stage "format (changed files)" bash scripts/format-lint.sh
 stage "build" swift build --build-tests
 ctl="$(swift build --show-bin-path)/multitouchctl"
 stage "swift test" swift test --skip-build
 stage "check fixtures" "$ctl" check tests/fixtures
 if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings
+  stage "feel report" "$ctl" feel --recordings ../shared/recordings
 fi
+stage "plot CLI" bash tests/plot/cli-check.sh "$ctl"
 # Hardening (docs/FUZZING.md): each fuzz harness for a bounded time (any crash, hang or memory blow-up
 # fails), then the tests under AddressSanitizer and ThreadSanitizer, each in a scratch path of its own.
 stage "fuzz (30 s per harness)" bash scripts/fuzz.sh 30
 stage "swift test (AddressSanitizer)" bash scripts/sanitized-tests.sh address
 stage "swift test (ThreadSanitizer)" bash scripts/sanitized-tests.sh thread
 stage "python client" python3 clients/python/test_client.py
+stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
+# Headless Chromium loads the live view (view --replay) and the JS demo (bridge); screenshots under
+# .build/web-check/ (the stage prints their paths).
+stage "browser pages" python3 tests/web/browser-check.py "$(swift build --show-bin-path)"
+stage "benchmarks (short: runs and reports, no thresholds)" bash scripts/bench.sh --short
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh
 stage "guest: service" bash tests/service/guest-service-check.sh
+stage "guest: side by side (short: runs and reports)" bash tests/bench/side-by-side.sh --short
 
 echo
 for f in "${failures[@]}"; do echo "failed stage: $f"; done

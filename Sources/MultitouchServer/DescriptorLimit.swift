@@ -106,14 +106,14 @@ struct DescriptorReserve {
     }
 }
 
-extension Daemon {
+extension ClientHub {
     /// Lowers `max_clients` to what the open-file limit leaves room for, and says so (start and reload).
     func limitMaximumClientsToDescriptors() {
         guard let limit = DescriptorReserve.currentDescriptorLimit() else { return }
-        let configured = configuration.clients.maximumClients
+        let configured = configuration.maximumClients
         let (value, clamped) = DescriptorReserve.maximumClients(configured: configured, descriptorLimit: limit)
         guard clamped else { return }
-        configuration.clients.maximumClients = value
+        configuration.maximumClients = value
         logger.warning(
             "config: clients.max_clients is above what the open-file limit allows; serving fewer clients",
             metadata: [

@@ -31,6 +31,7 @@ struct SocketOwnershipTests {
         var original = stat()
         #expect(stat(target, &original) == 0)
         var changed: [String] = []
+        var readyStarts = 0
         let starts = 40
         for start in 0..<starts {
             chmod(target, 0o600)
@@ -47,13 +48,17 @@ struct SocketOwnershipTests {
             }
             daemon.signal(SIGTERM)
             _ = daemon.waitForExit()
-            #expect(daemon.log.contains("daemon: ready"), "start \(start): \(daemon.log)")
+            // A symlink swapped in between the unlink and bind is refused (a correct outcome too).
+            let ready = daemon.log.contains("daemon: ready")
+            #expect(ready || daemon.log.contains("exists and is not a socket"), "start \(start): \(daemon.log)")
+            if ready { readyStarts += 1 }
             var now = stat()
             #expect(stat(target, &now) == 0)
             if now.st_mode & 0o7777 != 0o600 || now.st_gid != original.st_gid {
                 changed.append("start \(start): mode \(String(now.st_mode & 0o7777, radix: 8)) gid \(now.st_gid)")
             }
         }
+        #expect(readyStarts > 0, "the daemon never got its socket: the test proves nothing")
         #expect(swapper.swaps > 0, "the attacker never got to swap: the test proves nothing")
         #expect(changed.isEmpty, "the target changed in \(changed.count) of \(starts) starts: \(changed.prefix(5))")
         #expect((try? String(contentsOfFile: target, encoding: .utf8)) == "root only\n")
