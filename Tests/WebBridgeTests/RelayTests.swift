@@ -144,7 +144,7 @@ struct RelayTests {
             }
         }
         // A page request with the same foreign origin is answered in words, not upgraded.
-        let response = try rawHTTP(
+        let response = try await rawHTTP(
             port: bridge.port, "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(bridge.port)\r\nOrigin: https://evil.example\r\n\r\n")
         #expect(response.hasPrefix("HTTP/1.1 403 Forbidden"))
         // The allowed path still works, and it is the first daemon connection: the refusals made none.

@@ -8,6 +8,7 @@ import Testing
 @testable import WebBridge
 
 #if canImport(Glibc)
+import Foundation
 import Glibc
 #endif
 
@@ -229,7 +230,18 @@ struct TestFailure: Error, CustomStringConvertible {
 
 /// Sends `request` over a plain TCP socket to 127.0.0.1:`port` and returns everything the server
 /// wrote until it closed (so a test also sees that the connection was closed).
-func rawHTTP(port: Int, _ request: String) throws -> String {
+/// Sends one raw HTTP request and returns everything the bridge answered. The blocking socket calls run
+/// on a thread of their own: the bridge serves connections on Swift's cooperative pool, which has one
+/// thread per core, and a test that blocked one of them (while other suites block the rest) starved
+/// the very server it was waiting for.
+func rawHTTP(port: Int, _ request: String) async throws -> String {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try blockingRawHTTP(port: port, request) }) }
+        thread.start()
+    }
+}
+
+private func blockingRawHTTP(port: Int, _ request: String) throws -> String {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestFailure(description: "socket failed") }
     defer { close(fd) }
