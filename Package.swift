@@ -131,7 +131,7 @@ let package = Package(
         // and the binary scripts/fuzz.sh builds with libFuzzer (a small replay tool in a normal build).
         .target(
             name: "FuzzHarnesses",
-            dependencies: ["MultitouchCore", "Recordings", "Configuration", "TouchPipeline"],
+            dependencies: ["MultitouchCore", "Recordings", "Configuration", "TouchPipeline", "WireProtocol"],
             swiftSettings: strict),
         .executableTarget(name: "multitouch-fuzz", dependencies: ["FuzzHarnesses"], swiftSettings: strict),
 

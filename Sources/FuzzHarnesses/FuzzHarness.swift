@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Recordings
 import TouchPipeline
+import WireProtocol
 
 /// One fuzz target: the code libFuzzer feeds bytes to, and where its seed inputs come from.
 ///
@@ -41,6 +42,7 @@ public struct FuzzHarness: Sendable {
         FuzzHarness(name: "evemu", seeds: Seeds.evemu, run: Harnesses.evemu),
         FuzzHarness(name: "libinput-record", seeds: Seeds.libinputRecord, run: Harnesses.libinputRecord),
         FuzzHarness(name: "configuration", seeds: Seeds.configuration, run: Harnesses.configuration),
+        FuzzHarness(name: "request", seeds: Seeds.request, run: Harnesses.request),
     ]
 
     public static func named(_ name: String) -> FuzzHarness? {
@@ -79,6 +81,48 @@ enum Harnesses {
         } catch {
             _ = error.description
             return .rejected
+        }
+    }
+
+    /// A client's byte stream, as the daemon reads it: framed by `LineFramer` (in two reads, split in the
+    /// middle, so partial lines are exercised) with the default 64 KiB line limit, each line decoded by
+    /// `ClientRequest(decoding:)`. Beyond "no crash", three properties must hold, else it traps:
+    /// a decoded `setTransform` meets `TransformBounds` (the engine never sees an out-of-bounds base), a
+    /// decoded request encodes and decodes back to itself (what clients send is what the daemon reads),
+    /// and a refusal encodes as an `error` line.
+    @Sendable static func request(_ input: [UInt8]) -> FuzzHarness.Outcome {
+        var framer = LineFramer()
+        var refused = false
+        let middle = input.count / 2
+        for chunk in [input[..<middle], input[middle...]] {
+            switch framer.append(chunk, maximumLineBytes: 65_536) {
+            case .lineTooLong:
+                return .rejected
+            case .lines(let lines):
+                for line in lines where !decodeRequest(line) { refused = true }
+            }
+        }
+        return refused ? .rejected : .accepted
+    }
+
+    /// One request line through the decoder and the properties `request` checks; true when it decoded.
+    private static func decodeRequest(_ line: [UInt8]) -> Bool {
+        do {
+            let request = try ClientRequest(decoding: line)
+            if case .setTransform(_, let matrix) = request.action {
+                let entries = [matrix.a, matrix.b, matrix.c, matrix.d, matrix.tx, matrix.ty]
+                if case .failure(let error) = TransformBounds.validate(entries) {
+                    fatalError("decoded a setTransform outside the bounds: \(error.message)")
+                }
+            }
+            let again = try? ClientRequest(decoding: Array(request.jsonLine().utf8))
+            if again != request { fatalError("\(request) does not survive encoding: \(request.jsonLine())") }
+            return true
+        } catch {
+            var bytes: [UInt8] = []
+            Message.error(error.errorMessage).encode(into: &bytes)
+            if bytes.last != 0x0A { fatalError("the refusal is not one line: \(error)") }
+            return false
         }
     }
 

@@ -41,6 +41,23 @@ enum Seeds {
         return seeds
     }
 
+    /// The committed seeds (docs/PROTOCOL.md's request lines and refusals), the golden request files
+    /// each as one stream of lines, and every request line of docs/PROTOCOL.md's examples.
+    @Sendable static func request(_ root: String) -> [(name: String, bytes: [UInt8])] {
+        var seeds = committed(root, "request")
+        let golden = root + "/tests/protocol/golden/requests"
+        for name in files(in: golden) where name.hasSuffix(".jsonl") {
+            guard let bytes = read(golden + "/" + name) else { continue }
+            seeds.append(("golden-" + name, bytes))
+        }
+        if let protocolText = read(root + "/docs/PROTOCOL.md") {
+            let requests = String(decoding: protocolText, as: UTF8.self).split(separator: "\n")
+                .filter { $0.hasPrefix("> {") }.map { $0.dropFirst(2) + "\n" }
+            for (index, line) in requests.enumerated() { seeds.append(("protocol-md-\(index)", Array(line.utf8))) }
+        }
+        return seeds
+    }
+
     /// `# [[devices.rule]]` or `# key = value`: an example line of the shipped file (the same rule as
     /// ShippedConfigurationTests' `exampleRulesParseWhenUncommented`).
     static func isCommentedExample(_ line: Substring) -> Bool {
