@@ -19,7 +19,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // The browser bridge only: NIOHTTP1 and NIOWebSocket (a clean debug build adds about 40 s).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -63,7 +62,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "Configuration",
-            dependencies: ["MultitouchCore", "Gestures", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["MultitouchCore", "Gestures"],
             swiftSettings: strict),
 
         // Edges: devices, sockets, the daemon.
@@ -131,6 +130,14 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Fuzzing (docs/FUZZING.md): the harnesses, which swift test replays on the regression corpus,
+        // and the binary scripts/fuzz.sh builds with libFuzzer (a small replay tool in a normal build).
+        .target(
+            name: "FuzzHarnesses",
+            dependencies: ["MultitouchCore", "Recordings", "Configuration", "TouchPipeline", "WireProtocol"],
+            swiftSettings: strict),
+        .executableTarget(name: "multitouch-fuzz", dependencies: ["FuzzHarnesses"], swiftSettings: strict),
+
         .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "GestureFeelTests", dependencies: ["GestureFeel", "Gestures"]),
@@ -152,6 +159,7 @@ let package = Package(
                 "TouchPlot", "TouchPipeline", "Recordings", "MultitouchTestKit", "MultitouchCore", "Gestures",
             ]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
+        .testTarget(name: "FuzzHarnessesTests", dependencies: ["FuzzHarnesses"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(
             name: "MultitouchServerTests",

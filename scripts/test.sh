@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sets up and runs every test of multitouchd: unit and end-to-end tests (swift test), the invariant
 # check over the project's fixtures and ../shared/recordings, `multitouchctl plot` from the command
-# line, the Python client test, the browser pages in headless Chromium, the systemd unit checks, and
-# the real-kernel checks in a QEMU guest. Prints one line per stage and a closing "N passed, N failed"
-# line; exits non-zero when any stage fails.
+# line, the fuzzers, the tests under AddressSanitizer and ThreadSanitizer, the Python client test, the
+# browser pages in headless Chromium, the systemd unit checks, and the real-kernel checks in a QEMU
+# guest. Prints one line per stage and a closing "N passed, N failed" line; exits non-zero when any
+# stage fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -38,6 +39,11 @@ if [ -d ../shared/recordings ]; then
   stage "feel report" "$ctl" feel --recordings ../shared/recordings
 fi
 stage "plot CLI" bash tests/plot/cli-check.sh "$ctl"
+# Hardening (docs/FUZZING.md): each fuzz harness for a bounded time (any crash, hang or memory blow-up
+# fails), then the tests under AddressSanitizer and ThreadSanitizer, each in a scratch path of its own.
+stage "fuzz (30 s per harness)" bash scripts/fuzz.sh 30
+stage "swift test (AddressSanitizer)" bash scripts/sanitized-tests.sh address
+stage "swift test (ThreadSanitizer)" bash scripts/sanitized-tests.sh thread
 stage "python client" python3 clients/python/test_client.py
 stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
 # Headless Chromium loads the live view (view --replay) and the JS demo (bridge); screenshots under

@@ -10,10 +10,20 @@
 #include <sys/un.h>
 #include <signal.h>
 #include <grp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <fcntl.h>
 
 /* SO_PEERCRED's struct, spelled out so it is visible whatever the include order. */
 struct multitouchd_ucred { int pid; unsigned int uid; unsigned int gid; };
 
 /* accept4 without an address (its sockaddr argument is awkward to pass as NULL from Swift). */
 static inline int multitouchd_accept(int fd) { return accept4(fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+/* renameat2(..., RENAME_NOREPLACE) through syscall(2): glibc declares renameat2 only under _GNU_SOURCE.
+   -1 with errno set; EINVAL where the filesystem does not support the flag. */
+static inline int multitouchd_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+    return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, 1u /* RENAME_NOREPLACE */);
+}
+/* O_PATH (open a directory to use as a dirfd without read permission), also _GNU_SOURCE-only. */
+static const int multitouchd_O_PATH = __O_PATH;
 #endif

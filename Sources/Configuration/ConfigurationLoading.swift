@@ -5,7 +5,6 @@ import Darwin
 #endif
 import Gestures
 import MultitouchCore
-import TOMLKit
 
 extension DaemonConfiguration {
     /// Reads and validates a TOML configuration file (config/multitouchd.toml documents every key).
@@ -33,22 +32,18 @@ extension DaemonConfiguration {
     /// - Returns: the configuration; keys the text leaves out keep their defaults.
     /// - Throws: `ConfigurationError` with every problem found (see `load(path:)`).
     public static func parse(text: String, source: String = "<string>") throws(ConfigurationError) -> DaemonConfiguration {
-        let root: TOMLTable
+        let document: TOMLDocument
         do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw ConfigurationError(issues: [
-                ConfigurationIssue(
-                    source: source, line: error.source.begin.line, column: error.source.begin.column, keyPath: "",
-                    message: "TOML syntax error: \(error.description)")
-            ])
+            document = try TOMLParser.parse(text)
         } catch {
             throw ConfigurationError(issues: [
-                ConfigurationIssue(source: source, keyPath: "", message: "TOML syntax error: \(error)")
+                ConfigurationIssue(
+                    source: source, line: error.line, column: error.column, keyPath: "",
+                    message: "TOML syntax error: \(error.message)")
             ])
         }
-        var parser = ConfigurationParser(source: source, locator: KeyLocator(text: text))
-        let configuration = parser.parse(root)
+        var parser = ConfigurationParser(source: source, locator: KeyLocator(lines: document.keyLines))
+        let configuration = parser.parse(document.root)
         if !parser.issues.isEmpty {
             throw ConfigurationError(issues: parser.issues.sortedByLine())
         }
@@ -103,49 +98,18 @@ func readTextFile(_ path: String) -> Result<String, FileReadProblem> {
     return .success(text)
 }
 
-/// Finds the line of a key path in TOML text, for error messages. TOMLKit reports positions only for
-/// syntax errors, so this scans table headers and `key =` lines. It understands `[table]`,
-/// `[[array.of.tables]]` (numbered from 1, like the key paths in messages), dotted keys and quoted
-/// keys; a key inside an inline table resolves to the line of the inline table.
+/// Finds the line of a key path for error messages, from the lines the TOML parser recorded
+/// (`TOMLDocument.keyLines`): every key, table header, implicitly created table and array element.
 struct KeyLocator {
-    private var lines: [String: Int] = [:]
+    private var lines: [String: Int]
 
+    init(lines: [String: Int]) {
+        self.lines = lines
+    }
+
+    /// The lines of a TOML text; none when the text does not parse.
     init(text: String) {
-        var section = ""
-        var arrayCounts: [String: Int] = [:]
-        var lineNumber = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let line = raw.drop { $0 == " " || $0 == "\t" }
-            if line.hasPrefix("[[") {
-                guard let end = line.range(of: "]]") else { continue }
-                let name = KeyLocator.normalize(line[line.index(line.startIndex, offsetBy: 2)..<end.lowerBound])
-                let count = (arrayCounts[name] ?? 0) + 1
-                arrayCounts[name] = count
-                section = "\(name)[\(count)]"
-                record(section, lineNumber)
-            } else if line.hasPrefix("[") {
-                guard let end = line.firstIndex(of: "]") else { continue }
-                section = KeyLocator.normalize(line[line.index(after: line.startIndex)..<end])
-                record(section, lineNumber)
-            } else if let first = line.first, first.isLetter || first.isNumber || first == "_" || first == "\"" || first == "'",
-                let equals = line.firstIndex(of: "=")
-            {
-                let key = KeyLocator.normalize(line[..<equals])
-                record(section.isEmpty ? key : "\(section).\(key)", lineNumber)
-            }
-        }
-    }
-
-    private mutating func record(_ path: String, _ line: Int) {
-        if lines[path] == nil { lines[path] = line }
-    }
-
-    /// `a . "b" ` -> `a.b`.
-    private static func normalize(_ key: Substring) -> String {
-        key.split(separator: ".").map { part in
-            part.trimmingCharacters(in: " \t").trimmingCharacters(in: "\"'")
-        }.joined(separator: ".")
+        lines = (try? TOMLParser.parse(text).keyLines) ?? [:]
     }
 
     /// The line of `path`, else of its nearest enclosing key or table that appears in the text.
@@ -157,14 +121,5 @@ struct KeyLocator {
             current = current[..<cut]
         }
         return nil
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> Substring {
-        var result = self
-        while let first = result.first, set.contains(first) { result = result.dropFirst() }
-        while let last = result.last, set.contains(last) { result = result.dropLast() }
-        return result
     }
 }

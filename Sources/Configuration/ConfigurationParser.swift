@@ -1,6 +1,5 @@
 import Gestures
 import MultitouchCore
-import TOMLKit
 
 /// The accepted range of a numeric option outside `[gestures]` (whose ranges are part of the gesture
 /// field table, `GestureConfiguration.Range`).
@@ -306,14 +305,14 @@ struct ConfigurationParser {
 // MARK: value helpers
 
 /// A TOML integer or float as a Double (TOML writes `2` and `2.0` differently; both mean 2 mm).
-func numericValue(_ value: any TOMLValueConvertible) -> Double? {
+func numericValue(_ value: TOMLValue) -> Double? {
     if let number = value.double { return number }
     if let number = value.int { return Double(number) }
     return nil
 }
 
 /// An array whose every element is a finite number, else nil.
-func finiteNumbers(_ value: any TOMLValueConvertible) -> [Double]? {
+func finiteNumbers(_ value: TOMLValue) -> [Double]? {
     guard let array = value.array else { return nil }
     var numbers: [Double] = []
     for element in array {
@@ -324,7 +323,7 @@ func finiteNumbers(_ value: any TOMLValueConvertible) -> [Double]? {
 }
 
 /// A value as a message shows it: strings quoted, numbers as written, containers by kind.
-func describe(_ value: any TOMLValueConvertible) -> String {
+func describe(_ value: TOMLValue) -> String {
     switch value.type {
     case .string: return "\"\(value.string ?? "")\""
     case .int: return value.int.map(String.init) ?? "an integer"

@@ -102,7 +102,8 @@ public struct GestureEngine: Sendable {
         self.init(configuration: configuration, surface: GestureSurface(type: .direct, isSemiMT: isSemiMT))
     }
 
-    /// The cumulative transform (M = S_current * M_base) as last published.
+    /// The cumulative transform (M = S_current * M_base) as last published; always finite (a product
+    /// that would overflow keeps the previous value, `TransformStore.set`).
     public var transform: AffineTransform { store.current }
 
     /// Replaces the cumulative transform (a client reset or set). An open segment (or animation)

@@ -25,6 +25,8 @@ protocol ClientSocketWatcher: AnyObject {
     func watch(client id: Int, fd: Int32) throws(SystemError)
     func update(fd: Int32, readable: Bool, writable: Bool)
     func unwatch(fd: Int32)
+    /// Puts the listening socket (back) in the loop, after `unwatch` paused it (out of descriptors).
+    func watchListener(fd: Int32)
 }
 
 /// The clients' side of the daemon, owning every connection's state: accept, request lines and their
@@ -34,13 +36,17 @@ protocol ClientSocketWatcher: AnyObject {
 final class ClientHub {
     var configuration: ClientsConfiguration
     private let daemonVersion: String
-    private var logger: Logger
+    private(set) var logger: Logger
     private let clock: () -> UInt64
     private unowned let watcher: any ClientSocketWatcher
     weak var host: (any ClientHubHost)?
 
     private var clients: [Int: ClientSession] = [:]
     private var nextClientID = 1
+    /// The spare descriptor and rate-limited warning for EMFILE on accept (DescriptorLimit.swift).
+    private var descriptorReserve = DescriptorReserve()
+    /// The listener while it is out of the loop because not even the reserve could accept.
+    private var pausedListenFD: Int32?
     private var histogram = LatencyHistogram()
     private var samples = LatencySamples()
     /// Batches with output for a client whose queue was not empty: their last write happened later
@@ -84,6 +90,20 @@ final class ClientHub {
             if fd < 0 {
                 let code = errno
                 if code == EAGAIN || code == EWOULDBLOCK || code == EINTR || code == ECONNABORTED { return }
+                if code == EMFILE || code == ENFILE {
+                    var refusal: [UInt8] = []
+                    Message.error(ErrorMessage(.tooManyClients, "the daemon is out of file descriptors")).encode(into: &refusal)
+                    let outcome = descriptorReserve.handleExhaustion(
+                        code: code, listenFD: listenFD, refusal: refusal, now: clock(), logger: logger)
+                    switch outcome {
+                    case .refusedOne: continue
+                    case .nothingWaiting: return
+                    case .pauseListener:
+                        watcher.unwatch(fd: listenFD)
+                        pausedListenFD = listenFD
+                        return
+                    }
+                }
                 logger.error("socket: accept failed", metadata: ["error": "\(SystemError("accept4", errno: code))"])
                 return
             }
@@ -364,6 +384,7 @@ final class ClientHub {
         guard clients.removeValue(forKey: client.id) != nil else { return }
         watcher.unwatch(fd: client.fd)
         Sys.close(client.fd)
+        if descriptorReserve.clientLeft(), let listenFD = pausedListenFD.take() { watcher.watchListener(fd: listenFD) }
         client.queue.removeAll()
         logger.info(
             "client: disconnected",

@@ -100,6 +100,7 @@ public final class Daemon {
                     "socket.mode": "\(String(configuration.socket.mode, radix: 8))",
                 ])
         }
+        hub.limitMaximumClientsToDescriptors()
         guard let listenFD = listener?.fd else { return 1 }
         try loop.add(listenFD, .listener)
         try loop.add(signals.fd, .signals)
@@ -192,6 +193,7 @@ public final class Daemon {
         configuration.socket = old.socket
         logger.logLevel = Logger.Level(fresh.logLevel)
         hub.configuration = configuration.clients
+        hub.limitMaximumClientsToDescriptors()
         hub.logLevel = logger.logLevel
         host.configuration = configuration
         host.logger.logLevel = logger.logLevel
@@ -258,6 +260,7 @@ final class LoopClientWatcher: ClientSocketWatcher {
     func watch(client id: Int, fd: Int32) throws(SystemError) { try loop.add(fd, .client(id)) }
     func update(fd: Int32, readable: Bool, writable: Bool) { loop.modify(fd, readable: readable, writable: writable) }
     func unwatch(fd: Int32) { loop.remove(fd) }
+    func watchListener(fd: Int32) { try? loop.add(fd, .listener) }
 }
 
 extension Logger.Level {

@@ -11,14 +11,26 @@ public struct ListenError: Error, CustomStringConvertible, Sendable {
 
 /// The listening Unix socket: created at the configured path (replacing a stale socket file, refusing a
 /// live one or a non-socket file) or handed over by systemd socket activation (LISTEN_FDS).
+///
+/// Creating it never goes back through the path once the file exists, so whoever can write to the
+/// directory cannot point the path at another file between bind and chmod/chown (issue 11: a symlink
+/// swapped in after bind() turned a root 0600 file into 0660 root:multitouch). The group is resolved
+/// first; the socket is bound in a private 0700 directory made next to the final path, gets its mode
+/// from the socket itself (fchmod before bind: Linux creates the file with the socket inode's mode,
+/// net/unix/af_unix.c unix_bind_bsd) and its group there (fchownat without following links), starts
+/// listening, and is then renamed into place, so the path only ever names a finished socket. A
+/// directory others may write to is refused unless it is sticky and root-owned like /tmp.
 public struct ListeningSocket: ~Copyable {
     public let fd: Int32
     /// The path the daemon created and so unlinks at exit; nil for an inherited (socket-activated) fd.
     public let createdPath: String?
+    /// Device and inode of the created file: at exit the path is unlinked only while it still names it.
+    private let createdFile: (device: UInt64, inode: UInt64)?
 
-    private init(fd: Int32, createdPath: String?) {
+    private init(fd: Int32, createdPath: String?, createdFile: (device: UInt64, inode: UInt64)?) {
         self.fd = fd
         self.createdPath = createdPath
+        self.createdFile = createdFile
     }
 
     /// Takes over an fd passed by systemd (sd_listen_fds(3): fds start at 3).
@@ -30,7 +42,7 @@ public struct ListeningSocket: ~Copyable {
         }
         do { try Sys.setNonBlocking(fd) } catch { throw ListenError("LISTEN_FDS fd \(fd): \(error)") }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        return ListeningSocket(fd: fd, createdPath: nil)
+        return ListeningSocket(fd: fd, createdPath: nil, createdFile: nil)
     }
 
     /// Binds and listens at `configuration.path` with its mode and group.
@@ -39,52 +51,34 @@ public struct ListeningSocket: ~Copyable {
         guard !path.isEmpty, path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
             throw ListenError("socket path \"\(path)\" is empty or longer than 107 bytes")
         }
-        try makeParentDirectory(of: path)
-        try removeStaleSocket(at: path, logger: logger)
+        // Before anything exists: a group lookup can be slow (NSS), and an unknown required group stops
+        // start-up without leaving files behind.
+        let group = try resolveGroup(configuration, logger: logger)
+        let (parentPath, name) = split(path)
+        try makeParentDirectory(parentPath)
+        let directory = try SocketDirectory(path: parentPath)
+        defer { directory.close() }
+        try removeStaleSocket(name, in: directory, path: path, logger: logger)
 
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ListenError("\(SystemError("socket(AF_UNIX)"))") }
-        var address = unixAddress(path)
-        // The socket file gets its permission bits at bind time from the umask: narrow it first so the
-        // socket is never reachable with wider permissions than configured, then chmod exactly.
-        let oldMask = umask(mode_t(~configuration.mode & 0o777))
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        let bindErrno = errno
-        umask(oldMask)
-        guard bound == 0 else {
-            Sys.close(fd)
-            throw ListenError("\(SystemError("bind", errno: bindErrno, detail: path))")
-        }
-        if chmod(path, mode_t(configuration.mode)) != 0 {
-            let error = SystemError("chmod", detail: path)
-            Sys.close(fd)
-            unlink(path)
-            throw ListenError("\(error)")
-        }
         do {
-            try applyGroup(configuration, logger: logger)
+            let created = try createInPlace(fd: fd, name: name, in: directory, path: path, mode: configuration.mode, group: group)
+            return ListeningSocket(fd: fd, createdPath: path, createdFile: created)
         } catch {
             Sys.close(fd)
-            unlink(path)
             throw error
         }
-        guard listen(fd, 64) == 0 else {
-            let error = SystemError("listen", detail: path)
-            Sys.close(fd)
-            unlink(path)
-            throw ListenError("\(error)")
-        }
-        return ListeningSocket(fd: fd, createdPath: path)
     }
 
-    /// Closes the socket and removes the file the daemon created.
+    /// Closes the socket and removes the file the daemon created, if the path still names it.
     public consuming func close() {
         Sys.close(fd)
-        if let createdPath { unlink(createdPath) }
+        guard let createdPath, let createdFile else { return }
+        var info = stat()
+        if lstat(createdPath, &info) == 0, UInt64(info.st_dev) == createdFile.device, UInt64(info.st_ino) == createdFile.inode {
+            unlink(createdPath)
+        }
     }
 
     static func unixAddress(_ path: String) -> sockaddr_un {
@@ -98,9 +92,66 @@ public struct ListeningSocket: ~Copyable {
         return address
     }
 
-    private static func makeParentDirectory(of path: String) throws(ListenError) {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex else { return }
-        let parent = String(path[..<slash])
+    /// Binds `fd` in a private directory inside `directory`, sets mode and group there, listens, and
+    /// renames the socket to `name`. Returns the new file's device and inode.
+    private static func createInPlace(
+        fd: Int32, name: String, in directory: SocketDirectory, path: String, mode: UInt32, group: gid_t?
+    ) throws(ListenError) -> (device: UInt64, inode: UInt64) {
+        // The file bind() creates takes the socket inode's mode less the umask (unix_bind_bsd), so set
+        // both: the mode is right from the first instant, with no chmod through a path.
+        guard fchmod(fd, mode_t(mode)) == 0 else { throw ListenError("\(SystemError("fchmod", detail: "socket for \(path)"))") }
+        let scratch = try PrivateDirectory(in: directory, for: path)
+        defer { scratch.remove() }
+        var address = unixAddress("/proc/self/fd/\(scratch.fd)/\(PrivateDirectory.socketName)")
+        let oldMask = umask(mode_t(~mode & 0o777))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        let bindErrno = errno
+        umask(oldMask)
+        guard bound == 0 else {
+            let hint = bindErrno == ENOENT ? " (binding needs /proc/self/fd)" : ""
+            throw ListenError("\(SystemError("bind", errno: bindErrno, detail: path))\(hint)")
+        }
+        // From here every call names the file relative to the private directory, which only this
+        // process can write to, and none follows a link.
+        var info = stat()
+        guard fstatat(scratch.fd, PrivateDirectory.socketName, &info, AT_SYMLINK_NOFOLLOW) == 0,
+            info.st_mode & S_IFMT == S_IFSOCK
+        else { throw ListenError("\(SystemError("fstatat", detail: "new socket for \(path)"))") }
+        if UInt32(info.st_mode & 0o7777) != mode, fchmodat(scratch.fd, PrivateDirectory.socketName, mode_t(mode), 0) != 0 {
+            throw ListenError("\(SystemError("fchmodat", detail: "new socket for \(path)"))")
+        }
+        if let group, fchownat(scratch.fd, PrivateDirectory.socketName, uid_t.max, group, AT_SYMLINK_NOFOLLOW) != 0 {
+            throw ListenError("\(SystemError("fchownat", detail: "\(path) to group \(group)"))")
+        }
+        guard listen(fd, 64) == 0 else { throw ListenError("\(SystemError("listen", detail: path))") }
+        // Never replace what appeared at the path since the stale-socket check; fall back to a plain
+        // rename only where the filesystem lacks RENAME_NOREPLACE.
+        var renamed = multitouchd_renameat_noreplace(scratch.fd, PrivateDirectory.socketName, directory.fd, name)
+        if renamed != 0 && errno == EINVAL {
+            renamed = renameat(scratch.fd, PrivateDirectory.socketName, directory.fd, name)
+        }
+        guard renamed == 0 else {
+            let code = errno
+            if code == EEXIST {
+                throw ListenError("\(path) appeared while the daemon was starting; refusing to replace it")
+            }
+            throw ListenError("\(SystemError("rename", errno: code, detail: "new socket to \(path)"))")
+        }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    /// "/run/x/y.sock" -> ("/run/x", "y.sock"); a bare name lives in the working directory.
+    private static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return (".", path) }
+        let name = String(path[path.utf8.index(after: slash)...])
+        return (slash == path.utf8.startIndex ? "/" : String(path[..<slash]), name)
+    }
+
+    private static func makeParentDirectory(_ parent: String) throws(ListenError) {
         var info = stat()
         if stat(parent, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw ListenError("\(parent) is not a directory") }
@@ -113,9 +164,11 @@ public struct ListeningSocket: ~Copyable {
 
     /// A socket file nobody listens on (connect refused) is removed; a live socket or any other kind of
     /// file is refused, so the daemon never steals another daemon's socket or deletes a user's file.
-    private static func removeStaleSocket(at path: String, logger: Logger) throws(ListenError) {
+    private static func removeStaleSocket(
+        _ name: String, in directory: SocketDirectory, path: String, logger: Logger
+    ) throws(ListenError) {
         var info = stat()
-        guard lstat(path, &info) == 0 else {
+        guard fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             if errno == ENOENT { return }
             throw ListenError("\(SystemError("lstat", detail: path))")
         }
@@ -125,7 +178,7 @@ public struct ListeningSocket: ~Copyable {
         let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard probe >= 0 else { throw ListenError("\(SystemError("socket(AF_UNIX)"))") }
         defer { Sys.close(probe) }
-        var address = unixAddress(path)
+        var address = unixAddress("/proc/self/fd/\(directory.fd)/\(name)")
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -139,28 +192,110 @@ public struct ListeningSocket: ~Copyable {
             throw ListenError("cannot tell whether \(path) is in use: \(SystemError("connect", errno: code, detail: path))")
         }
         logger.notice("socket: replacing stale socket file", metadata: ["socket.path": "\(path)"])
-        if unlink(path) != 0 { throw ListenError("\(SystemError("unlink", detail: path))") }
+        if unlinkat(directory.fd, name, 0) != 0 { throw ListenError("\(SystemError("unlink", detail: path))") }
     }
 
-    private static func applyGroup(_ configuration: SocketConfiguration, logger: Logger) throws(ListenError) {
+    /// The configured group's id, nil to keep the daemon's own group. A name is looked up first, then a
+    /// number is taken as a gid (the configuration allows both).
+    private static func resolveGroup(_ configuration: SocketConfiguration, logger: Logger) throws(ListenError) -> gid_t? {
         let name = configuration.group
-        guard !name.isEmpty else { return }
+        guard !name.isEmpty else { return nil }
         var group = group()
         var result: UnsafeMutablePointer<group>? = nil
         var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        let status = getgrnam_r(name, &group, &buffer, buffer.count, &result)
-        guard status == 0, result != nil else {
-            if configuration.requireGroup {
-                throw ListenError("socket group \"\(name)\" does not exist (socket.require_group is set)")
+        var status = getgrnam_r(name, &group, &buffer, buffer.count, &result)
+        while status == ERANGE && buffer.count < 1 << 24 {
+            buffer = [CChar](repeating: 0, count: buffer.count * 4)
+            status = getgrnam_r(name, &group, &buffer, buffer.count, &result)
+        }
+        if status == 0, result != nil { return group.gr_gid }
+        if let number = UInt32(name) { return gid_t(number) }
+        if configuration.requireGroup {
+            throw ListenError("socket group \"\(name)\" does not exist (socket.require_group is set)")
+        }
+        logger.warning(
+            "socket: group does not exist; the socket keeps the daemon's group",
+            metadata: ["socket.group": "\(name)", "socket.path": "\(configuration.path)"])
+        return nil
+    }
+}
+
+/// The directory that holds the socket, opened once and checked: every later step works relative to
+/// this fd, so the directory checked is the directory used.
+private struct SocketDirectory {
+    let fd: Int32
+    let path: String
+
+    init(path: String) throws(ListenError) {
+        let fd = open(path, multitouchd_O_PATH | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw ListenError("\(SystemError("open", detail: "socket directory \(path)"))") }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = SystemError("fstat", detail: path)
+            Glibc.close(fd)
+            throw ListenError("\(error)")
+        }
+        if let problem = SocketDirectory.problem(mode: UInt32(info.st_mode), owner: info.st_uid, daemonUser: geteuid()) {
+            Glibc.close(fd)
+            throw ListenError("socket directory \(path) \(problem); another user could replace the socket with a link to another file. Use a directory only root or the daemon's user can write to (such as /run/multitouchd), or a sticky root-owned one such as /tmp")
+        }
+        self.fd = fd
+        self.path = path
+    }
+
+    /// Why a directory with this mode and owner is unsafe for the socket, nil when it is safe: its
+    /// owner must be root or the daemon's user, and it may be writable by group or others only when it
+    /// is sticky and root-owned (then nobody else can rename or remove the daemon's entries).
+    static func problem(mode: UInt32, owner: uid_t, daemonUser: uid_t) -> String? {
+        guard owner == 0 || owner == daemonUser else { return "belongs to uid \(owner)" }
+        let writableByOthers = mode & 0o022 != 0
+        let sticky = mode & 0o1000 != 0  // S_ISVTX
+        guard !writableByOthers || (sticky && owner == 0) else {
+            let octal = String(mode & 0o7777, radix: 8)
+            return "is writable by others (mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal))"
+                + (sticky ? " and not root-owned" : " without the sticky bit")
+        }
+        return nil
+    }
+
+    func close() { Glibc.close(fd) }
+}
+
+/// A 0700 directory next to the socket's final path where the socket is created and finished; removed
+/// once the socket has been renamed out of it (or on failure, with whatever is in it).
+private struct PrivateDirectory {
+    static let socketName = "socket"
+    let fd: Int32
+    let name: String
+    let parent: SocketDirectory
+
+    init(in parent: SocketDirectory, for path: String) throws(ListenError) {
+        var attempt = 0
+        while true {
+            let candidate = ".multitouchd-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+            if mkdirat(parent.fd, candidate, 0o700) == 0 {
+                name = candidate
+                break
             }
-            logger.warning(
-                "socket: group does not exist; the socket keeps the daemon's group",
-                metadata: ["socket.group": "\(name)", "socket.path": "\(configuration.path)"])
-            return
+            attempt += 1
+            guard errno == EEXIST, attempt < 16 else {
+                throw ListenError("\(SystemError("mkdir", detail: "private directory next to \(path)"))")
+            }
         }
-        if chown(configuration.path, uid_t.max, group.gr_gid) != 0 {
-            throw ListenError("\(SystemError("chown", detail: "\(configuration.path) to group \(name)"))")
+        let fd = openat(parent.fd, name, multitouchd_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let error = SystemError("open", detail: "private directory next to \(path)")
+            unlinkat(parent.fd, name, AT_REMOVEDIR)
+            throw ListenError("\(error)")
         }
+        self.fd = fd
+        self.parent = parent
+    }
+
+    func remove() {
+        unlinkat(fd, PrivateDirectory.socketName, 0)
+        Glibc.close(fd)
+        unlinkat(parent.fd, name, AT_REMOVEDIR)
     }
 }
 

@@ -15,6 +15,12 @@ struct LibinputRecordParser {
     }
 
     private func run(_ text: String) throws(RecordingError) -> Recording {
+        // Before Yams composes anything: composing expands aliases (YAMLAliasCheck).
+        if let found = YAMLAliasCheck.firstAnchorOrAlias(in: text) {
+            throw RecordingError(
+                file: file, line: found.line,
+                message: "YAML anchors and aliases are not supported (libinput record never writes them); found '\(found.token)'")
+        }
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else {

@@ -297,10 +297,11 @@ private struct RequestFields {
             }
             numbers.append(n.doubleValue)
         }
-        let determinant = numbers[0] * numbers[3] - numbers[1] * numbers[2]
-        guard determinant != 0, determinant.isFinite, let matrix = AffineTransform(components: numbers) else {
-            throw RequestError(.badField, "\"matrix\" is not invertible (a*d - b*c = 0)", id: id)
+        // Finite and invertible is not enough: [1,0,0,1,1.7e308,1.7e308] made every later gesture matrix
+        // of the device overflow (issue 11), so the bounds of `TransformBounds` apply here.
+        switch TransformBounds.validate(numbers) {
+        case .success(let matrix): return matrix
+        case .failure(let error): throw RequestError(.badField, error.message, id: id)
         }
-        return matrix
     }
 }

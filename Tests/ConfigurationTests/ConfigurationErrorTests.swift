@@ -207,6 +207,34 @@ import Testing
         #expect(found.first?.line == 3)
     }
 
+    /// Inputs that made TOMLKit's toml++ abort (assertion at toml.hpp:15481, exit 134): each is now a
+    /// syntax error with its line and column.
+    @Test(arguments: [
+        ("[+a]\n", 1, 2), ("[socket]\n[\u{01}]\n", 2, 2), ("\n\n[[+a]]\n", 3, 3), ("[gestures.+x]\n", 1, 11),
+        ("a.\u{7F} = 1\n", 1, 3),
+    ])
+    func inputsThatAbortedTOMLKitAreSyntaxErrors(text: String, line: Int, column: Int) {
+        let found = issues(text)
+        #expect(found.count == 1)
+        #expect(found.first?.line == line)
+        #expect(found.first?.column == column)
+        #expect(found.first?.message.hasPrefix("TOML syntax error: expected a key") == true)
+    }
+
+    /// Tables a dotted header or a dotted key creates implicitly have the line that created them, so an
+    /// unknown table is reported where it is written.
+    @Test func implicitTablesReportTheirLine() {
+        let header = issues("# comment\n\n[gestures.tap.extra]\nx = 1\n")
+        #expect(header.map(\.keyPath) == ["gestures.tap"])
+        #expect(header.first?.line == 3)
+        let dotted = issues("[socket]\nmode = \"0660\"\n\nclients.limit.soft = 3\n")
+        #expect(dotted.map(\.keyPath) == ["socket.clients"])
+        #expect(dotted.first?.line == 4)
+        let root = issues("\nlog.level.x = 1\n")
+        #expect(root.map(\.keyPath) == ["log.level"])
+        #expect(root.first?.line == 2)
+    }
+
     @Test func missingFileNamesTheFileAndReason() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("multitouchd-no-such-\(getpid()).toml").path
         do {

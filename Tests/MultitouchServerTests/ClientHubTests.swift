@@ -22,6 +22,7 @@ struct ClientHubTests {
         func watch(client id: Int, fd: Int32) throws(SystemError) { watched[fd] = (true, false) }
         func update(fd: Int32, readable: Bool, writable: Bool) { watched[fd] = (readable, writable) }
         func unwatch(fd: Int32) { watched[fd] = nil }
+        func watchListener(fd: Int32) { watched[fd] = (true, false) }
     }
 
     final class FakeHost: ClientHubHost {
@@ -167,6 +168,20 @@ struct ClientHubTests {
             ])
         #expect(b.lines() == [#"{"type":"transform","device":1,"matrix":[2,0,0,2,1,1]}"#])
         #expect(host.transforms.count == 1)
+    }
+
+    /// Issue 11: `[1,0,0,1,1.7e308,1.7e308]` is finite and invertible, yet it made the device's later
+    /// gesture matrices overflow. It is refused as `bad-field` and never reaches the device.
+    @Test func aSetTransformOutsideTheBoundsIsRefusedAndNeverReachesTheDevice() throws {
+        var a = try connect()
+        _ = a.lines()
+        a.send(#"{"type":"setTransform","device":1,"matrix":[1,0,0,1,1.7e308,1.7e308],"id":"big"}"# + "\n")
+        deliverRequests(a)
+        #expect(
+            a.lines() == [
+                #"{"type":"error","code":"bad-field","message":"\"matrix\" entry tx = 1.7e+308 is out of range; |tx| and |ty| must be at most 1e9","fatal":false,"id":"big"}"#
+            ])
+        #expect(host.transforms.isEmpty)
     }
 
     @Test func oneClientMoreThanTheLimitIsToldWhyAndClosed() throws {

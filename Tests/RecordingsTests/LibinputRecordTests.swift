@@ -1,3 +1,4 @@
+import Foundation
 import MultitouchCore
 import Testing
 
@@ -182,5 +183,40 @@ import Recordings
         #expect(throws: RecordingError.self) {
             try RecordingReader.parse(text: Self.twoDevices, name: "a.yml", descriptionText: "N: x\nI: 0 0 0 0\n")
         }
+    }
+
+    /// An alias, even a harmless one, is refused with its line: libinput record never writes one, and
+    /// refusing them all is what keeps alias bombs out (next test).
+    @Test func aliasesAreRefusedWithTheirLine() {
+        let text = Self.device(events: "  - &frame\n    evdev:\n    - [0, 1, 3, 0, 2]\n  - *frame")
+        #expect {
+            try RecordingReader.parse(text: text, name: "alias.yml")
+        } throws: { error in
+            let e = error as? RecordingError
+            return e?.file == "alias.yml" && e?.line == 14
+                && e?.message == "YAML anchors and aliases are not supported (libinput record never writes them); found '&frame'"
+        }
+    }
+
+    /// The 9.7 KB and 14.4 KB alias bombs of issue 11 (each ran past a minute of CPU before, the second
+    /// past 240 MB) are refused at their first anchor, before Yams composes anything.
+    @Test(arguments: [("rejected-alias-bomb-keys.yml", 8, "&l0"), ("rejected-alias-bomb-events.yml", 9, "&d")])
+    func aliasBombsAreRefusedBeforeComposing(name: String, line: Int, token: String) throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("tests/fuzz/libinput-record/regressions/\(name)").path
+        #expect {
+            try RecordingReader.read(path: path)
+        } throws: { error in
+            let e = error as? RecordingError
+            return e?.line == line && e?.message.hasSuffix("found '\(token)'") == true
+        }
+    }
+
+    /// `&` and `*` inside strings and comments are text, not anchors.
+    @Test func ampersandsAndStarsInTextAreFine() throws {
+        let text = Self.device(events: "  # *not an alias* & not an anchor").replacingOccurrences(
+            of: "name: \"d\"", with: "name: \"Touch & Go *Pro*\"")
+        let recording = try RecordingReader.parse(text: text, name: "text.yml")
+        #expect(recording.devices.first?.description.name == "Touch & Go *Pro*")
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// No configuration file can crash the daemon: `--check-config` answers 0 or 1 for every file, and a
+/// reload with a broken file keeps the running configuration.
+@Suite("multitouchd configuration robustness")
+struct ConfigurationRobustnessTests {
+    /// Files that made the previous TOML library (toml++ inside TOMLKit) abort with exit 134.
+    static let abortedBefore = ["[+a]\n", "[socket]\n[\u{01}]\n", "[[+a]]\n", "[gestures.+x]\n"]
+
+    func checkConfig(_ path: String) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try DaemonProcess.binaryPath)
+        process.arguments = ["--check-config", path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, process.terminationReason, text)
+    }
+
+    @Test(arguments: abortedBefore)
+    func checkConfigExitsOneOnASyntaxError(text: String) throws {
+        let dir = TemporaryDirectory()
+        let result = try checkConfig(dir.write("bad.toml", text))
+        #expect(result.reason == .exit)
+        #expect(result.status == 1)
+        #expect(result.output.contains("TOML syntax error: expected a key"))
+    }
+
+    /// Mutations of the shipped file, each checked by the real binary: valid or not, never a crash.
+    @Test func checkConfigNeverCrashesOnMutatedFiles() throws {
+        let dir = TemporaryDirectory()
+        let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/multitouchd.toml")
+        let base = Array(try String(contentsOf: shipped, encoding: .utf8).utf8)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func random(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let interesting = Array("[]{}.=\"'#+-\n\t ".utf8) + [0x01, 0x7F]
+        var outcomes: [Int32: Int] = [:]
+        for index in 0..<60 {
+            var bytes = base
+            for _ in 0..<(1 + random(3)) {
+                let at = random(bytes.count)
+                if random(2) == 0 { bytes.insert(interesting[random(interesting.count)], at: at) } else { bytes.remove(at: at) }
+            }
+            let path = dir.write("mutated-\(index).toml", String(decoding: bytes, as: UTF8.self))
+            let result = try checkConfig(path)
+            #expect(result.reason == .exit && (result.status == 0 || result.status == 1), "\(path): \(result.output)")
+            outcomes[result.status, default: 0] += 1
+        }
+        #expect(outcomes[1, default: 0] > 0)
+    }
+
+    @Test func sighupWithAnUnparsableFileKeepsRunning() throws {
+        let dir = TemporaryDirectory()
+        let config = dir.write("mtd.toml", "[socket]\ngroup = \"\"\n[clients]\nsoft_queue_limit = 100\n")
+        let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config])
+        _ = dir.write("mtd.toml", "[+a]\n")
+        daemon.signal(SIGHUP)
+        #expect(daemon.logEventuallyContains("config: reload failed; keeping the running configuration"))
+        let (client, _) = try connectClient(daemon)
+        try client.ping(id: 8)
+        #expect(try client.nextLine() == #"{"type":"pong","id":8}"#)
+        #expect(daemon.log.contains("TOML syntax error"))
+    }
+}
