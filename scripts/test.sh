@@ -34,6 +34,7 @@ stage "check fixtures" "$ctl" check tests/fixtures
 if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings
 fi
+stage "protocol schema" bash protocol/check-replays.sh "$ctl" tests/fixtures ../shared/recordings
 stage "python client" python3 clients/python/test_client.py
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
