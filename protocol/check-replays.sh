@@ -16,14 +16,16 @@ for path in "$@"; do
     case $f in
       *.evemu | *.yml | *.yaml) "$ctl" replay --json "$f" >> "$out" && n=$((n + 1)) ;;
       *.events)
-        # An events-only file takes the .desc whose name is the longest prefix of its own.
+        # An events-only file takes the .desc whose name is the longest prefix of its own (as
+        # `multitouchctl check DIR` pairs them); one with its own header needs none.
         desc=""
         for d in "$(dirname "$f")"/*.desc; do
           [ -e "$d" ] || continue
           stem=${d%.desc}
           case $f in "$stem"*) [ ${#d} -gt ${#desc} ] && desc=$d ;; esac
         done
-        [ -n "$desc" ] && "$ctl" replay --json --desc "$desc" "$f" >> "$out" && n=$((n + 1))
+        if [ -n "$desc" ]; then "$ctl" replay --json --desc "$desc" "$f" >> "$out"; else "$ctl" replay --json "$f" >> "$out"; fi
+        n=$((n + 1))
         ;;
     esac
   done
