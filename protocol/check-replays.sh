@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Validates `multitouchctl replay --json` of every recording in the given files and directories
 # against protocol/multitouchd.schema.json (the replay prints exactly what a subscriber receives).
-#   bash protocol/check-replays.sh MULTITOUCHCTL PATH...
+#   bash protocol/check-replays.sh [-o LINES] MULTITOUCHCTL PATH...
+# -o keeps the replayed lines in LINES (the C client's test parses them too).
 set -euo pipefail
+keep=""
+if [ "${1:-}" = -o ]; then keep=$2; shift 2; fi
 ctl=$1
 shift
 here=$(dirname "$0")
@@ -31,4 +34,5 @@ for path in "$@"; do
   done
 done
 echo "check-replays: $n recordings replayed"
+[ -z "$keep" ] || cp "$out" "$keep"
 python3 "$here/validate.py" "$out"

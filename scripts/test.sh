@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs every test of multitouchd: unit and end-to-end tests (swift test), the invariant
-# check over the project's fixtures and ../shared/recordings, the Python client test, the systemd unit
+# check over the project's fixtures and ../shared/recordings, the protocol schema over their replays,
+# the Python and C client tests, the systemd unit
 # checks, and the real-kernel checks in a QEMU guest. Prints one line per stage and a closing
 # "N passed, N failed" line; exits non-zero when any stage fails.
 set -uo pipefail
@@ -36,6 +37,7 @@ if [ -d ../shared/recordings ]; then
 fi
 stage "protocol schema" bash protocol/check-replays.sh "$ctl" tests/fixtures ../shared/recordings
 stage "python client" python3 clients/python/test_client.py
+stage "c client" python3 clients/c/test_c_client.py
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh
