@@ -38,6 +38,7 @@ fi
 stage "protocol schema" bash protocol/check-replays.sh "$ctl" tests/fixtures ../shared/recordings
 stage "python client" python3 clients/python/test_client.py
 stage "c client" python3 clients/c/test_c_client.py
+stage "multitouchctl edges" python3 tests/cli/test_cli.py
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh

@@ -7,5 +7,8 @@ struct Multitouchctl: ParsableCommand {
         commandName: "multitouchctl",
         abstract: "Replay, check, record and monitor multitouch input for multitouchd.",
         version: "0.1.0",
-        subcommands: [Replay.self, Check.self, Devices.self, Record.self, Listen.self, Monitor.self, Bench.self, Generate.self])
+        subcommands: [
+            Replay.self, Check.self, Devices.self, Record.self, Listen.self, Monitor.self, Stats.self, Bench.self,
+            Generate.self,
+        ])
 }

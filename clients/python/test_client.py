@@ -473,12 +473,47 @@ def test_pip_installs_the_package(bin_dir, tmp):
     check(not os.path.exists(os.path.join(target, "test_client.py")), "tests not installed")
 
 
+def test_daemon_logs_for_the_journal(bin_dir, tmp):
+    # Under systemd (JOURNAL_STREAM names stderr's device:inode) every line carries a <N> syslog
+    # priority and no timestamp of its own; elsewhere the timestamped terminal format stays.
+    import re
+    for journal in (True, False):
+        log_path = os.path.join(tmp, "journal-%s.log" % journal)
+        sock = os.path.join(tmp, "journal-%s.sock" % journal)
+        with open(log_path, "wb") as log:
+            st = os.fstat(log.fileno())
+            env = dict(os.environ)
+            env.pop("JOURNAL_STREAM", None)
+            if journal:
+                env["JOURNAL_STREAM"] = "%d:%d" % (st.st_dev, st.st_ino)
+            # A socket group that does not exist: a warning, beside the info lines.
+            config = os.path.join(tmp, "j.toml")
+            with open(config, "w") as f:
+                f.write('[socket]\ngroup = "no-such-group-mtd"\n')
+            proc = subprocess.Popen([os.path.join(bin_dir, "multitouchd"), "--socket", sock, "--no-devices",
+                                     "--config", config], stdout=subprocess.DEVNULL, stderr=log, env=env)
+            try:
+                Client(sock, retry_for=30).close()
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=10)
+        lines = open(log_path, encoding="utf-8").read().splitlines()
+        check(lines, "the daemon logged")
+        if journal:
+            check(all(re.match(r"<[2-7]>multitouchd: ", l) for l in lines), "every line has a priority: %r" % lines[:3])
+            check(not any(re.search(r"\d{4}-\d\d-\d\dT\d\d:", l) for l in lines), "no timestamps: %r" % lines[:3])
+            check(any(l.startswith("<4>") and "group does not exist" in l for l in lines), "warning is <4>: %r" % lines)
+            check(any(l.startswith("<6>") and "client: connected" in l for l in lines), "info is <6>: %r" % lines)
+        else:
+            check(all(re.match(r"\d{4}-\d\d-\d\dT", l) for l in lines), "terminal lines keep timestamps: %r" % lines[:2])
+
+
 TESTS = [test_hello_and_ping, test_bad_request_is_an_error_and_the_connection_stays,
          test_subscriber_receives_exactly_the_replay_output, test_request_mid_stream_loses_no_message,
          test_typed_events, test_schema_rejects_what_the_daemon_must_not_send, test_fileno_and_read_available,
          test_reconnect_restores_the_subscription, test_asyncio_client, test_print_gestures_example,
          test_print_gestures_piped_to_head, test_map_example_applies_the_matrix,
-         test_pip_installs_the_package]
+         test_pip_installs_the_package, test_daemon_logs_for_the_journal]
 
 
 def main():

@@ -19,8 +19,13 @@ struct Bench: ParsableCommand {
             memory before and after. Timing belongs here, never in unit tests.
             """)
 
-    @Argument(help: "Recording to repeat (default: the bundled tests/fixtures pinch-rotate recording).")
-    var file: String = "tests/fixtures/touchscreen-pinch-rotate.evemu"
+    static let defaultRecording = "touchscreen-pinch-rotate.evemu"
+
+    @Argument(help: """
+        Recording to repeat (default: the bundled \(defaultRecording), from tests/fixtures in a checkout or \
+        share/multitouchd/recordings where multitouchd is installed).
+        """)
+    var file: String?
 
     @Option(name: .long, help: "Device description for an events-only file.")
     var desc: String?
@@ -32,6 +37,12 @@ struct Bench: ParsableCommand {
     var runs: Int = 5
 
     func run() throws {
+        guard let file = file ?? BundledRecordings.path(Self.defaultRecording) else {
+            printError(
+                "multitouchctl bench: no recording given and no bundled \(Self.defaultRecording) in "
+                    + BundledRecordings.directories.joined(separator: ", "))
+            throw ExitCode.failure
+        }
         let recording: Recording
         do {
             recording = try RecordingReader.read(path: file, descriptionPath: desc)

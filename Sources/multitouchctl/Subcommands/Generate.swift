@@ -3,30 +3,77 @@ import Foundation
 import MultitouchTestKit
 import Recordings
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `multitouchctl generate`: writes the project's scripted fixtures as evemu recordings.
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Write the project's scripted test recordings (evemu) into a directory.",
-        discussion: "The files in tests/fixtures are this command's output; a test fails when they are stale.")
+        discussion: """
+            The files in tests/fixtures are this command's output (`multitouchctl generate -o tests/fixtures` \
+            in a checkout); a test fails when they are stale. The directory is created when missing; files of \
+            the same names in it are replaced.
+            """)
 
-    @Option(name: .shortAndLong, help: "Directory to write into.")
-    var output: String = "tests/fixtures"
+    @Option(name: .shortAndLong, help: "Directory to write into (required unless --list).")
+    var output: String?
 
     @Flag(name: .long, help: "Only list the fixtures.")
     var list = false
 
+    func validate() throws {
+        if output == nil && !list { throw ValidationError("say where to write: -o DIR (tests/fixtures in a checkout)") }
+    }
+
     func run() throws {
-        if !list { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) }
+        if list {
+            for fixture in Fixtures.all {
+                print("\(fixture.name).evemu: \(fixture.summary) (\(fixture.events.count) events)")
+            }
+            return
+        }
+        guard let output else { return }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                printError("multitouchctl generate: \(output) exists and is not a directory")
+                throw ExitCode.failure
+            }
+        } else if mkdir(output, 0o755) != 0 && errno != EEXIST {
+            printError("multitouchctl generate: cannot create directory \(output): \(String(cString: strerror(errno)))")
+            throw ExitCode.failure
+        }
         for fixture in Fixtures.all {
             let path = output + "/" + fixture.name + ".evemu"
-            if list {
-                print("\(fixture.name).evemu: \(fixture.summary) (\(fixture.events.count) events)")
-                continue
-            }
             let text = EvemuWriter.write(description: fixture.device, events: fixture.events)
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            do {
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                printError("multitouchctl generate: cannot write \(path): \(FileErrorText.describe(error))")
+                throw ExitCode.failure
+            }
             print("wrote \(path) (\(fixture.events.count) events): \(fixture.summary)")
+        }
+    }
+}
+
+/// Foundation's file errors as one short phrase ("Permission denied") instead of an NSError dump.
+enum FileErrorText {
+    static func describe(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        switch ns.code {
+        case NSFileWriteNoPermissionError, NSFileReadNoPermissionError: return "Permission denied"
+        case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return "No such file or directory"
+        case NSFileWriteOutOfSpaceError: return "No space left on device"
+        case NSFileWriteVolumeReadOnlyError: return "Read-only file system"
+        default: return ns.localizedDescription
         }
     }
 }

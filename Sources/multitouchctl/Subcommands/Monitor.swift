@@ -24,8 +24,12 @@ struct Monitor: ParsableCommand {
     @Option(name: .long, parsing: .upToNextOption, help: "Only these device ids (default: all).")
     var devices: [Int] = []
 
-    @Option(name: .long, help: "Exit after this many messages (0: run until the daemon closes).")
+    @Option(name: .long, help: "Exit after this many stream messages, replies not counted (0: run until the daemon closes).")
     var count: Int = 0
+
+    func validate() throws {
+        try MonitorChecks.validate(streams: streams, count: count)
+    }
 
     func run() throws {
         let client: MultitouchClient
@@ -39,18 +43,19 @@ struct Monitor: ParsableCommand {
         var output = StandardOutput()
         var seen = 0
         while let line = try client.nextLine() {
+            let event = try? ServerEvent.decode(line: line)
             if json {
                 output.write(line)
             } else {
-                do {
-                    output.write(MonitorFormat.line(for: try ServerEvent.decode(line: line)))
-                } catch {
-                    output.write("? \(line)")
-                }
+                output.write(event.map(MonitorFormat.line(for:)) ?? "? \(line)")
             }
             // Live output: a person is watching, so every line goes out at once.
             output.flush()
-            seen += 1
+            if let failure = MonitorChecks.failure(line: line) {
+                printError("multitouchctl monitor: the daemon refused: \(failure)")
+                throw ExitCode.failure
+            }
+            if MonitorChecks.isStreamMessage(line) { seen += 1 }
             if count > 0 && seen >= count { break }
         }
         output.flush()
@@ -77,7 +82,7 @@ enum MonitorFormat {
             return "\(time(s.time)) dev \(s.device) session \(s.session) \(s.phase)"
         case .gesture(let g):
             let degrees = g.rotation * 180 / Double.pi
-            return "\(time(g.time)) dev \(g.device) \(g.mode) \(g.phase) fingers=\(g.fingers) centroid=\(p(g.centroid)) translation=\(p(g.translation)) scale=\(f(g.scale, 3)) rotation=\(f(degrees))°"
+            return "\(time(g.time)) dev \(g.device) \(g.mode) \(g.phase) fingers=\(g.fingers) centroid=\(p(g.centroid)) translation=\(p(g.translation)) scale=\(f(g.scale, 3)) rotation=\(f(degrees))°" + CumulativeText.of(matrix: g.matrix)
         case .tap(let t):
             return "\(time(t.time)) dev \(t.device) tap count=\(t.tapCount ?? 1) fingers=\(t.fingers ?? 1) at \(p(t.location))"
         case .doubleTap(let t):

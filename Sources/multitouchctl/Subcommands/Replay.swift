@@ -30,6 +30,11 @@ struct Replay: ParsableCommand {
     var config: String?
 
     func run() throws {
+        if file.hasSuffix(".desc") && desc == nil {
+            printError(
+                "multitouchctl replay: \(file) only describes a device (no events); replay its events file with --desc \(file)")
+            throw ExitCode.failure
+        }
         let recording: Recording
         do {
             recording = try RecordingReader.read(path: file, descriptionPath: desc)
