@@ -2,7 +2,8 @@
 # Installs the Debian packages multitouchd needs to build and test (Debian 12 / Ubuntu). Idempotent:
 # installs only what is missing. Run as root or with sudo available.
 set -euo pipefail
-packages=(libevdev-dev libudev-dev pkg-config python3 python3-jsonschema evemu-tools make gcc)
+packages=(libevdev-dev libudev-dev pkg-config python3 python3-jsonschema evemu-tools make gcc g++ dpkg-dev)
+[ "${MULTITOUCHD_DEB_CHROOT:-0}" = 1 ] && packages+=(debootstrap)
 if [ "${1:-}" = "--guest" ] || [ "${MULTITOUCHD_GUEST_DEPS:-0}" = 1 ]; then
   packages+=(qemu-system-x86 busybox-static kmod cpio udev)
 fi

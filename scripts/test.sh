@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Sets up and runs every test of multitouchd: unit and end-to-end tests (swift test), the invariant
 # check over the project's fixtures and ../shared/recordings, the protocol schema over their replays,
-# the Python and C client tests, the systemd unit
-# checks, and the real-kernel checks in a QEMU guest. Prints one line per stage and a closing
-# "N passed, N failed" line; exits non-zero when any stage fails.
+# the Python and C client tests, multitouchctl's edges, the Debian package (built, unpacked with dpkg
+# into an empty root and run from there; MULTITOUCHD_DEB_CHROOT=1 adds an apt install into a
+# debootstrap'ed Debian 12), the systemd unit checks, and the real-kernel checks in a QEMU guest.
+# Prints one line per stage and a closing "N passed, N failed" line; exits non-zero when any stage
+# fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -39,6 +41,7 @@ stage "protocol schema" bash protocol/check-replays.sh "$ctl" tests/fixtures ../
 stage "python client" python3 clients/python/test_client.py
 stage "c client" python3 clients/c/test_c_client.py
 stage "multitouchctl edges" python3 tests/cli/test_cli.py
+stage "debian package" bash -c 'DEB_COMPRESSION=gzip bash packaging/deb/build.sh && bash packaging/deb/check.sh'
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh

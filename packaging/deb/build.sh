@@ -6,6 +6,7 @@
 # package's metadata, and dpkg-deb. Dependencies come from dpkg-shlibdeps on the two binaries.
 #   BUILD_DIR=...   use an existing release build (its binaries must not need libswiftCore.so)
 #   OUT=dir         where the .deb goes (default dist/)
+#   DEB_COMPRESSION=gzip   faster than the default xz (CI: 16 s instead of 48 s, 47 MB instead of 30 MB)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -55,6 +56,6 @@ install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm 
 
 mkdir -p "$out"
 deb=$out/multitouchd_${version}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" > /dev/null
+dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" --build "$stage" "$deb" > /dev/null
 echo "make deb: $deb ($(du -h "$deb" | cut -f1), $((SECONDS - start)) s)"
 echo "  Depends: $depends"
