@@ -133,7 +133,7 @@ install:
 	$(INSTALL) -m 0644 clients/c/multitouchd.h $(DESTDIR)$(INCLUDEDIR)/multitouchd.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' clients/c/multitouchd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/multitouchd.pc
 	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/multitouchd.pc
-	@# Sample recordings: `multitouchctl bench` and `check` find them from any directory.
+	@# Sample recordings, for `multitouchctl check`, `bench`, `plot` and `multitouchd --replay`.
 	$(INSTALL) -d $(DESTDIR)$(DATADIR)/recordings $(DESTDIR)$(DATADIR)/protocol
 	$(INSTALL) -m 0644 $(RECORDINGS) $(DESTDIR)$(DATADIR)/recordings/
 	$(INSTALL) -m 0644 protocol/multitouchd.schema.json protocol/validate.py $(DESTDIR)$(DATADIR)/protocol/

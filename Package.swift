@@ -4,7 +4,7 @@ import PackageDescription
 
 /// Settings shared by every Swift target: strict about existentials so protocol costs stay visible.
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The browser bridge only: NIOHTTP1 and NIOWebSocket (a clean debug build adds about 40 s).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C libraries from Debian packages (libevdev-dev, libudev-dev), found through pkg-config.
@@ -31,15 +33,31 @@ let package = Package(
 
         // Pure pipeline: no clocks, no device I/O.
         .target(name: "MultitouchCore", swiftSettings: strict),
-        .target(name: "Gestures", dependencies: ["MultitouchCore"], swiftSettings: strict),
+        .target(
+            name: "Gestures",
+            dependencies: ["MultitouchCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .target(
             name: "Recordings",
             dependencies: ["MultitouchCore", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict),
         .target(name: "WireProtocol", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
+        .target(name: "TouchRouting", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
         .target(
             name: "TouchPipeline",
-            dependencies: ["MultitouchCore", "Gestures", "WireProtocol", "Recordings"],
+            dependencies: [
+                "MultitouchCore", "Gestures", "WireProtocol", "Recordings",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "GestureFeel",
+            dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings", "MultitouchTestKit"],
+            swiftSettings: strict),
+        // Pictures of a replay (multitouchctl plot): SVG from the pipeline's typed output, PNG via rsvg-convert.
+        .target(
+            name: "TouchPlot",
+            dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings"],
             swiftSettings: strict),
         .target(
             name: "Configuration",
@@ -61,7 +79,32 @@ let package = Package(
                 "DeviceInput", "CLinuxSystem", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .target(name: "MultitouchClient", dependencies: ["WireProtocol"], swiftSettings: strict),
+        .target(
+            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"],
+            swiftSettings: strict),
+        // The browser pages and the JavaScript client, embedded in the binary so `multitouchctl bridge`
+        // and `view` serve them from any directory. The files live in clients/js, where programmers look.
+        .target(
+            name: "WebAssets",
+            path: "clients/js",
+            exclude: ["README.md"],
+            sources: ["WebAssets.swift"],
+            resources: [
+                .embedInCode("multitouch.js"), .embedInCode("demo.html"), .embedInCode("view.html"),
+                .embedInCode("view.js"), .embedInCode("index.html"), .embedInCode("map.svg"),
+            ],
+            swiftSettings: strict),
+        // The WebSocket bridge: browsers <-> the daemon's Unix socket, one daemon connection per browser.
+        .target(
+            name: "WebBridge",
+            dependencies: [
+                "WebAssets",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "MultitouchTestKit",
             dependencies: ["MultitouchCore", "Recordings"],
@@ -80,21 +123,43 @@ let package = Package(
             name: "multitouchctl",
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
-                "MultitouchClient", "MultitouchTestKit", "Configuration",
+                "MultitouchClient", "MultitouchTestKit", "Configuration", "GestureFeel", "TouchPlot", "WebBridge",
+                "TouchRouting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
 
         .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit"]),
-        .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
+        .testTarget(name: "GestureFeelTests", dependencies: ["GestureFeel", "Gestures"]),
         .testTarget(
-            name: "WireProtocolTests",
-            dependencies: ["WireProtocol", "TouchPipeline", "MultitouchTestKit", "Recordings"]),
+            name: "TouchRoutingTests",
+            dependencies: ["TouchRouting", "Gestures", "MultitouchCore", "MultitouchTestKit"]),
+        .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "MultitouchCore", "MultitouchTestKit"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"]),
+        .testTarget(
+            name: "TouchPipelineTests",
+            dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings"]),
+        .testTarget(name: "MultitouchTestKitTests", dependencies: ["MultitouchTestKit", "MultitouchCore"]),
+        .testTarget(name: "MultitouchClientTests", dependencies: ["MultitouchClient"]),
+        .testTarget(
+            name: "TouchPlotTests",
+            dependencies: [
+                "TouchPlot", "TouchPipeline", "Recordings", "MultitouchTestKit", "MultitouchCore", "Gestures",
+            ]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(
             name: "MultitouchServerTests",
             dependencies: ["MultitouchServer", "MultitouchClient", "MultitouchTestKit", "TouchPipeline"]),
+        .testTarget(
+            name: "WebBridgeTests",
+            dependencies: [
+                "WebBridge",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]),
     ]
 )

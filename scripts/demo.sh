@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Sets up multitouchd and shows it working with no touch hardware: builds it (release), starts the
 # daemon serving a bundled recording (a map-style tour: pan, pinch, twist, 2->1->2 handoffs, double
-# tap, long press) on a private socket, and shows the gestures in a client (multitouchctl monitor).
+# tap, long press) on a private socket, shows the gestures in a client (multitouchctl monitor), and
+# ends by writing a plot of the recording it served (multitouchctl plot) and printing where it is.
 #
 #   bash scripts/demo.sh                         # about 20 s of gestures, then a clean shutdown
 #   DEMO_SECONDS=60 bash scripts/demo.sh         # watch longer (the recording loops)
 #   DEMO_RECORDING=path.evemu bash scripts/demo.sh   # serve another recording
 #   DEMO_JSON=1 bash scripts/demo.sh             # raw protocol lines instead of the readable form
+#   DEMO_PLOT=out.png bash scripts/demo.sh       # where the plot goes (.svg or .png; default /tmp/multitouchd-demo.svg)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -18,6 +20,7 @@ swift build -c release --product multitouchctl
 bin=$(swift build -c release --show-bin-path)
 recording=${DEMO_RECORDING:-tests/fixtures/touchscreen-map-tour.evemu}
 seconds=${DEMO_SECONDS:-20}
+plot=${DEMO_PLOT:-${TMPDIR:-/tmp}/multitouchd-demo.svg}
 dir=$(mktemp -d /tmp/multitouchd-demo.XXXXXX)
 socket="$dir/multitouchd.sock"
 echo "demo: multitouchd --replay $recording --loop --socket $socket (no touch device needed;"
@@ -33,3 +36,6 @@ echo "demo: multitouchctl monitor --socket $socket (for ${seconds} s)"
 timeout "$seconds" "$bin/multitouchctl" monitor --socket "$socket" --streams gestures devices "${json[@]}" || true
 kill -TERM $daemon
 wait $daemon && echo "demo: daemon exited cleanly" || echo "demo: daemon exit status $?"
+echo "demo: multitouchctl plot $recording -o $plot"
+"$bin/multitouchctl" plot "$recording" -o "$plot"
+echo "demo: the plot of what it showed is $plot (open it in a browser or image viewer)"

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Sets up and runs every test of multitouchd: unit and end-to-end tests (swift test), the invariant
-# check over the project's fixtures and ../shared/recordings, the protocol schema over their replays,
-# the Python and C client tests, multitouchctl's edges, the Debian package (built, unpacked with dpkg
-# into an empty root and run from there; MULTITOUCHD_DEB_CHROOT=1 adds an apt install into a
-# debootstrap'ed Debian 12), the systemd unit checks, and the real-kernel checks in a QEMU guest.
-# Prints one line per stage and a closing "N passed, N failed" line; exits non-zero when any stage
-# fails.
+# check over the project's fixtures and ../shared/recordings, the feel report, the protocol schema over
+# the golden files and the replays, `multitouchctl plot` from the command line, the Python and C client
+# tests, multitouchctl's edges, the browser pages in headless Chromium, the short benchmarks, the Debian
+# package (built, unpacked with dpkg into an empty root and run from there; MULTITOUCHD_DEB_CHROOT=1
+# adds an apt install into a debootstrap'ed Debian 12), the systemd unit checks, and the real-kernel
+# checks in a QEMU guest. Prints one line per stage and a closing "N passed, N failed" line; exits
+# non-zero when any stage fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-MULTITOUCHD_GUEST_DEPS=1 MULTITOUCHD_SERVICE_DEPS=1 bash scripts/install-deps.sh || exit 1
+MULTITOUCHD_GUEST_DEPS=1 MULTITOUCHD_SERVICE_DEPS=1 MULTITOUCHD_BROWSER_DEPS=1 bash scripts/install-deps.sh || exit 1
 
 passed=0
 failed=0
@@ -30,22 +31,31 @@ stage() {
   fi
 }
 
+stage "format (changed files)" bash scripts/format-lint.sh
 stage "build" swift build --build-tests
 ctl="$(swift build --show-bin-path)/multitouchctl"
 stage "swift test" swift test --skip-build
 stage "check fixtures" "$ctl" check tests/fixtures
 if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings
+  stage "feel report" "$ctl" feel --recordings ../shared/recordings
 fi
 stage "protocol schema" bash protocol/check-replays.sh "$ctl" tests/fixtures ../shared/recordings
+stage "plot CLI" bash tests/plot/cli-check.sh "$ctl"
 stage "python client" python3 clients/python/test_client.py
+stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
 stage "c client" python3 clients/c/test_c_client.py
 stage "multitouchctl edges" python3 tests/cli/test_cli.py
+# Headless Chromium loads the live view (view --replay) and the JS demo (bridge); screenshots under
+# .build/web-check/ (the stage prints their paths).
+stage "browser pages" python3 tests/web/browser-check.py "$(swift build --show-bin-path)"
+stage "benchmarks (short: runs and reports, no thresholds)" bash scripts/bench.sh --short
 stage "debian package" bash -c 'DEB_COMPRESSION=gzip bash packaging/deb/build.sh && bash packaging/deb/check.sh'
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh
 stage "guest: service" bash tests/service/guest-service-check.sh
+stage "guest: side by side (short: runs and reports)" bash tests/bench/side-by-side.sh --short
 
 echo
 for f in "${failures[@]}"; do echo "failed stage: $f"; done

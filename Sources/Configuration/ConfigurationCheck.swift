@@ -36,8 +36,8 @@ public enum ConfigurationCheck {
             "  clients: at most \(clients.maximumClients), soft queue \(clients.softQueueLimit) messages, "
                 + "hard queue \(clients.hardQueueLimitBytes) bytes, request lines up to \(clients.maximumLineBytes) bytes")
         let gestures = configuration.gestures
-        let changed = GestureKey.all.filter { entry in
-            switch entry.kind {
+        let changed = GestureConfiguration.fields.filter { entry in
+            switch entry.value {
             case .number(let keyPath, _): gestures[keyPath: keyPath] != GestureConfiguration.default[keyPath: keyPath]
             case .flag(let keyPath): gestures[keyPath: keyPath] != GestureConfiguration.default[keyPath: keyPath]
             }

@@ -2,99 +2,23 @@ import Gestures
 import MultitouchCore
 import TOMLKit
 
-/// The accepted range of a numeric option.
+/// The accepted range of a numeric option outside `[gestures]` (whose ranges are part of the gesture
+/// field table, `GestureConfiguration.Range`).
 enum NumberRule: Hashable, Sendable {
-    /// >= 0 (distances, dead bands, durations that may be zero).
-    case nonNegative
-    /// > 0 (sizes, scales, windows a zero would make meaningless).
+    /// > 0 (sizes a zero would make meaningless).
     case positive
-    /// 0 ms ... one day: the gesture engine keeps deadlines in microseconds and clamps longer durations
-    /// (GestureConfiguration.sanitized), so a longer value would silently mean a day.
-    case duration
-    /// > 0 ms ... one day.
-    case positiveDuration
-
-    static let maximumDurationMilliseconds = 86_400_000.0
 
     var expectation: String {
         switch self {
-        case .nonNegative: "a non-negative number"
         case .positive: "a positive number"
-        case .duration: "a duration from 0 to 86400000 ms (one day)"
-        case .positiveDuration: "a positive duration of at most 86400000 ms (one day)"
         }
     }
 
     func accepts(_ value: Double) -> Bool {
         guard value.isFinite else { return false }
         switch self {
-        case .nonNegative: return value >= 0
         case .positive: return value > 0
-        case .duration: return value >= 0 && value <= NumberRule.maximumDurationMilliseconds
-        case .positiveDuration: return value > 0 && value <= NumberRule.maximumDurationMilliseconds
         }
-    }
-}
-
-/// One `[gestures]` key: its TOML name, the `GestureConfiguration` property it sets and its range.
-/// The TOML name is the property in snake_case with the unit as suffix (_mm, _ms, _deg).
-struct GestureKey {
-    enum Kind {
-        case number(WritableKeyPath<GestureConfiguration, Double>, NumberRule)
-        case flag(WritableKeyPath<GestureConfiguration, Bool>)
-    }
-
-    let key: String
-    /// The Swift property name, so a test can prove every property has a key.
-    let property: String
-    let kind: Kind
-
-    /// Every gesture option. A test fails when GestureConfiguration gains a property missing here.
-    static var all: [GestureKey] {
-        [
-            GestureKey(key: "pan_slop_mm", property: "panSlopMillimeters", kind: .number(\.panSlopMillimeters, .nonNegative)),
-            GestureKey(
-                key: "spread_dead_band_mm", property: "spreadDeadBandMillimeters",
-                kind: .number(\.spreadDeadBandMillimeters, .nonNegative)),
-            GestureKey(
-                key: "rotation_dead_band_deg", property: "rotationDeadBandDegrees",
-                kind: .number(\.rotationDeadBandDegrees, .nonNegative)),
-            GestureKey(
-                key: "centroid_dead_band_mm", property: "centroidDeadBandMillimeters",
-                kind: .number(\.centroidDeadBandMillimeters, .nonNegative)),
-            GestureKey(
-                key: "finger_churn_debounce_ms", property: "fingerChurnDebounceMilliseconds",
-                kind: .number(\.fingerChurnDebounceMilliseconds, .duration)),
-            GestureKey(
-                key: "tap_max_duration_ms", property: "tapMaximumDurationMilliseconds",
-                kind: .number(\.tapMaximumDurationMilliseconds, .positiveDuration)),
-            GestureKey(
-                key: "tap_max_movement_mm", property: "tapMaximumMovementMillimeters",
-                kind: .number(\.tapMaximumMovementMillimeters, .nonNegative)),
-            GestureKey(
-                key: "double_tap_interval_ms", property: "doubleTapIntervalMilliseconds",
-                kind: .number(\.doubleTapIntervalMilliseconds, .duration)),
-            GestureKey(
-                key: "double_tap_distance_mm", property: "doubleTapDistanceMillimeters",
-                kind: .number(\.doubleTapDistanceMillimeters, .nonNegative)),
-            GestureKey(
-                key: "long_press_duration_ms", property: "longPressDurationMilliseconds",
-                kind: .number(\.longPressDurationMilliseconds, .positiveDuration)),
-            GestureKey(
-                key: "long_press_movement_mm", property: "longPressMovementMillimeters",
-                kind: .number(\.longPressMovementMillimeters, .nonNegative)),
-            GestureKey(key: "min_scale", property: "minimumScale", kind: .number(\.minimumScale, .positive)),
-            GestureKey(key: "max_scale", property: "maximumScale", kind: .number(\.maximumScale, .positive)),
-            GestureKey(
-                key: "double_tap_zoom_factor", property: "doubleTapZoomFactor",
-                kind: .number(\.doubleTapZoomFactor, .positive)),
-            GestureKey(
-                key: "single_tap_waits_for_double_tap", property: "singleTapWaitsForDoubleTap",
-                kind: .flag(\.singleTapWaitsForDoubleTap)),
-            GestureKey(
-                key: "velocity_window_ms", property: "velocityWindowMilliseconds",
-                kind: .number(\.velocityWindowMilliseconds, .positiveDuration)),
-        ]
     }
 }
 
@@ -107,7 +31,8 @@ enum ConfigurationKeys {
     static let output = ["width", "height", "rotation", "calibration"]
     static let clients = ["soft_queue_limit", "hard_queue_limit_bytes", "max_line_bytes", "max_clients"]
     static let log = ["level"]
-    static var gestures: [String] { GestureKey.all.map(\.key) }
+    /// The gesture keys come from the one table of gesture options (module Gestures).
+    static var gestures: [String] { GestureConfiguration.fields.map(\.key) }
 }
 
 /// Turns a parsed TOML table into a `DaemonConfiguration`, collecting every problem instead of stopping
@@ -261,36 +186,33 @@ struct ConfigurationParser {
         return OutputMapping(width: width, height: height, rotation: rotation, calibration: calibration)
     }
 
+    /// `[gestures]`: every key of `GestureConfiguration.fields`, checked against the field's range.
     private mutating func parseGestures(_ table: TOMLTable) -> GestureConfiguration {
         var gestures = GestureConfiguration.default
-        let keys = GestureKey.all
-        checkKeys(table, path: "gestures", allowed: keys.map(\.key))
-        var parsedScale: (min: Bool, max: Bool) = (false, false)
-        for entry in keys {
-            switch entry.kind {
-            case .number(let keyPath, let rule):
-                if let value = number(table, entry.key, in: "gestures", rule: rule) {
-                    gestures[keyPath: keyPath] = value
-                    if entry.key == "min_scale" { parsedScale.min = true }
-                    if entry.key == "max_scale" { parsedScale.max = true }
+        let path = "gestures"
+        checkKeys(table, path: path, allowed: ConfigurationKeys.gestures)
+        var valid: Set<String> = []
+        for field in GestureConfiguration.fields {
+            switch field.value {
+            case .number(let keyPath, let range):
+                guard let value = table[field.key] else { continue }
+                if let number = numericValue(value), range.accepts(number) {
+                    gestures[keyPath: keyPath] = number
+                    valid.insert(field.key)
+                } else {
+                    report(join(path, field.key), "expected \(range.expectation), found \(describe(value))")
                 }
             case .flag(let keyPath):
-                if let value = bool(table, entry.key, in: "gestures") { gestures[keyPath: keyPath] = value }
+                if let value = bool(table, field.key, in: path) { gestures[keyPath: keyPath] = value }
             }
         }
         // Only compare values that are themselves valid, so one bad value gives one message.
-        let minimumValid = parsedScale.min || !table.contains(key: "min_scale")
-        let maximumValid = parsedScale.max || !table.contains(key: "max_scale")
+        let minimumValid = valid.contains("min_scale") || !table.contains(key: "min_scale")
+        let maximumValid = valid.contains("max_scale") || !table.contains(key: "max_scale")
         if minimumValid, maximumValid, gestures.minimumScale >= gestures.maximumScale {
             report(
                 table.contains(key: "min_scale") ? "gestures.min_scale" : "gestures.max_scale",
                 "min_scale (\(format(gestures.minimumScale))) must be less than max_scale (\(format(gestures.maximumScale)))")
-        }
-        if minimumValid, gestures.minimumScale > 1 {
-            report("gestures.min_scale", "must be at most 1, or the identity transform would be out of range")
-        }
-        if maximumValid, gestures.maximumScale < 1 {
-            report("gestures.max_scale", "must be at least 1, or the identity transform would be out of range")
         }
         return gestures
     }

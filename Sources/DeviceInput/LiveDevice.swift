@@ -2,18 +2,6 @@ import CLibevdev
 import Glibc
 import MultitouchCore
 
-/// What one read of a live device produced, in order.
-public enum DeviceReading: Hashable, Sendable {
-    /// A kernel event, with its CLOCK_MONOTONIC time.
-    case event(InputEvent)
-    /// The kernel's buffer overflowed (`SYN_DROPPED` at `droppedAt`). libevdev re-read the device state;
-    /// `frame` (isResync = true) is the difference, ending where a normal frame would end. Events of the
-    /// frame that was open when the drop happened are lost: the pipeline discards its partial frame.
-    case resync(EventFrame, droppedAt: Timestamp)
-    /// The device is gone (`ENODEV`): unplugged or its uinput creator exited. Nothing follows.
-    case removed
-}
-
 /// An opened evdev node (`/dev/input/eventN`) read through libevdev. Owns the fd and the libevdev
 /// context; both are released on deinit. Not thread-safe: one reader (the daemon's event loop, or a
 /// command-line tool) uses it.
@@ -152,7 +140,8 @@ public final class LiveDevice {
 
     static func timestamp(_ ev: input_event) -> Timestamp {
         var copy = ev
-        return Timestamp(seconds: Int64(multitouchd_event_sec(&copy)), microseconds: Int64(multitouchd_event_usec(&copy)))
+        return Timestamp(
+            seconds: Int64(multitouchd_event_sec(&copy)), microseconds: Int64(multitouchd_event_usec(&copy)))
     }
 
     static func inputEvent(_ ev: input_event) -> InputEvent {

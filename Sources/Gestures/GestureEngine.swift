@@ -1,789 +1,519 @@
+import Logging
 import MultitouchCore
 
-/// Gesture thresholds, in mm, ms and degrees, measured in the isotropic millimetre space whatever the
-/// published space is. Defaults and their sources are documented in docs/GESTURES.md and
-/// config/multitouchd.toml (section [gestures], same names in snake_case).
-public struct GestureConfiguration: Hashable, Sendable {
-    /// A one-finger pan starts once the finger moved this far from where it landed; a centroid moving
-    /// this far also ends a churn debounce early. Between Android's
-    /// TOUCH_SLOP (8 dp = 1.3 mm) and Hammer.js Pan `threshold` (10 CSS px = 2.6 mm).
-    public var panSlopMillimeters: Double = 2.0
-    /// A pinchRotate segment of a session that has not moved yet publishes no change until the mean
-    /// spread changed this much... (Android ScaleGestureDetector's span slop is 2 x touch slop, 2.5 mm;
-    /// we are less sticky because the angle and the centroid also release it.)
-    public var spreadDeadBandMillimeters: Double = 1.0
-    /// ...or the mean angle turned this much (ours: above the ~1.4 degree jitter of fingers 20 mm apart
-    /// with 0.5 mm of noise; Hammer.js Rotate `threshold` is 0)...
-    public var rotationDeadBandDegrees: Double = 3.0
-    /// ...or the centroid moved this far.
-    public var centroidDeadBandMillimeters: Double = 1.0
-    /// After a finger-count decrease the next segment waits this long (or for motion), so fingers that
-    /// lift a few ms apart make no spurious segment. libinput waits 100 ms before switching touchpad
-    /// gestures on a finger-count change (DEFAULT_GESTURE_SWITCH_TIMEOUT); the design this generalises
-    /// debounced at 50 ms, which real two-finger lifts (5-30 ms apart) stay under.
-    public var fingerChurnDebounceMilliseconds: Double = 50
-    /// Longest session that still counts as a tap: Hammer.js Tap `time` (250 ms).
-    public var tapMaximumDurationMilliseconds: Double = 250
-    /// Farthest a tapping finger may move: Hammer.js Tap `threshold` (9 px = 2.4 mm), rounded up for
-    /// multi-finger taps whose fingers roll while landing. A session that started a pan is no tap either.
-    public var tapMaximumMovementMillimeters: Double = 3.0
-    /// Longest gap between taps of a multi-tap (from a lift to the next landing): Android
-    /// DOUBLE_TAP_TIMEOUT and Hammer.js Tap `interval` (300 ms).
-    public var doubleTapIntervalMilliseconds: Double = 300
-    /// Farthest the second tap may land from the first: between Hammer.js `posThreshold` (10 px, 2.6
-    /// mm) and Android DOUBLE_TAP_SLOP (100 dp, 16 mm).
-    public var doubleTapDistanceMillimeters: Double = 10.0
-    /// A finger held this long without moving beyond `longPressMovementMillimeters` is a long press:
-    /// UIKit UILongPressGestureRecognizer.minimumPressDuration (0.5 s); Android uses 400-500 ms.
-    public var longPressDurationMilliseconds: Double = 500
-    /// UIKit allowableMovement is 10 pt (1.6 mm on a 163 ppi phone); touchscreens on kiosks are coarser.
-    public var longPressMovementMillimeters: Double = 3.0
-    /// Cumulative scale limits, applied to the incoming segment at its boundary (ours).
-    public var minimumScale: Double = 0.05
-    public var maximumScale: Double = 50.0
-    /// Double tap zooms the cumulative transform by this factor toward the tap point; 1 disables.
-    public var doubleTapZoomFactor: Double = 1.0
-    /// A single tap is published only once a double tap can no longer follow (UIKit
-    /// `require(toFail:)` between a single- and a double-tap recognizer).
-    public var singleTapWaitsForDoubleTap: Bool = false
-    /// Velocities are measured over this much of the most recent motion: Android VelocityTracker's
-    /// 100 ms horizon.
-    public var velocityWindowMilliseconds: Double = 100
-
-    public init() {}
-    public static let `default` = GestureConfiguration()
-
-    /// What is wrong with these values, one line per field (empty when they are usable): distances and
-    /// durations must be finite and not negative, scale limits finite with 0 < minimum <= 1 <= maximum,
-    /// the zoom factor finite and positive. The configuration loader reports these as errors; the engine
-    /// replaces each bad value with its default so bad input never traps.
-    public var problems: [String] {
-        var found: [String] = []
-        for (name, value) in nonNegativeFields where !(value.isFinite && value >= 0) {
-            found.append("\(name) must be a finite number >= 0, got \(value)")
-        }
-        if !(minimumScale.isFinite && minimumScale > 0 && minimumScale <= 1) {
-            found.append("minimumScale must be in (0, 1], got \(minimumScale)")
-        }
-        if !(maximumScale.isFinite && maximumScale >= 1) {
-            found.append("maximumScale must be a finite number >= 1, got \(maximumScale)")
-        }
-        if !(doubleTapZoomFactor.isFinite && doubleTapZoomFactor > 0) {
-            found.append("doubleTapZoomFactor must be a finite number > 0, got \(doubleTapZoomFactor)")
-        }
-        return found
-    }
-
-    /// These values with every invalid one (see `problems`) replaced by its default.
-    public var sanitized: GestureConfiguration {
-        var c = self
-        let d = GestureConfiguration.default
-        func fix(_ v: inout Double, _ fallback: Double) { if !(v.isFinite && v >= 0) { v = fallback } }
-        // Durations beyond a day are clamped: they would overflow microsecond deadlines.
-        func fixDuration(_ v: inout Double, _ fallback: Double) { fix(&v, fallback); v = min(v, 86_400_000) }
-        fix(&c.panSlopMillimeters, d.panSlopMillimeters)
-        fix(&c.spreadDeadBandMillimeters, d.spreadDeadBandMillimeters)
-        fix(&c.rotationDeadBandDegrees, d.rotationDeadBandDegrees)
-        fix(&c.centroidDeadBandMillimeters, d.centroidDeadBandMillimeters)
-        fixDuration(&c.fingerChurnDebounceMilliseconds, d.fingerChurnDebounceMilliseconds)
-        fixDuration(&c.tapMaximumDurationMilliseconds, d.tapMaximumDurationMilliseconds)
-        fix(&c.tapMaximumMovementMillimeters, d.tapMaximumMovementMillimeters)
-        fixDuration(&c.doubleTapIntervalMilliseconds, d.doubleTapIntervalMilliseconds)
-        fix(&c.doubleTapDistanceMillimeters, d.doubleTapDistanceMillimeters)
-        fixDuration(&c.longPressDurationMilliseconds, d.longPressDurationMilliseconds)
-        fix(&c.longPressMovementMillimeters, d.longPressMovementMillimeters)
-        fixDuration(&c.velocityWindowMilliseconds, d.velocityWindowMilliseconds)
-        if !(c.minimumScale.isFinite && c.minimumScale > 0 && c.minimumScale <= 1) { c.minimumScale = d.minimumScale }
-        if !(c.maximumScale.isFinite && c.maximumScale >= 1) { c.maximumScale = d.maximumScale }
-        if !(c.doubleTapZoomFactor.isFinite && c.doubleTapZoomFactor > 0) { c.doubleTapZoomFactor = d.doubleTapZoomFactor }
-        return c
-    }
-
-    private var nonNegativeFields: [(String, Double)] {
-        [
-            ("panSlopMillimeters", panSlopMillimeters), ("spreadDeadBandMillimeters", spreadDeadBandMillimeters),
-            ("rotationDeadBandDegrees", rotationDeadBandDegrees),
-            ("centroidDeadBandMillimeters", centroidDeadBandMillimeters),
-            ("fingerChurnDebounceMilliseconds", fingerChurnDebounceMilliseconds),
-            ("tapMaximumDurationMilliseconds", tapMaximumDurationMilliseconds),
-            ("tapMaximumMovementMillimeters", tapMaximumMovementMillimeters),
-            ("doubleTapIntervalMilliseconds", doubleTapIntervalMilliseconds),
-            ("doubleTapDistanceMillimeters", doubleTapDistanceMillimeters),
-            ("longPressDurationMilliseconds", longPressDurationMilliseconds),
-            ("longPressMovementMillimeters", longPressMovementMillimeters),
-            ("velocityWindowMilliseconds", velocityWindowMilliseconds),
-        ]
-    }
-}
-
-/// The unified pan/pinch/rotate state machine plus tap, double-tap and long-press recognizers for one
-/// device. A pure function of (touch frames, virtual time, configuration): no clock reads, no I/O.
+/// The unified pan/pinch/rotate engine plus tap, double-tap, quick-zoom and long-press recognisers and
+/// the momentum and zoom animations of one device. A pure function of (touch frames, virtual time,
+/// configuration): no clock reads, no I/O.
 ///
-/// A session runs from the first finger down to the last finger up and is made of segments: `pan` with
-/// one finger, `pinchRotate` with two or more. Every change of the finger set ends the running segment
-/// and the next begins re-based on the current positions, so the cumulative transform never jumps.
-/// State diagram: docs/state-machines/gesture.md. Thresholds: docs/GESTURES.md.
+/// A session runs from the first finger down to the last finger up and is made of segments: `pan`
+/// with one finger, `pinchRotate` with two or more, `quickZoom` for a tap-and-drag. A segment begins
+/// only once the fingers pass the slop (so a tap never opens one), and every change of the finger set
+/// ends it and begins the next, re-based on the fingers, so the cumulative transform never jumps.
+/// After the last finger lifts, animation segments (`momentum`, `animatedZoom`) may follow.
+///
+/// The parts, one file each: `SegmentStateMachine` (what follows what), `FingerTracks` (the touches
+/// and their motion), `ThumbDetector` (clickpad exclusions), `SegmentGeometry` (the fit, the
+/// thresholds, the limits), `TransformStore` (M and the open segment), `VelocityTracker`,
+/// `TapRecognizer`, `LongPressRecognizer`, `TransformAnimator`. This type classifies each frame, feeds
+/// the machine and carries out its actions. State diagram: docs/state-machines/gesture.md. Rules,
+/// thresholds and sources: docs/GESTURES.md.
 public struct GestureEngine: Sendable {
     public private(set) var configuration: GestureConfiguration
-
-    /// Below this spread or radius (mm) fingers count as coincident: scale and angle are held.
-    static let coincidentMillimeters = 1e-3
-
-    let deviceIsSemiMT: Bool
-    private(set) var state: State = .idle
-    /// The running segment (panning, pinchRotating) or the prepared one (settling). Kept out of the
-    /// state's payload so the hot path mutates it in place instead of copying it in and out.
-    private(set) var segment = Segment(
-        mode: .pan, fingers: 0, c0: .zero, c0MM: .zero, spread0: 0, spread0MM: 0, scaleLow: 1, scaleHigh: 1,
-        centroid: .zero, centroidMM: .zero, spreadMM: 0, live: false)
-    private let velocityWindowMicroseconds: Int64
-    private(set) var longPress: LongPressState = .idle
-    private(set) var tap: TapState = .ready
+    public let surface: GestureSurface
+    private var logger: Logger
+    private(set) var machine = SegmentStateMachine()
+    private(set) var tracks = FingerTracks()
+    private let thumbs: ThumbDetector
+    private(set) var taps: TapRecognizer
+    private(set) var longPress: LongPressRecognizer
+    private(set) var animator: TransformAnimator
+    private var store = TransformStore()
+    /// The segment whose updates are published (finger or animation), nil between segments.
+    private var segment: TransformStore.Segment?
+    /// The measurement of the fingers: of the possible segment, of the running one, or of the fingers
+    /// that stay while a decrease settles.
+    private var geometry: SegmentGeometry?
     private var session = Session(id: 0, start: Timestamp(microseconds: 0))
+    private var sessionActive = false
     private var sessionCounter: UInt64 = 0
     private var seq: UInt64 = 0
-    private var frameStamp: UInt64 = 0
-    private var tracks: [FingerTrack] = []
-    private var velocity = VelocityTracker()
-    /// M_base: the cumulative transform before the running segment.
-    private var base: AffineTransform = .identity
-    /// The last published cumulative transform M = S * M_base.
-    private var current: AffineTransform = .identity
-    /// Whether the last frame was semi-mt, for a timer that starts a segment between frames.
+    private let windowMicroseconds: Int64
+    private let stopMicroseconds: Int64
+    /// Whether the last frame was semi-mt (a timer acts between frames).
     private var lastSemiMT = false
-    /// The last frame's `fingerCount`, so membership checks count fingers like `process` did.
-    private var frameFingerCount = 0
+    /// Velocity of the last published finger update, and its speed in mm/s (the release velocity
+    /// momentum starts from).
+    private var lastVelocity = GestureVelocity.zero
+    private var lastSpeedMM = 0.0
+    /// The finger segment that ended in the current frame with its release velocity: momentum or a
+    /// spring-back start from it when the session ends.
+    private var released: (centroid: Point, velocity: Point, speedMM: Double, mode: GestureMode)?
+
+    /// Facts about the running session.
+    struct Session: Sendable {
+        var id: UInt64
+        var start: Timestamp
+        var maxFingers = 0
+        /// Farthest any counting finger got from where it landed, mm.
+        var maxTravel = 0.0
+        /// A segment began (the slop was passed): no tap, no long press, later segments start live.
+        var moved = false
+        var cancelled = false
+        /// A long press began (no tap then).
+        var pressed = false
+        /// BTN_LEFT was pressed (a clickpad click: no tap).
+        var clicked = false
+        var landingSum = Point.zero
+        var landingSumMM = Point.zero
+        var landings = 0
+        /// Fingers after the previous frame.
+        var lastFingers = 0
+        /// Zoom and rotation engaged in an earlier segment: later segments need no threshold.
+        var scaleEngaged = false
+        var rotationEngaged = false
+        /// The first landing continues a one-finger tap: a one-finger drag is a quick zoom about
+        /// `quickZoomPivot`.
+        var quickZoomPivot: Point?
+
+        var tapLocation: Point { landings > 0 ? landingSum / Double(landings) : .zero }
+        var tapLocationMM: Point { landings > 0 ? landingSumMM / Double(landings) : .zero }
+    }
 
     /// - Parameters:
     ///   - configuration: thresholds; invalid values (see `GestureConfiguration.problems`) are replaced
     ///     by their defaults, so `configuration` reads back the values in use.
-    ///   - isSemiMT: the device is semi-mt (also taken per frame from `TouchFrame.isSemiMT`).
-    public init(configuration: GestureConfiguration = .default, isSemiMT: Bool = false) {
+    ///   - surface: the device as data (touchscreen or touchpad, clickpad, semi-mt, height).
+    ///   - logger: every state transition is logged at debug (`gesture: transition`).
+    public init(configuration: GestureConfiguration = .default, surface: GestureSurface = .touchscreen, logger: Logger? = nil) {
         let usable = configuration.sanitized
         self.configuration = usable
-        self.deviceIsSemiMT = isSemiMT
-        self.velocityWindowMicroseconds = Int64((usable.velocityWindowMilliseconds * 1000).rounded())
-        tracks.reserveCapacity(16)
+        self.surface = surface
+        self.logger = logger ?? Logger(label: "multitouchd.gestures", factory: { _ in SwiftLogNoOpLogHandler() })
+        thumbs = ThumbDetector(surface: surface, configuration: usable)
+        taps = TapRecognizer(configuration: usable)
+        longPress = LongPressRecognizer(configuration: usable)
+        animator = TransformAnimator(configuration: usable)
+        windowMicroseconds = Int64((usable.velocityWindowMilliseconds * 1000).rounded())
+        stopMicroseconds = Int64((usable.velocityStopMilliseconds * 1000).rounded())
+    }
+
+    /// A touchscreen engine, semi-mt when `isSemiMT` (also taken per frame from `TouchFrame.isSemiMT`).
+    public init(configuration: GestureConfiguration = .default, isSemiMT: Bool) {
+        self.init(configuration: configuration, surface: GestureSurface(type: .direct, isSemiMT: isSemiMT))
     }
 
     /// The cumulative transform (M = S_current * M_base) as last published.
-    public var transform: AffineTransform { current }
+    public var transform: AffineTransform { store.current }
 
-    /// Replaces the cumulative transform (a client reset or set). Takes effect as the new base: an active
-    /// segment continues from it without a jump in its own relative values (M_base = S^-1 * T).
+    /// Replaces the cumulative transform (a client reset or set). An open segment (or animation)
+    /// continues from it without a jump in its own relative values (M_base = S^-1 * T).
     /// - Returns: false, changing nothing, when `transform` is not finite or singular (a client bug
     ///   the caller reports to the client).
     @discardableResult
     public mutating func setTransform(_ transform: AffineTransform) -> Bool {
-        guard transform.isFinite, transform.inverted() != nil else { return false }
-        defer { current = transform }
-        switch state {
-        case .panning, .pinchRotating:
-            base = segment.transform.inverted()?.concatenating(after: transform) ?? transform
-        case .idle, .panPossible, .settling, .draining:
-            base = transform
+        var bases: [AffineTransform] = []
+        if let segment { bases.append(segment.base) }
+        if let geometry { bases.append(geometry.base) }
+        guard let moved = store.replace(with: transform, bases: bases) else { return false }
+        var k = 0
+        if segment != nil {
+            segment?.base = moved[k]
+            k += 1
         }
+        if geometry != nil { geometry?.base = moved[k] }
         return true
     }
 
-    /// The earliest time a timer is due (churn debounce, long press, held single tap), for the event loop
-    /// to arm; nil when no timer is pending.
-    public var nextDeadline: Timestamp? {
-        var earliest: Timestamp?
-        func consider(_ t: Timestamp) { if earliest.map({ t < $0 }) ?? true { earliest = t } }
-        switch state {
-        case .settling(let deadline): consider(deadline)
-        case .idle, .panPossible, .panning, .pinchRotating, .draining: break
-        }
-        switch longPress {
-        case .armed(let deadline): consider(deadline)
-        case .idle, .pressing: break
-        }
-        switch tap {
-        case .waiting(_, let deadline): consider(deadline)
-        case .ready, .tapped: break
-        }
-        return earliest
-    }
+    /// The earliest time a timer is due (debounce, long press, held single tap, animation frame), for
+    /// the event loop to arm; nil when none is pending (no idle wake-ups).
+    public var nextDeadline: Timestamp? { dueTimer?.deadline }
 
-    /// Advances virtual time to `time`, firing every timer (long press, tap-failure, debounce) due at or
-    /// before it, each at its own deadline and in deadline order.
+    /// Advances virtual time to `time`, firing every timer due at or before it, each at its own
+    /// deadline and in deadline order.
     public mutating func advance(to time: Timestamp) -> [GestureEvent] {
         var out: [GestureEvent] = []
         fireTimers(upTo: time, into: &out)
         return out
     }
 
-    /// Feeds one touch frame; returns what it caused, in order: timers due at or before the frame first
-    /// (so a caller that skipped `advance(to:)` loses nothing), then session began, segment
-    /// ended/began/changed, discrete events, session ended.
+    /// Feeds one touch frame; returns what it caused, in order: timers due at or before the frame
+    /// first, then an interrupted animation's `cancelled`, session began, segment ended/began/changed,
+    /// discrete events, session ended, and an animation's `began`.
     public mutating func process(_ frame: TouchFrame) -> [GestureEvent] {
         var out: [GestureEvent] = []
         fireTimers(upTo: frame.time, into: &out)
         let time = frame.time
-        let semi = deviceIsSemiMT || frame.isSemiMT
+        let semi = surface.isSemiMT || frame.isSemiMT
         lastSemiMT = semi
-        frameStamp &+= 1
+        let change = tracks.update(frame, thumbs: thumbs)
+        // A device that counts more fingers than its slots carry (BTN_TOOL_TRIPLETAP on two slots)
+        // adds them; the tracker already keeps the count to the touches elsewhere.
+        let fingers = change.fingers == 0 ? 0 : max(change.fingers, frame.fingerCount - change.excluded)
 
-        // 1. Session start: the first touch of a frame while idle (even one that lands and lifts in it).
-        let startsSession = isIdle && !frame.touches.isEmpty
-        if startsSession {
-            sessionCounter &+= 1
-            if let first = frame.touches.first { resolveHeldTap(landingAt: first.millimeters, time: time, into: &out) }
-            session = Session(id: sessionCounter, start: time)
-            out.append(.sessionBegan(session: session.id, time: time))
-            longPress = .armed(deadline: time.adding(milliseconds: configuration.longPressDurationMilliseconds))
+        // 1. Session start: the first finger down (even one that lands and lifts in this frame).
+        var began = false
+        if !sessionActive && (fingers > 0 || change.touchedDown) && !change.cancelled {
+            beginSession(at: time, fingers: fingers, into: &out)
+            began = true
         }
+        guard sessionActive else {
+            tracks.removeTerminal()
+            return out
+        }
+        let joined = tracks.joinSession()
+        session.landingSum = session.landingSum + joined.location
+        session.landingSumMM = session.landingSumMM + joined.mm
+        session.landings += joined.count
+        session.maxFingers = max(session.maxFingers, fingers, joined.count)
+        session.maxTravel = max(session.maxTravel, tracks.largestTravel)
+        if frame.isButtonPressed { session.clicked = true }
 
-        // 2. Follow the touches. Frames are ordered by id, so the search usually hits at once.
-        var anyCancelled = false
-        var active = 0
-        var searchStart = 0
-        let touches = frame.touches
-        for k in touches.indices {
-            // Field by field: a Touch is large, and copying each one whole shows up in profiles.
-            let id = touches[k].id
-            let phase = touches[k].phase
-            let location = touches[k].location
-            let mm = touches[k].millimeters
-            let terminal = phase.isTerminal
-            if phase == .cancelled { anyCancelled = true }
-            if !terminal { active += 1 }
-            var index = -1
-            var i = searchStart
-            while i < tracks.count {
-                if tracks[i].id == id { index = i; break }
-                i += 1
-            }
-            if index < 0 {
-                i = 0
-                while i < min(searchStart, tracks.count) {
-                    if tracks[i].id == id { index = i; break }
-                    i += 1
-                }
-            }
-            if index >= 0 {
-                tracks[index].location = location
-                tracks[index].mm = mm
-                tracks[index].seen = frameStamp
-                tracks[index].terminal = terminal
-                searchStart = index + 1
-            } else {
-                tracks.append(FingerTrack(
-                    id: id, location: location, mm: mm, landingMM: mm, seen: frameStamp, terminal: terminal))
-                session.landingSum = session.landingSum + location
-                session.landingSumMM = session.landingSumMM + mm
-                session.landings += 1
-                searchStart = tracks.count
-            }
-        }
-        // A touch the frame no longer carries left without an `ended`: treat it as lifted.
-        for i in tracks.indices where tracks[i].seen != frameStamp { tracks[i].terminal = true }
-        guard !tracks.isEmpty else { return out }
-        let fingers = active == 0 ? 0 : max(frame.fingerCount, active)
-        frameFingerCount = frame.fingerCount
-        session.maxFingers = max(session.maxFingers, fingers, frame.touches.count)
-        for t in tracks {
-            let d = t.mm.distance(to: t.landingMM)
-            if d > session.maxMovementMM { session.maxMovementMM = d }
-        }
-
-        // 3. The segment state machine.
-        if anyCancelled {
-            cancelSegment(at: time, semi: semi, into: &out)
+        // 2. Classify the frame for the segment machine, and carry out what it decides.
+        // A decrease settles; a frame in which a finger also landed is a swap (the new finger has no
+        // earlier position to measure the fingers that stay against).
+        let decreased = fingers < session.lastFingers && !change.landed
+        released = nil
+        if change.cancelled {
+            dispatch(.cancelled, time: time, semi: semi, fingers: fingers, measureEnding: false, into: &out)
+            if fingers == 0 { dispatch(.allLifted, time: time, semi: semi, fingers: 0, measureEnding: false, into: &out) }
+        } else if began {
+            dispatch(.landed, time: time, semi: semi, fingers: fingers, measureEnding: false, into: &out)
+            if fingers == 0 { dispatch(.allLifted, time: time, semi: semi, fingers: 0, measureEnding: false, into: &out) }
+        } else if fingers == 0 {
+            dispatch(.allLifted, time: time, semi: semi, fingers: 0, measureEnding: false, into: &out)
+        } else if change.landed || change.lifted || fingers != session.lastFingers {
+            // The fingers of the ending segment are all current in this frame only when nothing
+            // lifted and the device is not semi-mt (a semi-mt box changes meaning with the count).
+            let current = !change.lifted && !decreased && !semi
+            dispatch(
+                .fingersChanged(decreased: decreased, next: fingers >= 2 ? .pinchRotate : .pan), time: time,
+                semi: semi, fingers: fingers, measureEnding: current, into: &out)
         } else {
-            step(fingers: fingers, time: time, semi: semi, into: &out)
+            var event = SegmentStateMachine.Event.moved
+            if case .possible = machine.state, var g = geometry {
+                g.measure(&tracks, time: time, publish: false)
+                geometry = g
+                if g.crossed(slopMillimeters: configuration.panSlopMillimeters) { event = .slopCrossed(g.mode) }
+            }
+            dispatch(event, time: time, semi: semi, fingers: fingers, measureEnding: false, into: &out)
         }
 
-        // 4. Discrete recognizers.
-        updateLongPress(fingers: fingers, time: time, into: &out)
+        // 3. Discrete recognisers.
+        let lifted = fingers < session.lastFingers || fingers == 0
+        longPress.update(
+            session: session.id, lifted: lifted, travel: session.maxTravel, moved: session.moved,
+            cancelled: session.cancelled, location: tracks.fingerCentroid ?? session.tapLocation, time: time, into: &out)
+        if longPress.isPressing { session.pressed = true }
 
-        // 5. Session end.
+        // 4. Session end.
         if fingers == 0 {
             endSession(at: time, into: &out)
         } else {
             session.lastFingers = fingers
         }
-        tracks.removeAll(where: { $0.terminal })
+        tracks.removeTerminal()
         return out
     }
-
-    private var isIdle: Bool {
-        switch state {
-        case .idle: return true
-        case .panPossible, .settling, .panning, .pinchRotating, .draining: return false
-        }
-    }
 }
 
-// MARK: - Segment state machine
+// MARK: - The segment machine's actions
 
 extension GestureEngine {
-    /// One frame of the segment machine; every state handles every situation (no `default:`).
-    private mutating func step(fingers: Int, time: Timestamp, semi: Bool, into out: inout [GestureEvent]) {
-        switch state {
-        case .idle:
-            // The session began in this frame (or fingers landed and lifted within it).
-            startFromRest(fingers: fingers, time: time, semi: semi, into: &out)
-
-        case .panPossible(let originMM):
-            if membershipChanged(fingers: 1) {
-                // No segment ran, so there is nothing to end and nothing to debounce.
-                startFromRest(fingers: fingers, time: time, semi: semi, into: &out)
-            } else if let t = tracks.first(where: { $0.inSegment }),
-                t.mm.distance(to: originMM) >= configuration.panSlopMillimeters
-            {
-                // Re-based where the pan starts: the slop itself never moves the content.
-                session.moved = true
-                makeSegment(fingers: 1, semi: semi)
-                begin(time: time, into: &out)
-            }
-
-        case .settling:
-            if membershipChanged(fingers: segment.fingers) {
-                if fingers == 0 {
-                    state = .idle
-                } else if fingers < segment.fingers {
-                    // Another finger lifted: debounce again from here.
-                    prepareSettling(fingers: fingers, time: time, semi: semi)
-                } else {
-                    startFromRest(fingers: fingers, time: time, semi: semi, into: &out)
-                }
-            } else {
-                measure(semi: semi)
-                if settlingMotion() {
-                    startSettled(motion: true, time: time, into: &out)
-                }
-            }
-
-        case .panning, .pinchRotating:
-            measure(semi: semi)
-            if membershipChanged(fingers: segment.fingers) {
-                let previousFingers = segment.fingers
-                end(phase: .ended, time: time, into: &out)
-                if fingers == 0 {
-                    state = .idle
-                } else if fingers < previousFingers {
-                    prepareSettling(fingers: fingers, time: time, semi: semi)
-                } else {
-                    startFromRest(fingers: fingers, time: time, semi: semi, into: &out)
-                }
-            } else {
-                if !segment.live && leftDeadBands() {
-                    segment.live = true
-                    session.moved = true
-                }
-                if segment.live {
-                    let before = current
-                    updateCurrent()
-                    if current != before {
-                        publish(phase: .changed, time: time, into: &out)
-                    }
-                }
-            }
-
-        case .draining:
-            if fingers == 0 { state = .idle }
-        }
-    }
-
-    /// Starts whatever the current fingers call for, with no debounce: after a landing, an increase or
-    /// a swap of fingers.
-    private mutating func startFromRest(fingers: Int, time: Timestamp, semi: Bool, into out: inout [GestureEvent]) {
-        if fingers == 0 {
-            state = .idle
-        } else if fingers == 1 && !session.moved {
-            markMembers()
-            let origin = tracks.first(where: { $0.inSegment })?.mm ?? .zero
-            state = .panPossible(originMM: origin)
-        } else {
-            makeSegment(fingers: fingers, semi: semi)
-            begin(time: time, into: &out)
-        }
-    }
-
-    private mutating func prepareSettling(fingers: Int, time: Timestamp, semi: Bool) {
-        makeSegment(fingers: fingers, semi: semi)
-        state = .settling(deadline: time.adding(milliseconds: configuration.fingerChurnDebounceMilliseconds))
-    }
-
-    /// Ends a debounce: the prepared segment begins at its references (identity), then publishes the
-    /// motion made since, so the content stays glued to the fingers.
-    private mutating func startSettled(motion: Bool, time: Timestamp, into out: inout [GestureEvent]) {
-        if segment.fingers == 1 && !session.moved {
-            let originMM = segment.c0MM
-            state = .panPossible(originMM: originMM)
-            if let t = tracks.first(where: { $0.inSegment && !$0.terminal }),
-                t.mm.distance(to: originMM) >= configuration.panSlopMillimeters
-            {
-                session.moved = true
-                makeSegment(fingers: 1, semi: lastSemiMT)
-                begin(time: time, into: &out)
-            }
-            return
-        }
-        if motion && !segment.live {
-            segment.live = true
+    /// Feeds one event to the machine, logs the transition, and carries out the action.
+    private mutating func dispatch(
+        _ event: SegmentStateMachine.Event, time: Timestamp, semi: Bool, fingers: Int, measureEnding: Bool,
+        into out: inout [GestureEvent]
+    ) {
+        let from = machine.state.name
+        let deadline = time.adding(milliseconds: configuration.fingerChurnDebounceMilliseconds)
+        let action = machine.handle(event, settleDeadline: deadline)
+        logger.debug(
+            "gesture: transition",
+            metadata: [
+                "gesture.from": "\(from.rawValue)", "gesture.event": "\(event.name)",
+                "gesture.to": "\(machine.state.name.rawValue)", "gesture.action": "\(action)",
+                "gesture.fingers": "\(fingers)", "gesture.session": "\(session.id)",
+            ])
+        switch action {
+        case .none:
+            break
+        case .measureNew:
+            tracks.takeMembers(previous: false)
+            let pivot = fingers == 1 ? session.quickZoomPivot : nil
+            if fingers != 1 { session.quickZoomPivot = nil }
+            geometry = makeGeometry(mode: pivot != nil ? .quickZoom : (fingers >= 2 ? .pinchRotate : .pan), fingers: fingers, semi: semi, pivot: pivot)
+        case .beginAtCrossing:
+            guard var g = geometry else { return bug(event, from, time) }
+            g.beginAtCrossing(slopMillimeters: configuration.panSlopMillimeters)
+            geometry = g
             session.moved = true
+            if g.mode == .quickZoom { taps.quickZoomBegan(at: time, into: &out) }
+            begin(mode: g.mode, fingers: g.fingers, c0: g.referencePoint, time: time, into: &out)
+            follow(time: time, into: &out)
+        case .follow:
+            follow(time: time, into: &out)
+        case .settle:
+            guard segment != nil else { return bug(event, from, time) }
+            freezeSegment()
+            // The fingers that stay drive the open segment from where they were in the last frame in
+            // which every finger of it was current: their motion in this frame is not lost.
+            tracks.takeMembers(previous: !semi)
+            geometry = makeGeometry(mode: fingers >= 2 ? .pinchRotate : .pan, fingers: fingers, semi: semi, pivot: nil)
+            follow(time: time, into: &out)
+        case .endAndBegin:
+            if measureEnding { follow(time: time, publishChange: false, into: &out) }
+            end(phase: .ended, time: time, into: &out)
+            tracks.takeMembers(previous: false)
+            let g = makeGeometry(mode: fingers >= 2 ? .pinchRotate : .pan, fingers: fingers, semi: semi, pivot: nil)
+            geometry = g
+            begin(mode: g.mode, fingers: g.fingers, c0: g.referencePoint, time: time, into: &out)
+        case .end:
+            end(phase: .ended, time: time, into: &out)
+        case .cancel:
+            session.cancelled = true
+            if segment != nil { end(phase: .cancelled, time: time, into: &out) }
+            geometry = nil
+        case .invalid:
+            bug(event, from, time)
         }
-        let measured = segment
-        segment.centroid = segment.c0
-        segment.centroidMM = segment.c0MM
-        segment.rawScale = 1
-        segment.rotation = 0
-        begin(time: time, into: &out)
-        segment = measured
-        let before = current
-        updateCurrent()
-        if measured.live && current != before {
-            publish(phase: .changed, time: time, into: &out)
+        if case .draining = machine.state { session.cancelled = true }
+    }
+
+    private func bug(_ event: SegmentStateMachine.Event, _ state: SegmentStateMachine.State.Name, _ time: Timestamp) {
+        logger.error(
+            "multitouchd bug: invalid gesture event",
+            metadata: ["gesture.event": "\(event.name)", "gesture.state": "\(state.rawValue)", "gesture.time": "\(time)"])
+    }
+
+    private func makeGeometry(mode: GestureMode, fingers: Int, semi: Bool, pivot: Point?) -> SegmentGeometry {
+        SegmentGeometry(
+            mode: mode, fingers: fingers, semi: semi, base: store.current, tracks: tracks, configuration: configuration,
+            scaleEngaged: session.moved && session.scaleEngaged || mode == .quickZoom,
+            rotationEngaged: session.moved && session.rotationEngaged, pivot: pivot)
+    }
+
+    /// Opens the published segment at identity: M stays, and `began` is always published (a missing
+    /// `began` is the classic cause of a jump).
+    private mutating func begin(mode: GestureMode, fingers: Int, c0: Point, time: Timestamp, into out: inout [GestureEvent]) {
+        segment = TransformStore.Segment(mode: mode, fingers: fingers, session: session.id, c0: c0, base: store.current)
+        publish(.began, time: time, scale: 1, rotation: 0, velocity: .zero, into: &out)
+    }
+
+    /// Measures the driving fingers, sets M = S_G * base and publishes `changed` when M changed.
+    private mutating func follow(time: Timestamp, publishChange: Bool = true, into out: inout [GestureEvent]) {
+        // Measured in place through the optional (no copy of the geometry out and back).
+        guard geometry != nil, segment != nil else { return }
+        geometry?.measure(&tracks, time: time, publish: true)
+        guard let engaged = geometry?.engaged, let next = geometry?.cumulative else { return }
+        if engaged.scale { session.scaleEngaged = true }
+        if engaged.rotation { session.rotationEngaged = true }
+        let before = store.current
+        store.set(next)
+        if publishChange && store.current != before {
+            publish(.changed, time: time, into: &out)
         }
     }
 
-    /// A cancelled touch ends the running segment as `cancelled` and drains the session.
-    private mutating func cancelSegment(at time: Timestamp, semi: Bool, into out: inout [GestureEvent]) {
-        switch state {
-        case .panning, .pinchRotating:
-            measure(semi: semi)
-            end(phase: .cancelled, time: time, into: &out)
-        case .idle, .panPossible, .settling, .draining:
-            break
-        }
-        session.cancelled = true
-        state = .draining
+    /// The driving part so far becomes the frozen part of the open segment (a decrease settles).
+    private mutating func freezeSegment() {
+        guard var s = segment, let g = geometry else { return }
+        s.scaleFactor *= g.scale
+        s.rotationOffset += g.rotation
+        segment = s
     }
 
-    /// Marks the active tracks as the segment's finger set and resets their angle accumulators.
-    private mutating func markMembers() {
-        for i in tracks.indices {
-            tracks[i].inSegment = !tracks[i].terminal
-            tracks[i].angleValid = false
-            tracks[i].turned = 0
-        }
-    }
-
-    private func membershipChanged(fingers segmentFingers: Int) -> Bool {
-        var active = 0
-        for t in tracks {
-            if t.inSegment == t.terminal { return true }  // a member left or a newcomer arrived
-            if !t.terminal { active += 1 }
-        }
-        let fingers = active == 0 ? 0 : max(frameFingerCount, active)
-        return fingers != segmentFingers
-    }
-
-    /// Replaces `segment` with one over the current members, references at their current positions.
-    private mutating func makeSegment(fingers: Int, semi: Bool) {
-        markMembers()
-        let k = base.scaleFactor
-        let low = k > 0 && k.isFinite ? min(1, configuration.minimumScale / k) : 1
-        let high = k > 0 && k.isFinite ? max(1, configuration.maximumScale / k) : 1
-        segment = Segment(
-            mode: fingers >= 2 ? .pinchRotate : .pan, fingers: fingers, c0: .zero, c0MM: .zero,
-            spread0: 0, spread0MM: 0, scaleLow: low, scaleHigh: high, centroid: .zero, centroidMM: .zero,
-            spreadMM: 0, live: fingers == 1 || session.moved)
-        measure(semi: semi)
-        segment.c0 = segment.centroid
-        segment.c0MM = segment.centroidMM
-        segment.rawScale = 1
-        segment.rotation = 0
-        if segment.spreadMM > Self.coincidentMillimeters {
-            segment.spread0 = segment.spread
-            segment.spread0MM = segment.spreadMM
-        }
-        for i in tracks.indices { tracks[i].turned = 0 }
-    }
-
-    /// Motion that ends a churn debounce early: the centroid moved a pan slop (a finger that keeps
-    /// moving while its neighbour lifts is not yet a pan of its own) or the spread or angle left its
-    /// dead band. The motion is not lost: the segment's references were taken at the decrease.
-    private func settlingMotion() -> Bool { moved(centroidMillimeters: configuration.panSlopMillimeters) }
-
-    /// Leaves the hysteresis: centroid, spread or angle beyond its dead band (mm and degrees).
-    private func leftDeadBands() -> Bool { moved(centroidMillimeters: configuration.centroidDeadBandMillimeters) }
-
-    /// True when the segment's centroid moved `centroidMillimeters` from its start, or (pinchRotate)
-    /// its spread or angle left the configured dead band.
-    private func moved(centroidMillimeters: Double) -> Bool {
-        if segment.centroidMM.distance(to: segment.c0MM) >= centroidMillimeters { return true }
-        switch segment.mode {
-        case .pan:
-            return false
-        case .pinchRotate:
-            if segment.spread0MM > 0,
-                abs(segment.spreadMM - segment.spread0MM) >= configuration.spreadDeadBandMillimeters
-            {
-                return true
-            }
-            return abs(segment.rotation) * 180 / Double.pi >= configuration.rotationDeadBandDegrees
-        }
-    }
-}
-
-// MARK: - Measurement and publishing
-
-extension GestureEngine {
-    /// Measures the segment's members: centroid, spread, scale, unwrapped rotation. Coincident fingers
-    /// hold the last scale and angle; semi-mt devices use the bounding box and never rotate.
-    private mutating func measure(semi: Bool) {
-        var count = 0
-        var sum = Point.zero, sumMM = Point.zero
-        var minP = Point(x: .infinity, y: .infinity), maxP = Point(x: -.infinity, y: -.infinity)
-        var minM = minP, maxM = maxP
-        for t in tracks where t.inSegment {
-            count += 1
-            sum = sum + t.location
-            sumMM = sumMM + t.mm
-            if semi {
-                minP = Point(x: min(minP.x, t.location.x), y: min(minP.y, t.location.y))
-                maxP = Point(x: max(maxP.x, t.location.x), y: max(maxP.y, t.location.y))
-                minM = Point(x: min(minM.x, t.mm.x), y: min(minM.y, t.mm.y))
-                maxM = Point(x: max(maxM.x, t.mm.x), y: max(maxM.y, t.mm.y))
-            }
-        }
-        guard count > 0 else { return }  // no positions (fingerCount only): hold everything
-        let c: Point, cMM: Point, spread: Double, spreadMM: Double
-        if semi {
-            // The touches are the corners of a bounding box: its centre and half diagonal.
-            c = (minP + maxP) / 2
-            cMM = (minM + maxM) / 2
-            spread = (maxP - minP).length / 2
-            spreadMM = (maxM - minM).length / 2
-        } else {
-            let n = Double(count)
-            c = sum / n
-            cMM = sumMM / n
-            var s = 0.0, sMM = 0.0
-            if segment.mode == .pinchRotate {
-                for t in tracks where t.inSegment {
-                    s += t.location.distance(to: c)
-                    sMM += t.mm.distance(to: cMM)
-                }
-            }
-            spread = s / n
-            spreadMM = sMM / n
-        }
-        guard c.isFinite, cMM.isFinite, spread.isFinite, spreadMM.isFinite else { return }
-        segment.centroid = c
-        segment.centroidMM = cMM
-        guard segment.mode == .pinchRotate, spreadMM > Self.coincidentMillimeters, spread > 0 else { return }
-        segment.spread = spread
-        segment.spreadMM = spreadMM
-        if segment.spread0 > 0 {
-            segment.rawScale = spread / segment.spread0
-        } else {
-            // The segment started coincident: take the reference now so the held scale continues.
-            segment.spread0 = spread / segment.rawScale
-            segment.spread0MM = spreadMM / segment.rawScale
-        }
-        guard !semi else { return }
-        var turned = 0.0
-        for i in tracks.indices where tracks[i].inSegment {
-            let r = tracks[i].location - c
-            if (tracks[i].mm - cMM).length > Self.coincidentMillimeters {
-                let angle = _atan2(r.y, r.x)
-                if tracks[i].angleValid {
-                    // Unwrap: the turn since the last frame is the short way round.
-                    var delta = angle - tracks[i].lastAngle
-                    if delta > Double.pi { delta -= 2 * Double.pi } else if delta < -Double.pi { delta += 2 * Double.pi }
-                    tracks[i].turned += delta
-                } else {
-                    tracks[i].angleValid = true
-                }
-                tracks[i].lastAngle = angle
-            }
-            turned += tracks[i].turned
-        }
-        segment.rotation = turned / Double(count)
-    }
-
-    /// Sets the state to the segment's mode and recomputes M = S * M_base.
-    private mutating func updateCurrent() {
-        switch segment.mode {
-        case .pan: state = .panning
-        case .pinchRotate: state = .pinchRotating
-        }
-        current = segment.transform.concatenating(after: base)
-    }
-
-    /// Begins `segment` at identity: M stays M_base, and the `began` is always published.
-    private mutating func begin(time: Timestamp, into out: inout [GestureEvent]) {
-        updateCurrent()
-        velocity.reset()
-        publish(phase: .began, time: time, into: &out)
-    }
-
-    /// Ends (or cancels) `segment` with its final values; M_base takes the cumulative transform.
+    /// Publishes the open segment's end (`ended` or `cancelled`) with its current values.
     private mutating func end(phase: GesturePhase, time: Timestamp, into out: inout [GestureEvent]) {
-        updateCurrent()
-        publish(phase: phase, time: time, into: &out)
-        base = current
+        guard segment != nil else { return }
+        publish(phase, time: time, into: &out)
+        if let s = segment, phase == .ended {
+            released = (store.centroid(of: s), lastVelocity.translation, lastSpeedMM, s.mode)
+        }
+        segment = nil
     }
 
-    private mutating func publish(phase: GesturePhase, time: Timestamp, into out: inout [GestureEvent]) {
-        let translation = segment.effectiveTranslation
-        let scale = segment.effectiveScale
-        let rotation = segment.effectiveRotation
-        velocity.add(time: time, translation: translation, scale: scale, rotation: rotation)
-        let v: GestureVelocity
-        switch phase {
-        case .began: v = .zero
-        case .changed, .ended, .cancelled:
-            v = velocity.velocity(windowMicroseconds: velocityWindowMicroseconds)
+    /// Publishes an update of the open finger segment with its values read back from M.
+    private mutating func publish(_ phase: GesturePhase, time: Timestamp, into out: inout [GestureEvent]) {
+        let scale = (segment?.scaleFactor ?? 1) * (geometry?.scale ?? 1)
+        let rotation = (segment?.rotationOffset ?? 0) + (geometry?.rotation ?? 0)
+        var velocity = GestureVelocity.zero
+        if geometry != nil {
+            let v = tracks.memberVelocity(now: time, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
+            let sr =
+                geometry?.scaleAndRotationVelocity(now: time, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
+                ?? (scale: 0, rotation: 0)
+            let translation: Point
+            switch segment?.mode ?? .pan {
+            case .quickZoom, .animatedZoom: translation = .zero
+            case .pan, .pinchRotate, .momentum: translation = v.published
+            }
+            velocity = GestureVelocity(translation: translation, scale: sr.scale * (segment?.scaleFactor ?? 1), rotation: sr.rotation)
+            lastSpeedMM = v.mm.length
         }
+        publish(phase, time: time, scale: scale, rotation: rotation, velocity: velocity, into: &out)
+    }
+
+    private mutating func publish(
+        _ phase: GesturePhase, time: Timestamp, scale: Double, rotation: Double, velocity: GestureVelocity,
+        into out: inout [GestureEvent]
+    ) {
+        guard let s = segment else { return }
+        let centroid = phase == .began ? s.c0 : store.centroid(of: s)
         seq &+= 1
+        lastVelocity = velocity
         out.append(.update(GestureUpdate(
-            session: session.id, seq: seq, time: time, phase: phase, mode: segment.mode, fingers: segment.fingers,
-            centroid: segment.effectiveCentroid, translation: translation, scale: scale, rotation: rotation,
-            velocity: v, matrix: current)))
+            session: s.session, seq: seq, time: time, phase: phase, mode: s.mode, fingers: s.fingers,
+            centroid: centroid, translation: centroid - s.c0, scale: scale, rotation: rotation, velocity: velocity,
+            matrix: store.current)))
     }
 }
 
-// MARK: - Timers and discrete recognizers
+// MARK: - Sessions, timers and animations
 
 extension GestureEngine {
-    /// Fires every timer due at or before `time`, earliest first, each at its own deadline.
-    private mutating func fireTimers(upTo time: Timestamp, into out: inout [GestureEvent]) {
-        while let due = nextDeadline, due <= time {
-            if case .settling(let deadline) = state, deadline == due {
-                startSettled(motion: false, time: due, into: &out)
-                continue
-            }
-            if case .armed(let deadline) = longPress, deadline == due {
-                let fingers = session.lastFingers
-                if fingers > 0 {
-                    longPress = .pressing(fingers: fingers)
-                    session.pressed = true
-                    out.append(.longPress(
-                        session: session.id, time: due, phase: .began, location: trackCentroid(), fingers: fingers))
-                } else {
-                    longPress = .idle
-                }
-                continue
-            }
-            if case .waiting(let held, let deadline) = tap, deadline == due {
-                emitTap(held, time: due, into: &out)
-                tap = .tapped(held)
-                continue
-            }
-            break  // unreachable: nextDeadline only reports the timers above
-        }
-    }
-
-    /// Mean position of the fingers the engine follows (published space).
-    private func trackCentroid() -> Point {
-        guard !tracks.isEmpty else { return .zero }
-        var sum = Point.zero
-        for t in tracks { sum = sum + t.location }
-        return sum / Double(tracks.count)
-    }
-
-    private mutating func updateLongPress(fingers: Int, time: Timestamp, into out: inout [GestureEvent]) {
-        let lifted = fingers < session.lastFingers || fingers == 0
-        let tooFar = session.maxMovementMM > configuration.longPressMovementMillimeters
-        switch longPress {
-        case .idle:
+    /// The first finger is down: an animation stops where it is, a held tap is resolved, the session
+    /// and the long press start.
+    private mutating func beginSession(at time: Timestamp, fingers: Int, into out: inout [GestureEvent]) {
+        interruptAnimation(at: time, into: &out)
+        sessionCounter &+= 1
+        var first: FingerTracks.Track?
+        for i in tracks.indices where tracks[i].began && tracks[i].exclusion == nil {
+            first = tracks[i]
             break
-        case .armed:
-            if session.moved || session.cancelled || tooFar || lifted { longPress = .idle }
-        case .pressing(let pressFingers):
-            if session.cancelled || tooFar {
-                out.append(.longPress(
-                    session: session.id, time: time, phase: .cancelled, location: trackCentroid(),
-                    fingers: pressFingers))
-                longPress = .idle
-            } else if lifted {
-                out.append(.longPress(
-                    session: session.id, time: time, phase: .ended, location: trackCentroid(), fingers: pressFingers))
-                longPress = .idle
-            }
         }
+        let quickZoom =
+            configuration.quickZoom && fingers == 1
+            && first.map { taps.continuesOneFingerTap(landingAt: $0.mm, time: time) } ?? false
+        if let first { taps.landing(at: first.mm, time: time, into: &out) }
+        session = Session(id: sessionCounter, start: time)
+        session.quickZoomPivot = quickZoom ? first?.location : nil
+        sessionActive = true
+        out.append(.sessionBegan(session: session.id, time: time))
+        longPress.sessionBegan(at: time)
     }
 
-    /// A new session landed while a single tap is held for a possible double tap: a landing that may
-    /// still complete the double tap extends the hold until it can no longer be a tap; any other
-    /// landing releases the held tap now.
-    private mutating func resolveHeldTap(landingAt mm: Point, time: Timestamp, into out: inout [GestureEvent]) {
-        switch tap {
-        case .ready, .tapped:
-            break
-        case .waiting(let held, let deadline):
-            if time.milliseconds(since: held.time) <= configuration.doubleTapIntervalMilliseconds,
-                mm.distance(to: held.mm) <= configuration.doubleTapDistanceMillimeters
-            {
-                let lastChance = time.adding(milliseconds: configuration.tapMaximumDurationMilliseconds)
-                tap = .waiting(held, deadline: max(deadline, lastChance))
-            } else {
-                emitTap(held, time: time, into: &out)
-                tap = .tapped(held)
-            }
-        }
-    }
-
+    /// The last finger lifted: tap recognition (and the zoom a tap asks for), `sessionEnded`, then the
+    /// animation that follows a release (spring-back, momentum) or a tap zoom.
     private mutating func endSession(at time: Timestamp, into out: inout [GestureEvent]) {
-        state = .idle
-        longPress = .idle
-        let isTap = !session.cancelled && !session.moved && !session.pressed
+        longPress.sessionEnded()
+        sessionActive = false
+        geometry = nil
+        let isTap =
+            !session.cancelled && !session.moved && !session.pressed && !session.clicked && session.landings > 0
             && time.milliseconds(since: session.start) <= configuration.tapMaximumDurationMilliseconds
-            && session.maxMovementMM <= configuration.tapMaximumMovementMillimeters
-        if isTap {
-            recognizeTap(at: time, into: &out)
-        } else if case .waiting(let held, _) = tap {
-            // The session that could have been the second tap was not one: the single tap stands.
-            emitTap(held, time: time, into: &out)
-            tap = .tapped(held)
+            && session.maxTravel <= configuration.tapMaximumMovementMillimeters
+        let tap =
+            isTap
+            ? TapRecognizer.LastTap(
+                session: session.id, time: time, location: session.tapLocation, mm: session.tapLocationMM, count: 1,
+                fingers: session.maxFingers) : nil
+        var zoom: (factor: Double, pivot: Point)?
+        if let request = taps.sessionEnded(tap: tap, landed: session.start, time: time, into: &out) {
+            let factor = store.limitedFactor(request.factor, configuration: configuration)
+            if request.isDoubleTap && (factor == 1 || configuration.zoomAnimationMilliseconds == 0) {
+                _ = store.zoom(by: factor, about: request.location, configuration: configuration)
+                out.append(.doubleTap(session: request.session, time: time, location: request.location, matrix: store.current))
+            } else {
+                if request.isDoubleTap {
+                    out.append(.doubleTap(session: request.session, time: time, location: request.location, matrix: store.current))
+                }
+                if factor != 1 { zoom = (factor, request.location) }
+            }
         }
         out.append(.sessionEnded(session: session.id, time: time, cancelled: session.cancelled))
+        if let zoom {
+            startZoom(factor: zoom.factor, about: zoom.pivot, time: time, into: &out)
+        } else if let release = released, !session.cancelled {
+            let spring = store.springBackFactor(configuration: configuration)
+            if configuration.rubberBand && spring != 1 {
+                startZoom(factor: spring, about: release.centroid, time: time, into: &out)
+            } else if configuration.momentum, release.mode == .pan || release.mode == .pinchRotate,
+                animator.flings(speedMillimetersPerSecond: release.speedMM)
+            {
+                segment = TransformStore.Segment(
+                    mode: .momentum, fingers: 0, session: session.id, c0: release.centroid, base: store.current)
+                publish(.began, time: time, scale: 1, rotation: 0, velocity: .zero, into: &out)
+                animator.startMomentum(at: time, velocity: release.velocity, speedMM: release.speedMM)
+            }
+        }
+        released = nil
     }
 
-    private mutating func recognizeTap(at time: Timestamp, into out: inout [GestureEvent]) {
-        let fingers = session.maxFingers
-        let location = session.tapLocation
-        let mm = session.tapLocationMM
-        var previous: LastTap?
-        switch tap {
-        case .ready: previous = nil
-        case .tapped(let last): previous = last
-        case .waiting(let last, _): previous = last
-        }
-        var count = 1
-        if let p = previous, p.fingers == fingers,
-            session.start.milliseconds(since: p.time) <= configuration.doubleTapIntervalMilliseconds,
-            mm.distance(to: p.mm) <= configuration.doubleTapDistanceMillimeters
-        {
-            count = p.count + 1
-        }
-        if count == 1, case .waiting(let held, _) = tap {
-            emitTap(held, time: time, into: &out)  // the held tap was not followed by its double
-        }
-        let this = LastTap(session: session.id, time: time, location: location, mm: mm, count: count, fingers: fingers)
-        if configuration.singleTapWaitsForDoubleTap && count == 1 {
-            tap = .waiting(this, deadline: time.adding(milliseconds: configuration.doubleTapIntervalMilliseconds))
-            return
-        }
-        emitTap(this, time: time, into: &out)
-        tap = .tapped(this)
-        if count == 2 {
-            zoom(about: location)
-            out.append(.doubleTap(session: session.id, time: time, location: location, matrix: current))
+    /// Opens an `animatedZoom` segment by `factor` about `pivot`; with no animation time it begins and
+    /// ends in this instant.
+    private mutating func startZoom(factor: Double, about pivot: Point, time: Timestamp, into out: inout [GestureEvent]) {
+        segment = TransformStore.Segment(mode: .animatedZoom, fingers: 0, session: session.id, c0: pivot, base: store.current)
+        publish(.began, time: time, scale: 1, rotation: 0, velocity: .zero, into: &out)
+        if configuration.zoomAnimationMilliseconds > 0 {
+            animator.startZoom(at: time, factor: factor, about: pivot, durationMilliseconds: configuration.zoomAnimationMilliseconds)
+        } else {
+            guard let s = segment else { return }
+            store.set(AffineTransform.scaling(by: factor, about: pivot).concatenating(after: s.base))
+            publish(.ended, time: time, scale: factor, rotation: 0, velocity: .zero, into: &out)
+            segment = nil
         }
     }
 
-    private func emitTap(_ t: LastTap, time: Timestamp, into out: inout [GestureEvent]) {
-        out.append(.tap(session: t.session, time: time, location: t.location, tapCount: t.count, fingers: t.fingers))
+    /// Publishes the animation frame that is due.
+    private mutating func animationFrame(into out: inout [GestureEvent]) {
+        guard let frame = animator.nextFrame() else { return }
+        guard let s = segment else { return }
+        let transform: AffineTransform
+        switch s.mode {
+        case .momentum: transform = .translation(frame.translation)
+        case .animatedZoom: transform = .scaling(by: frame.scale, about: s.c0)
+        case .pan, .pinchRotate, .quickZoom: return
+        }
+        store.set(transform.concatenating(after: s.base))
+        publish(frame.finished ? .ended : .changed, time: frame.time, scale: frame.scale, rotation: 0, velocity: frame.velocity, into: &out)
+        if frame.finished { segment = nil }
     }
 
-    /// Double-tap zoom: M = (scale about the tap point) * M, the factor limited like a segment's.
-    private mutating func zoom(about point: Point) {
-        var factor = configuration.doubleTapZoomFactor
-        guard factor != 1, factor > 0, factor.isFinite else { return }
-        let k = base.scaleFactor
-        if k > 0 && k.isFinite {
-            factor = min(max(factor, min(1, configuration.minimumScale / k)), max(1, configuration.maximumScale / k))
+    /// A finger landed during an animation: it stops where it is (`cancelled`, M kept).
+    private mutating func interruptAnimation(at time: Timestamp, into out: inout [GestureEvent]) {
+        guard animator.state.name != .idle else { return }
+        animator.stop()
+        guard let s = segment else { return }
+        let scale = s.mode == .animatedZoom ? store.relative(to: s.base).scaleFactor : 1
+        publish(.cancelled, time: time, scale: scale, rotation: 0, velocity: .zero, into: &out)
+        segment = nil
+    }
+
+    private enum Timer { case settle, longPress, tap, animation }
+
+    /// The earliest pending timer.
+    private var dueTimer: (timer: Timer, deadline: Timestamp)? {
+        var best: (timer: Timer, deadline: Timestamp)?
+        func consider(_ timer: Timer, _ deadline: Timestamp?) {
+            guard let deadline else { return }
+            if best.map({ deadline < $0.deadline }) ?? true { best = (timer, deadline) }
         }
-        let zoomed = AffineTransform.scaling(by: factor, about: point).concatenating(after: base)
-        guard zoomed.isFinite else { return }
-        base = zoomed
-        current = zoomed
+        if case .settling(let deadline) = machine.state { consider(.settle, deadline) }
+        consider(.longPress, longPress.nextDeadline)
+        consider(.tap, taps.nextDeadline)
+        consider(.animation, animator.nextDeadline)
+        return best
+    }
+
+    /// Fires every timer due at or before `time`, earliest first, each at its own deadline.
+    private mutating func fireTimers(upTo time: Timestamp, into out: inout [GestureEvent]) {
+        while let due = dueTimer, due.deadline <= time {
+            switch due.timer {
+            case .settle:
+                let fingers = session.lastFingers
+                dispatch(
+                    .settleTimeout(next: fingers >= 2 ? .pinchRotate : .pan), time: due.deadline, semi: lastSemiMT,
+                    fingers: fingers, measureEnding: false, into: &out)
+            case .longPress:
+                longPress.timeout(
+                    session: session.id, fingers: sessionActive ? session.lastFingers : 0,
+                    location: tracks.fingerCentroid ?? session.tapLocation, time: due.deadline, into: &out)
+                if longPress.isPressing { session.pressed = true }
+            case .tap:
+                taps.timeout(into: &out)
+            case .animation:
+                animationFrame(into: &out)
+            }
+        }
     }
 }

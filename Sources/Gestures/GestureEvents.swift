@@ -5,9 +5,29 @@ public enum GesturePhase: String, Hashable, Sendable {
     case began, changed, ended, cancelled
 }
 
-/// What a segment tracks: one finger pans, two or more pinch and rotate about their centroid.
-public enum GestureMode: String, Hashable, Sendable {
-    case pan, pinchRotate
+/// What a segment tracks. Finger segments: one finger pans, two or more pinch and rotate about their
+/// centroid, one finger that tapped and landed again zooms. Animation segments (no fingers, driven by
+/// virtual-time timers at `GestureConfiguration.animationFrameRateHz`): momentum after a release, and
+/// an animated zoom (a tap zoom, or the rubber band springing back to a scale limit).
+public enum GestureMode: String, Hashable, Sendable, CaseIterable {
+    /// One finger: S(p) = p + translation.
+    case pan
+    /// Two or more fingers: S(p) = c + s R(r) (p - c0), pivot at the centroid.
+    case pinchRotate
+    /// One finger after a tap (double-tap-and-drag): scale about the landing point, no translation.
+    case quickZoom
+    /// No finger: the content keeps the release velocity and decelerates (pan-like translation).
+    case momentum
+    /// No finger: a zoom about a fixed point animated over `zoomAnimationMilliseconds`.
+    case animatedZoom
+
+    /// True for the segments fingers drive (they have `fingers >= 1`).
+    public var isFingerDriven: Bool {
+        switch self {
+        case .pan, .pinchRotate, .quickZoom: return true
+        case .momentum, .animatedZoom: return false
+        }
+    }
 }
 
 /// UIKit-style velocities: published units per second, scale per second, radians per second.
@@ -28,6 +48,8 @@ public struct GestureVelocity: Hashable, Sendable {
 /// One update of a pan or pinchRotate segment. `translation`, `scale` and `rotation` are relative to
 /// the segment's start; `matrix` is the device's cumulative transform after this update.
 public struct GestureUpdate: Hashable, Sendable {
+    /// The session the segment belongs to (an animation segment: the session whose release or tap
+    /// started it; it runs after that session ended).
     public var session: UInt64
     /// Increasing per device for every gesture update, so a client can see what it missed.
     public var seq: UInt64
@@ -79,7 +101,9 @@ public enum GestureEvent: Hashable, Sendable {
     case update(GestureUpdate)
     /// A tap (fingers down and up again quickly without moving), with its tap count.
     case tap(session: UInt64, time: Timestamp, location: Point, tapCount: Int, fingers: Int)
-    /// Second tap of a double tap; `matrix` is the cumulative transform after the optional zoom.
+    /// Second tap of a double tap. `matrix` is the cumulative transform after the optional zoom when it
+    /// is applied at once; when the zoom is animated it is the transform before it, and `animatedZoom`
+    /// updates follow.
     case doubleTap(session: UInt64, time: Timestamp, location: Point, matrix: AffineTransform)
     /// A long press began, ended or was cancelled.
     case longPress(session: UInt64, time: Timestamp, phase: LongPressPhase, location: Point, fingers: Int)

@@ -1,65 +1,88 @@
-import MultitouchCore
-
-/// UIKit-style velocity of one segment, from the samples of its most recent motion: the change between
-/// the newest sample and the oldest one inside the window, divided by their real time difference.
-/// A fixed ring of samples, so tracking allocates nothing per frame.
+/// Velocity of up to four quantities from their recent samples, each stamped with the event time of
+/// the frame that carried it: the least-squares slope over the samples of the last `window` (Android
+/// VelocityTracker's 100 ms horizon, linear instead of its quadratic fit), and zero once the newest
+/// sample is `stop` old (Android's ASSUME_POINTER_STOPPED_TIME). A finger tracks (x, y, x mm, y mm);
+/// a segment tracks (log scale, rotation).
+///
+/// Only real motion is added: a frame in which a finger did not move (including the frame in which
+/// it lifts, which carries no new position) adds no sample, so a lift never reads as a stop and a
+/// finger that rested reads as stopped. A fixed ring of 32 samples, allocated once at the first
+/// sample (at 320 Hz and above the window holds the last 32 samples). The ring lives on the heap
+/// rather than inline: trackers sit inside values that are copied every frame, and an inline ring
+/// made those copies over a kilobyte each (a third of the pipeline's time in profiles).
 struct VelocityTracker: Sendable {
     struct Sample: Sendable {
         var time: Int64
-        var translation: Point
-        var scale: Double
-        var rotation: Double
+        var values: SIMD4<Double>
     }
 
-    /// 64 samples cover a 100 ms window up to 640 Hz; at faster rates the window just gets shorter.
-    static let capacity = 64
-    private var samples: [Sample]
+    static let capacity = 32
+    private var samples: [Sample] = []
     private var head = 0
     private var count = 0
 
-    init() {
-        samples = Array(
-            repeating: Sample(time: 0, translation: .zero, scale: 1, rotation: 0), count: Self.capacity)
-    }
+    init() {}
 
     mutating func reset() {
         head = 0
         count = 0
     }
 
-    mutating func add(time: Timestamp, translation: Point, scale: Double, rotation: Double) {
-        samples[head] = Sample(time: time.microseconds, translation: translation, scale: scale, rotation: rotation)
+    /// Time of the newest sample, nil when there is none.
+    var newestTime: Int64? {
+        count > 0 ? samples[(head - 1 + Self.capacity) % Self.capacity].time : nil
+    }
+
+    /// Adds a sample; one at the same time as the newest replaces it (several frames of one instant).
+    mutating func add(time: Int64, _ values: SIMD4<Double>) {
+        if count > 0 {
+            let newest = (head - 1 + Self.capacity) % Self.capacity
+            if samples[newest].time == time {
+                samples[newest].values = values
+                return
+            }
+            // Time never runs backwards in a replay; a sample from the past would corrupt the fit.
+            if samples[newest].time > time { return }
+        }
+        if samples.isEmpty { samples = Array(repeating: Sample(time: 0, values: .zero), count: Self.capacity) }
+        samples[head] = Sample(time: time, values: values)
         head = (head + 1) % Self.capacity
         count = min(count + 1, Self.capacity)
     }
 
-    /// Velocity over the last `windowMicroseconds`; zero with fewer than two samples or when time does
-    /// not advance between them.
-    func velocity(windowMicroseconds: Int64) -> GestureVelocity {
+    /// Units per second of each quantity at `now`: zero with fewer than two samples inside the window,
+    /// or when the newest is `stopMicroseconds` or more older than `now`.
+    func velocity(now: Int64, windowMicroseconds: Int64, stopMicroseconds: Int64) -> SIMD4<Double> {
         guard count >= 2 else { return .zero }
         let newestIndex = (head - 1 + Self.capacity) % Self.capacity
         let newest = samples[newestIndex]
-        var reference = newest
-        var found = false
-        var k = 1
+        guard now &- newest.time < stopMicroseconds else { return .zero }
+        var n = 0.0
+        var sumT = 0.0
+        var sumV = SIMD4<Double>.zero
+        var k = 0
         while k < count {
             let s = samples[(newestIndex - k + Self.capacity) % Self.capacity]
-            if newest.time &- s.time > windowMicroseconds {
-                // Nothing else inside the window: measure against the last sample before it, so the
-                // first motion after a pause still has a velocity (averaged over the pause).
-                if !found { reference = s }
-                break
-            }
-            reference = s
-            found = true
+            if newest.time &- s.time > windowMicroseconds { break }
+            let t = Double(s.time &- newest.time) / 1_000_000
+            n += 1
+            sumT += t
+            sumV += s.values
             k += 1
         }
-        let dt = Double(newest.time &- reference.time) / 1_000_000
-        guard dt > 0 else { return .zero }
-        let v = GestureVelocity(
-            translation: (newest.translation - reference.translation) / dt,
-            scale: (newest.scale - reference.scale) / dt,
-            rotation: (newest.rotation - reference.rotation) / dt)
-        return v.translation.isFinite && v.scale.isFinite && v.rotation.isFinite ? v : .zero
+        guard n >= 2 else { return .zero }
+        let meanT = sumT / n
+        let meanV = sumV / n
+        var stt = 0.0
+        var stv = SIMD4<Double>.zero
+        for j in 0..<k {
+            let s = samples[(newestIndex - j + Self.capacity) % Self.capacity]
+            let t = Double(s.time &- newest.time) / 1_000_000 - meanT
+            stt += t * t
+            stv += t * (s.values - meanV)
+        }
+        guard stt > 0 else { return .zero }
+        let v = stv / stt
+        return v.x.isFinite && v.y.isFinite && v.z.isFinite && v.w.isFinite ? v : .zero
     }
 }

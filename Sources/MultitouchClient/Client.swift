@@ -1,14 +1,20 @@
 import Foundation
+@_exported import Gestures
+@_exported import MultitouchCore
+@_exported import WireProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A connection to multitouchd's Unix socket (docs/PROTOCOL.md).
+/// A connection to multitouchd's Unix socket (docs/PROTOCOL.md), speaking the protocol through the
+/// `WireProtocol` types the daemon itself uses: requests are `ClientRequest`s, everything the daemon
+/// sends arrives as a typed `Message` (phases, modes and streams are enums).
 ///
-/// Requests are sent with `subscribe`, `ping`, `requestStats`, `resetTransform` and `setTransform`;
-/// everything the daemon sends, replies included, arrives in order through `nextEvent()` (blocking) or
-/// the `events` async sequence (one reader thread). Use one of the two, not both. Sending is safe from
-/// any thread.
+/// Requests are sent with `subscribe`, `ping`, `requestStats`, `resetTransform`, `setTransform` or
+/// `send(_:)`; everything the daemon sends, replies included, arrives in order through `nextMessage()`
+/// (blocking) or the `messages` async sequence (one reader thread). Use one of the two, not both.
+/// Sending is safe from any thread.
 public final class MultitouchClient: @unchecked Sendable {
     /// The daemon's default socket.
     public static let defaultSocketPath = "/run/multitouchd/multitouchd.sock"
@@ -18,6 +24,9 @@ public final class MultitouchClient: @unchecked Sendable {
     private var buffer: [UInt8] = []
     private var bufferStart = 0
     private var closed = false
+    /// Messages of a type this version of the protocol does not know (a newer daemon's), skipped by
+    /// `nextMessage()` as the protocol asks of clients.
+    public private(set) var skippedUnknownMessages = 0
 
     /// A connection failure: the call and errno.
     public struct ConnectionError: Error, CustomStringConvertible, Sendable {
@@ -50,9 +59,14 @@ public final class MultitouchClient: @unchecked Sendable {
         self.fd = fd
     }
 
+    /// Takes over a connected stream socket (tests use one end of a socket pair).
+    public init(connectedSocket fd: Int32) {
+        self.fd = fd
+    }
+
     deinit { if !closed { Glibc.close(fd) } }
 
-    /// Closes the connection; a blocked `nextEvent()` returns nil.
+    /// Closes the connection; a blocked `nextMessage()` returns nil.
     public func close() {
         writeLock.lock()
         defer { writeLock.unlock() }
@@ -63,10 +77,9 @@ public final class MultitouchClient: @unchecked Sendable {
 
     // MARK: Requests
 
-    /// Sends one request object (one line). `fields` must be JSON-serializable.
-    public func send(_ fields: [String: Any]) throws {
-        let data = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
-        try sendLine(Array(data))
+    /// Sends one request (one line).
+    public func send(_ request: ClientRequest) throws {
+        try sendLine(Array(request.jsonLine().utf8))
     }
 
     /// Sends raw bytes followed by a newline (for tests of the daemon's input handling).
@@ -77,7 +90,9 @@ public final class MultitouchClient: @unchecked Sendable {
         defer { writeLock.unlock() }
         var offset = 0
         while offset < line.count {
-            let n = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = line.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ConnectionError(description: "send: \(String(cString: strerror(errno)))")
@@ -86,37 +101,33 @@ public final class MultitouchClient: @unchecked Sendable {
         }
     }
 
-    /// Starts streaming: `streams` among "touches", "gestures", "devices" (nil: all); `devices` ids
-    /// (nil: all).
-    public func subscribe(streams: [String]? = nil, devices: [Int]? = nil, id: Int? = nil) throws {
-        var request: [String: Any] = ["type": "subscribe"]
-        if let streams { request["streams"] = streams }
-        if let devices { request["devices"] = devices }
-        if let id { request["id"] = id }
-        try send(request)
+    /// Starts streaming `streams` (nil: all) of `devices` (nil: all).
+    public func subscribe(streams: Set<MessageStream>? = nil, devices: [Int]? = nil, id: RequestID? = nil) throws {
+        try send(ClientRequest(.subscribe(streams: streams, devices: devices.map { .ids(Set($0)) }), id: id))
     }
+
+    /// Stops streaming (replies still come).
+    public func unsubscribe(id: RequestID? = nil) throws { try send(ClientRequest(.unsubscribe, id: id)) }
 
     /// Asks for a `pong` with the same id.
-    public func ping(id: Int) throws { try send(["type": "ping", "id": id]) }
+    public func ping(id: RequestID) throws { try send(ClientRequest(.ping, id: id)) }
 
     /// Asks for a `stats` reply.
-    public func requestStats(id: Int? = nil) throws {
-        var request: [String: Any] = ["type": "stats"]
-        if let id { request["id"] = id }
-        try send(request)
-    }
+    public func requestStats(id: RequestID? = nil) throws { try send(ClientRequest(.stats, id: id)) }
 
     /// Resets a device's cumulative transform to identity.
-    public func resetTransform(device: Int) throws { try send(["type": "resetTransform", "device": device]) }
+    public func resetTransform(device: Int, id: RequestID? = nil) throws {
+        try send(ClientRequest(.resetTransform(device: device), id: id))
+    }
 
-    /// Sets a device's cumulative transform ([a, b, c, d, tx, ty]).
-    public func setTransform(device: Int, matrix: [Double]) throws {
-        try send(["type": "setTransform", "device": device, "matrix": matrix])
+    /// Sets a device's cumulative transform (x' = a*x + c*y + tx, y' = b*x + d*y + ty).
+    public func setTransform(device: Int, matrix: Gestures.AffineTransform, id: RequestID? = nil) throws {
+        try send(ClientRequest(.setTransform(device: device, matrix: matrix), id: id))
     }
 
     // MARK: Receiving
 
-    /// Makes `nextLine()`/`nextEvent()` throw instead of waiting longer than `seconds` for data
+    /// Makes `nextLine()`/`nextMessage()` throw instead of waiting longer than `seconds` for data
     /// (SO_RCVTIMEO); 0 waits forever (the default).
     public func setReceiveTimeout(seconds: Double) throws {
         var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
@@ -152,19 +163,31 @@ public final class MultitouchClient: @unchecked Sendable {
         }
     }
 
-    /// The next message, typed, blocking; nil at end of connection.
-    public func nextEvent() throws -> ServerEvent? {
-        guard let line = try nextLine() else { return nil }
-        return try ServerEvent.decode(line: line)
+    /// The next message, typed, blocking; nil at end of connection. Messages of a type this version
+    /// does not know are skipped (and counted in `skippedUnknownMessages`).
+    /// - Throws: `ConnectionError`, or `MessageDecodingError.invalid` for a line that is not a valid
+    ///   message.
+    public func nextMessage() throws -> Message? {
+        while let line = try nextLine() {
+            do throws(MessageDecodingError) {
+                return try Message(decoding: line.utf8)
+            } catch {
+                switch error {
+                case .unknownType: skippedUnknownMessages += 1
+                case .invalid: throw error
+                }
+            }
+        }
+        return nil
     }
 
     /// Every message from now on, read on a dedicated thread. The sequence ends when the daemon closes
     /// the connection (or `close()` is called) and throws on a read or decoding error.
-    public var events: AsyncThrowingStream<ServerEvent, any Error> {
+    public var messages: AsyncThrowingStream<Message, any Error> {
         AsyncThrowingStream { continuation in
             let thread = Thread { [self] in
                 do {
-                    while let event = try nextEvent() { continuation.yield(event) }
+                    while let message = try nextMessage() { continuation.yield(message) }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

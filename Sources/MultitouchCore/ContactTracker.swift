@@ -52,8 +52,14 @@ public struct TapCountParameters: Hashable, Sendable {
 ///   without any contact data (e.g. only `MSC_TIMESTAMP`) changes nothing.
 /// - Single touch: `ABS_X`/`ABS_Y`, `ABS_PRESSURE`, and `BTN_TOUCH` (`BTN_TOOL_FINGER` when the device
 ///   has no `BTN_TOUCH`) give one touch.
-/// - `fingerCount`: 0 without touches; else the larger of the active touches and the highest
-///   `BTN_TOOL_FINGER`...`QUINTTAP` held, less the slots ignored as palms (the tool keys count palms).
+/// - `fingerCount`: 0 without touches; else the active touches, raised to the highest
+///   `BTN_TOOL_FINGER`...`QUINTTAP` held (less the slots ignored as palms: the tool keys count palms)
+///   only where the slots cannot carry the fingers: on a touchpad, a tool count above its slot count
+///   (a two-slot or semi-mt pad with three fingers). A direct device never counts tool keys: panels
+///   such as N-Trig's hold `BTN_TOOL_DOUBLETAP` with one finger down, and a pad's tool key may lead
+///   its second slot by a frame.
+/// - `isButtonPressed`: `BTN_LEFT` is held (a clickpad click); a change of it while touches are down
+///   makes a frame of its own.
 /// - A touch is `moved` when any reported value changed (position, radii, orientation, pressure; UIKit
 ///   also sends touchesMoved for force changes), else `stationary`.
 /// - A touch that begins and ends within one frame (only malformed or resync input does that) is
@@ -101,6 +107,9 @@ public struct ContactTracker {
     /// Single-touch devices: the touch key (`BTN_TOUCH`, else `BTN_TOOL_FINGER`) is held.
     private var singleTouchDown = false
     private var lastFingerCount = 0
+    /// `BTN_LEFT` is held, and as last published.
+    private var buttonPressed = false
+    private var publishedButton = false
     private var nextSyntheticTrackingID: Int32 = 0
 
     // Protocol A scratch.
@@ -257,6 +266,7 @@ public struct ContactTracker {
                 }
             case EventType.key:
                 applyKey(event.code, event.value)
+                applyButton(event.code, event.value)
             default:
                 break
             }
@@ -327,6 +337,10 @@ public struct ContactTracker {
         if down { toolKeys |= bit } else { toolKeys &= ~bit }
     }
 
+    private mutating func applyButton(_ code: UInt16, _ value: Int32) {
+        if code == KeyCode.btnLeft { buttonPressed = value != 0 }
+    }
+
     // MARK: Protocol A
 
     private mutating func applyProtocolA(_ events: [InputEvent]) {
@@ -361,6 +375,7 @@ public struct ContactTracker {
             case EventType.key:
                 if event.code == KeyCode.btnTouch && event.value == 0 { touchKeyReleased = true }
                 applyKey(event.code, event.value)
+                applyButton(event.code, event.value)
             default:
                 break
             }
@@ -428,6 +443,7 @@ public struct ContactTracker {
                 }
             case EventType.key:
                 applyKey(event.code, event.value)
+                applyButton(event.code, event.value)
                 if event.code == features.singleTouchKey { touchKey = event.value != 0 }
             default:
                 break
@@ -488,7 +504,8 @@ public struct ContactTracker {
             position += 1
         }
         let fingers = fingerCount(palms: palms)
-        guard changed || fingers != lastFingerCount else { return nil }
+        let buttonChanged = buttonPressed != publishedButton && (!order.isEmpty || !detached.isEmpty)
+        guard changed || fingers != lastFingerCount || buttonChanged else { return nil }
         lastFingerCount = fingers
         return buildFrame(fingerCount: fingers)
     }
@@ -511,6 +528,8 @@ public struct ContactTracker {
         } else {
             tools = 0
         }
+        // Tool keys count only fingers the slots cannot carry, and never on a direct device.
+        guard !features.isDirect, tools > features.slotCount else { return active }
         return max(active, tools - palms)
     }
 
@@ -593,7 +612,10 @@ public struct ContactTracker {
                 }
             }
         }
-        return TouchFrame(time: frameTime, touches: output, fingerCount: fingerCount, isSemiMT: features.isSemiMT)
+        publishedButton = buttonPressed
+        return TouchFrame(
+            time: frameTime, touches: output, fingerCount: fingerCount, isSemiMT: features.isSemiMT,
+            isButtonPressed: buttonPressed)
     }
 }
 
@@ -650,6 +672,8 @@ struct DeviceFeatures: Sendable {
     var slotMinimum: Int
     var isSemiMT: Bool
     var touchType: TouchType
+    /// A touchscreen: the finger is on the picture.
+    var isDirect: Bool
     var hasMajor: Bool
     var hasMinor: Bool
     var hasToolType: Bool
@@ -666,6 +690,7 @@ struct DeviceFeatures: Sendable {
         slotMinimum = Int(description.axes[AbsCode.mtSlot]?.minimum ?? 0)
         isSemiMT = description.isSemiMT
         touchType = description.deviceClass == .touchscreen ? .direct : .indirect
+        isDirect = touchType == .direct
         let multitouch = kind != .singleTouch
         hasMajor = multitouch && description.axes[AbsCode.mtTouchMajor] != nil
         hasMinor = multitouch && description.axes[AbsCode.mtTouchMinor] != nil

@@ -78,12 +78,16 @@ public struct TouchFrame: Hashable, Sendable {
     /// The device is semi-mt: the touches are the corners of a bounding box, so no rotation can be
     /// derived from them.
     public var isSemiMT: Bool
+    /// `BTN_LEFT` is held: the surface is physically clicked (a clickpad press, or the button of a
+    /// touchpad that has one). Taps of a session with a click are no taps.
+    public var isButtonPressed: Bool
 
-    public init(time: Timestamp, touches: [Touch], fingerCount: Int, isSemiMT: Bool = false) {
+    public init(time: Timestamp, touches: [Touch], fingerCount: Int, isSemiMT: Bool = false, isButtonPressed: Bool = false) {
         self.time = time
         self.touches = touches
         self.fingerCount = fingerCount
         self.isSemiMT = isSemiMT
+        self.isButtonPressed = isButtonPressed
     }
 
     /// Touches still down after this frame (every phase but ended and cancelled).

@@ -1,35 +1,4 @@
-/// The subscription streams a message belongs to (docs/PROTOCOL.md "Subscribing").
-public enum MessageStream: String, Hashable, Sendable, CaseIterable {
-    /// Touch frames.
-    case touches
-    /// Gesture segment updates, sessions, taps, double taps, long presses.
-    case gestures
-    /// Device added / removed.
-    case devices
-}
-
-/// A set of streams (a message about lost input concerns both touches and gestures).
-public struct MessageStreams: OptionSet, Hashable, Sendable {
-    public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-
-    public static let touches = MessageStreams(rawValue: 1)
-    public static let gestures = MessageStreams(rawValue: 2)
-    public static let devices = MessageStreams(rawValue: 4)
-
-    public init(_ stream: MessageStream) {
-        switch stream {
-        case .touches: self = .touches
-        case .gestures: self = .gestures
-        case .devices: self = .devices
-        }
-    }
-
-    public init(_ streams: Set<MessageStream>) {
-        self = []
-        for stream in streams { formUnion(MessageStreams(stream)) }
-    }
-}
+import WireProtocol
 
 /// One wire message ready to send: encoded once, its bytes shared (copy-on-write, never copied) by every
 /// client queue it is put in, plus what routing and backpressure need to know about it.
@@ -52,10 +21,18 @@ public struct OutboundMessage: Sendable {
         self.droppable = droppable
     }
 
-    /// A reply line (not subscribed to, never dropped).
-    public static func reply(_ line: String) -> OutboundMessage {
-        var bytes = Array(line.utf8)
-        bytes.append(0x0A)
+    /// `message` encoded once, with its routing (`Message.streams`, `Message.isDroppable`).
+    public init(_ message: Message) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        message.encode(into: &bytes)
+        self.init(bytes: bytes, device: message.device ?? 0, streams: message.streams, droppable: message.isDroppable)
+    }
+
+    /// A reply to one client: never subject to subscriptions, never dropped.
+    public static func reply(_ message: Message) -> OutboundMessage {
+        var bytes: [UInt8] = []
+        message.encode(into: &bytes)
         return OutboundMessage(bytes: bytes, device: 0, streams: [], droppable: false)
     }
 }
@@ -168,7 +145,8 @@ public struct ClientQueue: Sendable {
         for slot in slots[head...] {
             guard let entry = slot else { continue }
             if entry.message.droppable {
-                newLast[Key(device: entry.message.device, streams: entry.message.streams.rawValue)] = newBase + newSlots.count
+                newLast[Key(device: entry.message.device, streams: entry.message.streams.rawValue)] =
+                    newBase + newSlots.count
             }
             newSlots.append(entry)
         }

@@ -1,4 +1,6 @@
+import CLinuxSystem
 import Glibc
+import WireProtocol
 
 /// One connected client: its socket, request line buffer, subscription and outgoing queue.
 /// Owned and used by the event-loop thread only.
@@ -13,8 +15,8 @@ final class ClientSession {
     /// Bytes taken from the queue and not yet accepted by the kernel.
     private var staging: [UInt8] = []
     private var stagingOffset = 0
-    /// Partial request line.
-    private var lineBuffer: [UInt8] = []
+    /// Splits what the client sends into request lines.
+    private var framer = LineFramer()
     /// True while EPOLLOUT is requested.
     var wantsWritable = false
     /// Set when the client must go once its last line (an error) is written, or at `closeDeadline`.
@@ -61,20 +63,10 @@ final class ClientSession {
             let code = errno
             return code == EAGAIN || code == EWOULDBLOCK || code == EINTR ? .lines([]) : .closed
         }
-        var lines: [[UInt8]] = []
-        var start = 0
-        for i in 0..<n where scratch[i] == 0x0A {
-            var line = lineBuffer
-            line.append(contentsOf: scratch[start..<i])
-            lineBuffer.removeAll(keepingCapacity: true)
-            start = i + 1
-            if line.count > maximumLineBytes { return .lineTooLong }
-            if line.last == 0x0D { line.removeLast() }  // tolerate CRLF (socat, telnet)
-            if !line.isEmpty { lines.append(line) }
+        switch framer.append(scratch[0..<n], maximumLineBytes: maximumLineBytes) {
+        case .lines(let lines): return .lines(lines)
+        case .lineTooLong: return .lineTooLong
         }
-        lineBuffer.append(contentsOf: scratch[start..<n])
-        if lineBuffer.count > maximumLineBytes { return .lineTooLong }
-        return .lines(lines)
     }
 
     // MARK: Writing
@@ -105,7 +97,8 @@ final class ClientSession {
                 if staging.isEmpty { return .drained }
             }
             let n = staging.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + stagingOffset, raw.count - stagingOffset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                send(
+                    fd, raw.baseAddress! + stagingOffset, raw.count - stagingOffset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
             }
             if n < 0 {
                 let code = errno

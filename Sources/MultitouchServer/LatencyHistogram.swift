@@ -19,31 +19,6 @@ public struct LatencyHistogram: Hashable, Sendable {
 
     /// Upper bound in µs of bucket `k` (exclusive): 2^k.
     public static func upperBoundMicroseconds(_ bucket: Int) -> UInt64 { UInt64(1) << UInt64(bucket) }
-
-    /// The upper bound of the bucket that holds quantile `q` (0...1), in µs; nil when empty.
-    public func quantileUpperBoundMicroseconds(_ q: Double) -> UInt64? {
-        guard count > 0 else { return nil }
-        let target = UInt64((Double(count) * q).rounded(.up))
-        var seen: UInt64 = 0
-        for (k, n) in buckets.enumerated() {
-            seen += n
-            if seen >= Swift.max(1, target) { return LatencyHistogram.upperBoundMicroseconds(k) }
-        }
-        return LatencyHistogram.upperBoundMicroseconds(LatencyHistogram.bucketCount - 1)
-    }
-
-    /// JSON object: `{"unit":"us","count":N,"max":M,"buckets":[{"lt":1,"count":n},...]}` listing
-    /// non-empty buckets only.
-    public var jsonText: String {
-        var parts: [String] = []
-        for (k, n) in buckets.enumerated() where n > 0 {
-            parts.append("{\"lt\":\(LatencyHistogram.upperBoundMicroseconds(k)),\"count\":\(n)}")
-        }
-        let p50 = quantileUpperBoundMicroseconds(0.5).map(String.init) ?? "null"
-        let p99 = quantileUpperBoundMicroseconds(0.99).map(String.init) ?? "null"
-        return "{\"unit\":\"us\",\"count\":\(count),\"max\":\(maximumNanoseconds / 1000),\"p50\":\(p50),\"p99\":\(p99),\"buckets\":["
-            + parts.joined(separator: ",") + "]}"
-    }
 }
 
 /// The most recent latency samples (ns), for exact percentiles in `stats` next to the coarse histogram.

@@ -55,6 +55,9 @@ public struct TouchScripter {
     /// Emit `MSC_TIMESTAMP` in every frame (when the device declares it).
     public var emitsTimestamps: Bool
     public var contactOrder: ContactOrder = .landing
+    /// When set, `BTN_TOOL_*` reports this many fingers whatever is down (as the N-Trig panel holds
+    /// `BTN_TOOL_DOUBLETAP` for one finger); nil reports the fingers down.
+    public var toolFingerCountOverride: Int?
 
     private let start: Timestamp
     private let kind: MultitouchProtocol
@@ -74,6 +77,10 @@ public struct TouchScripter {
     private var nextTrackingID: Int32 = 100
     private var frameCount = 0
     private var protocolAHadContacts = false
+    /// Millimetres per percent of each axis, for the millimetre verbs.
+    private let millimetersPerPercent: (x: Double, y: Double)
+    /// Physical buttons (`BTN_LEFT`...) staged for the next frame.
+    private var buttons: [UInt16: Int32] = [:]
 
     public init(
         device: DeviceDescription, start: Timestamp = Timestamp(seconds: 1000, microseconds: 0),
@@ -86,6 +93,8 @@ public struct TouchScripter {
         kind = device.multitouchProtocol
         slotCount = kind == .b ? min(device.slotCount, 256) : 1
         emittedSlots = Array(repeating: SlotValues(), count: slotCount)
+        let size = CoordinateMapper(description: device).sizeMillimeters
+        millimetersPerPercent = (size.width / 100, size.height / 100)
     }
 
     // MARK: Staging
@@ -139,8 +148,41 @@ public struct TouchScripter {
         trackingOfFinger[finger] = nil
     }
 
+    /// Presses a physical button (`BTN_LEFT` for a clickpad click) at the next `frame()`; a device
+    /// without the key ignores it.
+    public mutating func press(button: UInt16 = KeyCode.btnLeft) { buttons[button] = 1 }
+
+    /// Releases a physical button at the next `frame()`.
+    public mutating func release(button: UInt16 = KeyCode.btnLeft) { buttons[button] = 0 }
+
     /// Moves virtual time forward.
     public mutating func advance(ms: Double) { time = time.adding(milliseconds: ms) }
+
+    // MARK: Millimetres
+
+    /// Percent of the surface for a position in millimetres from the surface's top-left corner (the
+    /// size `CoordinateMapper` gives the device: its resolution, else the nominal fallback).
+    public func percent(millimeters mm: Point) -> (x: Double, y: Double) {
+        (mm.x / millimetersPerPercent.x, mm.y / millimetersPerPercent.y)
+    }
+
+    /// Where `finger` is staged, in millimetres; nil when it is up.
+    public func millimeters(of finger: Int) -> Point? {
+        fingers[finger].map { Point(x: $0.x * millimetersPerPercent.x, y: $0.y * millimetersPerPercent.y) }
+    }
+
+    /// `down(finger:x:y:)` at a position in millimetres.
+    public mutating func down(finger: Int, mm: Point, pressure: Double = 50, touchMajor: Int32? = nil, touchMinor: Int32? = nil) {
+        let p = percent(millimeters: mm)
+        down(finger: finger, x: p.x, y: p.y, pressure: pressure, touchMajor: touchMajor, touchMinor: touchMinor)
+    }
+
+    /// `move(finger:x:y:)` to a position in millimetres.
+    public mutating func move(finger: Int, mm: Point) {
+        let p = percent(millimeters: mm)
+        move(finger: finger, x: p.x, y: p.y)
+    }
+
 
     // MARK: Convenience verbs
 
@@ -228,7 +270,8 @@ public struct TouchScripter {
         }
         let fingersDown = landing.filter { fingers[$0]?.isPalm == false }
         setKey(KeyCode.btnTouch, fingersDown.isEmpty ? 0 : 1)
-        encodeToolKeys(count: fingersDown.count)
+        encodeToolKeys(count: fingersDown.isEmpty ? 0 : toolFingerCountOverride ?? fingersDown.count)
+        for (code, value) in buttons.sorted(by: { $0.key < $1.key }) { setKey(code, value) }
         if kind != .singleTouch, let primary = fingersDown.first, let state = fingers[primary] {
             setLegacy(AbsCode.x, raw(state.x, AbsCode.x))
             setLegacy(AbsCode.y, raw(state.y, AbsCode.y))

@@ -1,4 +1,5 @@
 import Gestures
+import Logging
 import MultitouchCore
 import WireProtocol
 
@@ -19,11 +20,13 @@ public struct PipelineSettings: Hashable, Sendable {
         self.output = output
         self.sizeMillimeters = sizeMillimeters
         // UITouch.tapCount follows the double-tap thresholds unless told otherwise.
-        self.tapCounting = tapCounting ?? TapCountParameters(
-            intervalMilliseconds: gestures.doubleTapIntervalMilliseconds,
-            distanceMillimeters: gestures.doubleTapDistanceMillimeters,
-            maximumDurationMilliseconds: gestures.tapMaximumDurationMilliseconds,
-            maximumMovementMillimeters: gestures.tapMaximumMovementMillimeters)
+        self.tapCounting =
+            tapCounting
+            ?? TapCountParameters(
+                intervalMilliseconds: gestures.doubleTapIntervalMilliseconds,
+                distanceMillimeters: gestures.doubleTapDistanceMillimeters,
+                maximumDurationMilliseconds: gestures.tapMaximumDurationMilliseconds,
+                maximumMovementMillimeters: gestures.tapMaximumMovementMillimeters)
     }
 }
 
@@ -46,9 +49,10 @@ public struct DevicePipeline {
     /// Frames (SYN_REPORTs) seen, for stats.
     public private(set) var frameCount: UInt64 = 0
 
+    /// - Parameter logger: the gesture engine logs its state transitions at debug here.
     public init(
         deviceID: Int, description: DeviceDescription, source: String = "", settings: PipelineSettings = .init(),
-        idSource: TouchIDSource = TouchIDSource()
+        idSource: TouchIDSource = TouchIDSource(), logger: Logger? = nil
     ) {
         self.deviceID = deviceID
         var size: (Double, Double)?
@@ -57,11 +61,22 @@ public struct DevicePipeline {
         info = DeviceInfo(id: deviceID, source: source, description: description, mapper: mapper)
         tracker = ContactTracker(
             description: description, mapper: mapper, idSource: idSource, tapCounting: settings.tapCounting)
-        engine = GestureEngine(configuration: settings.gestures, isSemiMT: description.isSemiMT)
+        engine = GestureEngine(
+            configuration: settings.gestures, surface: GestureSurface(description: description, mapper: mapper),
+            logger: logger)
     }
 
-    /// The earliest gesture timer deadline, for the event loop to arm.
-    public var nextDeadline: Timestamp? { engine.nextDeadline }
+    /// A timer deadline the engine still reported after being advanced to it (an engine bug): left to
+    /// the device's next frame so that no caller spins on it.
+    private var stuckDeadline: Timestamp?
+
+    /// The earliest gesture timer deadline, for the event loop to arm (or the replay schedule to take).
+    /// Guaranteed to advance: after `advance(to: t)` it is nil or later than `t`, so a caller may loop
+    /// `while let d = nextDeadline, d <= now { advance(to: d) }` without a guard of its own.
+    public var nextDeadline: Timestamp? {
+        guard let deadline = engine.nextDeadline, deadline != stuckDeadline else { return nil }
+        return deadline
+    }
 
     /// The device's cumulative transform.
     public var transform: AffineTransform { engine.transform }
@@ -79,7 +94,10 @@ public struct DevicePipeline {
             process(frame, into: &out, observer: &observer)
         case .dropped(let time, let discarded):
             frameCount &+= 1
-            out.append(.dropped(device: deviceID, time: time, count: discarded, unit: "events", reason: "SYN_DROPPED"))
+            out.append(
+                .dropped(
+                    DroppedMessage(device: deviceID, time: time, count: discarded, unit: .events, reason: "SYN_DROPPED")
+                ))
         }
     }
 
@@ -97,11 +115,13 @@ public struct DevicePipeline {
         advance(to: time, into: &out, observer: &ignored)
     }
 
-    public mutating func advance<O: PipelineObserver>(to time: Timestamp, into out: inout [Message], observer: inout O) {
+    public mutating func advance<O: PipelineObserver>(to time: Timestamp, into out: inout [Message], observer: inout O)
+    {
         let events = engine.advance(to: time)
+        if let deadline = engine.nextDeadline, deadline <= time { stuckDeadline = deadline }
         guard !events.isEmpty else { return }
         observer.observe(timerEvents: events)
-        for event in events { out.append(.gesture(device: deviceID, event: event)) }
+        for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
     }
 
     /// Ends the device's input: a trailing partial frame is reported dropped, every touch and gesture
@@ -117,8 +137,9 @@ public struct DevicePipeline {
         if !partial.isEmpty {
             out.append(
                 .dropped(
-                    device: deviceID, time: partial.last?.time ?? time, count: partial.count, unit: "events",
-                    reason: "partial frame without SYN_REPORT at end of input"))
+                    DroppedMessage(
+                        device: deviceID, time: partial.last?.time ?? time, count: partial.count, unit: .events,
+                        reason: "partial frame without SYN_REPORT at end of input")))
         }
         let end = max(time, lastTime ?? time)
         advance(to: end, into: &out, observer: &observer)
@@ -127,12 +148,12 @@ public struct DevicePipeline {
             observer.observe(frame: frame, events: events)
             emit(frame, events, into: &out)
         }
-        // Timers still pending after the last touch (a tap waiting for double-tap failure) fire at
-        // their deadlines: virtual time runs on past the end of input.
-        var guardCount = 0
-        while let deadline = engine.nextDeadline, guardCount < 64 {
+        // Timers still pending after the last touch (a tap waiting for double-tap failure, the frames
+        // of an animation) fire at their deadlines: virtual time runs on past the end of input. Every
+        // timer moves its deadline on and animations end (momentum after 20 s at most); a deadline that
+        // does not move on ends the loop (`nextDeadline`).
+        while let deadline = nextDeadline {
             advance(to: deadline, into: &out, observer: &observer)
-            guardCount += 1
         }
     }
 
@@ -141,10 +162,14 @@ public struct DevicePipeline {
         engine.setTransform(transform)
     }
 
-    private mutating func process<O: PipelineObserver>(_ frame: EventFrame, into out: inout [Message], observer: inout O) {
+    private mutating func process<O: PipelineObserver>(
+        _ frame: EventFrame, into out: inout [Message], observer: inout O
+    ) {
         frameCount &+= 1
         advance(to: frame.time, into: &out, observer: &observer)
         lastTime = frame.time
+        // A new frame gives a stuck timer its next chance (the guarantee holds: one advance per frame).
+        stuckDeadline = nil
         if let touchFrame = tracker.process(frame) {
             let events = engine.process(touchFrame)
             observer.observe(frame: touchFrame, events: events)
@@ -160,8 +185,8 @@ public struct DevicePipeline {
     }
 
     private func emit(_ frame: TouchFrame, _ events: [GestureEvent], into out: inout [Message]) {
-        out.append(.touches(device: deviceID, frame: frame))
-        for event in events { out.append(.gesture(device: deviceID, event: event)) }
+        out.append(.touches(TouchesMessage(device: deviceID, frame: frame)))
+        for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
     }
 }
 

@@ -29,7 +29,9 @@ struct CheckObserver: PipelineObserver {
     var touches = TouchInvariantChecker()
     var gestures: GestureInvariantChecker
 
-    init(isSemiMT: Bool) { gestures = GestureInvariantChecker(isSemiMT: isSemiMT) }
+    init(isSemiMT: Bool, configuration: GestureConfiguration) {
+        gestures = GestureInvariantChecker(isSemiMT: isSemiMT, configuration: configuration)
+    }
 
     mutating func observe(frame: TouchFrame, events: [GestureEvent]) {
         touches.observe(frame)
@@ -44,7 +46,9 @@ struct CheckObserver: PipelineObserver {
 public enum RecordingCheck {
     public static func run(recording: Recording, name: String, settings: PipelineSettings = .init()) -> RecordingCheckReport {
         var failures: [String] = []
-        var observers = recording.devices.map { CheckObserver(isSemiMT: $0.description.isSemiMT) }
+        var observers = recording.devices.map {
+            CheckObserver(isSemiMT: $0.description.isSemiMT, configuration: settings.gestures)
+        }
         var first = JSONWriter(capacity: 1 << 16)
         var messageCount = 0
         var frames = [UInt64](repeating: 0, count: recording.devices.count)
@@ -85,9 +89,11 @@ public enum RecordingCheck {
             let g = report.gestures
             report.gestureSummary =
                 "sessions=\(g.sessions) segments pan=\(g.panSegments) pinchRotate=\(g.pinchRotateSegments)"
+                + " quickZoom=\(g.quickZoomSegments) animation=\(g.animationSegments)"
                 + " taps=\(g.taps) doubleTaps=\(g.doubleTaps) longPresses=\(g.longPresses)"
                 + " scale=\(rounded(g.finalScale, 4)) rotation=\(rounded(g.finalRotation * 180 / Double.pi, 2))deg"
                 + " max-continuity-error=\(g.largestContinuityError)"
+                + " lift-frame-excess=\(rounded(g.largestLiftRotation, 3))deg/\(rounded(g.largestLiftScale, 5))"
             report.evdevFrames = UInt64(recording.devices[index].events.lazy.filter(\.isSynReport).count)
             devices.append(report)
             frames[index] = report.evdevFrames

@@ -7,8 +7,9 @@ import WireProtocol
 /// socket client would receive for the same input (minus the hello). Deterministic: the same recording
 /// and settings give the same messages.
 public enum Replay {
-    /// Messages for a recording: for each device a deviceAdded, then the frames of all devices merged
-    /// in time order (stable by device on ties), then each device's end (cancels, deviceRemoved).
+    /// Messages for a recording, in `ReplaySchedule`'s order: for each device a deviceAdded, then the
+    /// frames and timers of all devices merged in time order, then each device's end (cancels,
+    /// deviceRemoved).
     public static func messages(
         recording: Recording, source: String = "", settings: PipelineSettings = .init()
     ) -> [Message] {
@@ -26,60 +27,21 @@ public enum Replay {
         run(recording: recording, source: source, settings: settings, observers: &observers, sink: sink)
     }
 
-    /// As `run`, with one typed observer per device (same order as `recording.devices`).
+    /// As `run`, with one typed observer per device (same order as `recording.devices`). The steps are
+    /// those of `ReplaySchedule`, taken in virtual time (all at once); one batch per step.
     public static func run<O: PipelineObserver>(
         recording: Recording, source: String = "", settings: PipelineSettings = .init(), observers: inout [O],
         sink: ([Message]) -> Void
     ) {
-        let idSource = TouchIDSource()
-        var pipelines: [DevicePipeline] = []
-        for (index, device) in recording.devices.enumerated() {
-            let pipeline = DevicePipeline(
-                deviceID: index + 1, description: device.description, source: source, settings: settings,
-                idSource: idSource)
-            pipelines.append(pipeline)
-            sink([.deviceAdded(pipeline.info)])
-        }
-        for note in recording.notes {
-            sink([.error(code: "recording", message: note, fatal: false)])
-        }
-        var cursors = [Int](repeating: 0, count: recording.devices.count)
+        var schedule = ReplaySchedule(recording: recording, source: source, settings: settings)
         var batch: [Message] = []
         batch.reserveCapacity(16)
-        while true {
-            // Pick the device whose next event is earliest; ties go to the lower device index.
-            var chosen = -1
-            var chosenTime = Timestamp(microseconds: .max)
-            for (index, device) in recording.devices.enumerated() where cursors[index] < device.events.count {
-                let t = device.events[cursors[index]].time
-                if t < chosenTime {
-                    chosen = index
-                    chosenTime = t
-                }
-            }
-            guard chosen >= 0 else { break }
-            let events = recording.devices[chosen].events
-            // Feed this device's events up to and including its next SYN_REPORT in one go.
-            var i = cursors[chosen]
-            while i < events.count {
-                let event = events[i]
-                pipelines[chosen].push(event, into: &batch, observer: &observers[chosen])
-                i += 1
-                if event.isSynReport { break }
-            }
-            cursors[chosen] = i
+        while let step = schedule.nextStep {
+            schedule.take(step, into: &batch, observers: &observers)
             if !batch.isEmpty {
                 sink(batch)
                 batch.removeAll(keepingCapacity: true)
             }
-        }
-        for index in pipelines.indices {
-            let events = recording.devices[index].events
-            let end = events.last?.time ?? Timestamp(microseconds: 0)
-            pipelines[index].finish(at: end, into: &batch, observer: &observers[index])
-            batch.append(.deviceRemoved(device: pipelines[index].deviceID, time: end, reason: "end of recording"))
-            sink(batch)
-            batch.removeAll(keepingCapacity: true)
         }
     }
 }

@@ -4,84 +4,143 @@ import MultitouchCore
 /// the same bytes, so replays are byte-identical), allocation-light, and it never writes a non-finite
 /// number (it writes `null` and counts it, so checks can flag it).
 public struct JSONWriter {
-    public private(set) var bytes: [UInt8]
+    /// The text written so far.
+    public var bytes: [UInt8] { Array(storage[..<count]) }
+    /// Bytes written so far.
+    public private(set) var count = 0
     /// Non-finite numbers replaced by `null` so far (always 0 when the pipeline keeps its invariants).
     public private(set) var nonFiniteCount = 0
     private var needsComma = false
+    /// The text in `storage[..<count]`; the rest is room to write into through a pointer. One
+    /// bounds-and-uniqueness check per value instead of Array.append's per byte (those were half of
+    /// the encoder's instructions).
+    private var storage: [UInt8]
 
     public init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        storage = Array(repeating: 0, count: max(64, capacity))
+    }
+
+    /// Writes at most `maximumCount` bytes at the end through `body`, which returns how many it wrote.
+    @inline(__always)
+    private mutating func append(reserving maximumCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        if storage.count - count < maximumCount { grow(maximumCount) }
+        let start = count
+        count = start + storage.withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
+    }
+
+    private mutating func grow(_ needed: Int) {
+        storage.append(contentsOf: repeatElement(0, count: max(storage.count, needed)))
+    }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        append(reserving: 1) {
+            $0.pointee = byte
+            return 1
+        }
+    }
+
+    /// A comma when one is due, then `text` verbatim.
+    @inline(__always)
+    private mutating func appendSeparated(_ text: StaticString, quoted: Bool, colon: Bool = false) {
+        let comma = needsComma
+        let length = text.utf8CodeUnitCount
+        append(reserving: length + 4) { p in
+            var i = 0
+            if comma {
+                p[0] = UInt8(ascii: ",")
+                i = 1
+            }
+            if quoted {
+                p[i] = UInt8(ascii: "\"")
+                i += 1
+            }
+            p.advanced(by: i).update(from: text.utf8Start, count: length)
+            i += length
+            if quoted {
+                p[i] = UInt8(ascii: "\"")
+                i += 1
+            }
+            if colon {
+                p[i] = UInt8(ascii: ":")
+                i += 1
+            }
+            return i
+        }
     }
 
     public mutating func beginObject() {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
+        appendSeparated("{", quoted: false)
         needsComma = false
     }
 
     public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+        append(UInt8(ascii: "}"))
         needsComma = true
     }
 
     public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
+        appendSeparated("[", quoted: false)
         needsComma = false
     }
 
     public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Writes `"name":` inside an object.
     public mutating func key(_ name: StaticString) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        appendSeparated(name, quoted: true, colon: true)
         needsComma = false
     }
 
     /// Writes a key that is not known at compile time (escaped).
     public mutating func key(string name: String) {
         string(name)
-        bytes.append(UInt8(ascii: ":"))
+        append(UInt8(ascii: ":"))
         needsComma = false
     }
 
     public mutating func string(_ value: String) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         for unit in value.utf8 {
             switch unit {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case UInt8(ascii: "\""): appendEscaped(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): appendEscaped(UInt8(ascii: "\\"))
+            case UInt8(ascii: "\n"): appendEscaped(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): appendEscaped(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): appendEscaped(UInt8(ascii: "t"))
             case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [
-                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                    hex[Int(unit >> 4)], hex[Int(unit & 0xf)],
-                ])
-            default: bytes.append(unit)
+                append(reserving: 6) { p in
+                    let hex: StaticString = "0123456789abcdef"
+                    p[0] = UInt8(ascii: "\\")
+                    p[1] = UInt8(ascii: "u")
+                    p[2] = UInt8(ascii: "0")
+                    p[3] = UInt8(ascii: "0")
+                    p[4] = hex.utf8Start[Int(unit >> 4)]
+                    p[5] = hex.utf8Start[Int(unit & 0xf)]
+                    return 6
+                }
+            default: append(unit)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         needsComma = true
+    }
+
+    private mutating func appendEscaped(_ letter: UInt8) {
+        append(reserving: 2) { p in
+            p[0] = UInt8(ascii: "\\")
+            p[1] = letter
+            return 2
+        }
     }
 
     /// A static ASCII string that needs no escaping (enum raw values, phase names).
     public mutating func rawString(_ value: StaticString) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        value.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
+        appendSeparated(value, quoted: true)
         needsComma = true
     }
 
@@ -92,18 +151,17 @@ public struct JSONWriter {
     }
 
     public mutating func bool(_ value: Bool) {
-        separate()
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        appendSeparated(value ? "true" : "false", quoted: false)
         needsComma = true
     }
 
     public mutating func null() {
-        separate()
-        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        appendSeparated("null", quoted: false)
         needsComma = true
     }
 
-    /// A number in Swift's shortest round-trip form (valid JSON for every finite value). Integral values
+    /// A number in Swift's shortest round-trip form (`description`'s text, written by `ShortestDouble`
+    /// without a String; valid JSON for every finite value). Integral values
     /// of moderate size are written without a fraction ("2", not "2.0") to keep lines short.
     public mutating func double(_ value: Double) {
         guard value.isFinite else {
@@ -112,11 +170,11 @@ public struct JSONWriter {
             return
         }
         separate()
-        if value == value.rounded(), abs(value) < 1e15 {
+        if abs(value) < 1e15, Double(Int64(value)) == value {  // integral (cheaper than rounded())
             appendDigits(Int64(value))
             if value == 0 && value.sign == .minus { /* -0 prints as 0: JSON has no negative zero need */ }
         } else {
-            bytes.append(contentsOf: value.description.utf8)
+            append(reserving: ShortestDouble.maximumLength) { ShortestDouble.write(value, into: $0) }
         }
         needsComma = true
     }
@@ -125,19 +183,15 @@ public struct JSONWriter {
     public mutating func time(_ t: Timestamp) {
         separate()
         let micro = t.microseconds
-        if micro < 0 { bytes.append(UInt8(ascii: "-")) }
+        if micro < 0 { append(UInt8(ascii: "-")) }
         let magnitude = micro.magnitude
-        appendDigits(magnitude / 1_000_000)
-        bytes.append(UInt8(ascii: "."))
-        var fraction = magnitude % 1_000_000
-        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: 6)
-        var index = 5
-        while fraction > 0 && index >= 0 {
-            digits[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
-            fraction /= 10
-            index -= 1
+        appendMagnitude(magnitude / 1_000_000)
+        let fraction = magnitude % 1_000_000
+        append(reserving: 7) { p in
+            p[0] = UInt8(ascii: ".")
+            ShortestDouble.writeDigits(fraction, count: 6, endingAt: p + 7)  // leading zeros included
+            return 7
         }
-        bytes.append(contentsOf: digits)
         needsComma = true
     }
 
@@ -171,22 +225,25 @@ public struct JSONWriter {
     /// Appends pre-encoded JSON (must be one complete value).
     public mutating func raw(_ json: [UInt8]) {
         separate()
-        bytes.append(contentsOf: json)
+        append(reserving: json.count) { p in
+            json.withUnsafeBufferPointer { p.update(from: $0.baseAddress!, count: $0.count) }
+            return json.count
+        }
         needsComma = true
     }
 
     public mutating func newline() {
-        bytes.append(UInt8(ascii: "\n"))
+        append(UInt8(ascii: "\n"))
         needsComma = false
     }
 
     private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if needsComma { append(UInt8(ascii: ",")) }
     }
 
     private mutating func appendDigits<T: BinaryInteger>(_ value: T) {
         if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
+            append(UInt8(ascii: "-"))
             appendMagnitude(UInt64(truncatingIfNeeded: (0 - Int64(value)).magnitude))
         } else {
             appendMagnitude(UInt64(value))
@@ -194,22 +251,10 @@ public struct JSONWriter {
     }
 
     private mutating func appendMagnitude(_ value: UInt64) {
-        if value < 10 {
-            bytes.append(UInt8(ascii: "0") + UInt8(value))
-            return
-        }
-        var v = value
-        var tmp: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                  UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &tmp) { buffer in
-            while v > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(v % 10)
-                v /= 10
-                count += 1
-            }
-            for i in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[i]) }
+        let length = ShortestDouble.digitCount(value)
+        append(reserving: length) { p in
+            ShortestDouble.writeDigits(value, count: length, endingAt: p + length)
+            return length
         }
     }
 }

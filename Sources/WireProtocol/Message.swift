@@ -6,128 +6,61 @@ public enum ProtocolVersion {
     public static let current = 1
 }
 
-/// What the daemon tells clients about one device (hello, deviceAdded).
-public struct DeviceInfo: Hashable, Sendable {
-    /// Daemon-assigned id, used as "device" in every message about it.
-    public var id: Int
-    public var name: String
-    /// Device node for live devices, the recording's file name for replays.
-    public var source: String
-    public var deviceClass: DeviceClass
-    public var multitouchProtocol: MultitouchProtocol
-    public var slots: Int
-    public var isSemiMT: Bool
-    /// Units of every location, centroid, translation and matrix about this device.
-    public var units: PublishedUnits
-    /// Extent of the published space (pixels of the output, or the size in mm).
-    public var width: Double
-    public var height: Double
-    /// Physical size and how it was found ("resolution", "configured size", "nominal size").
-    public var widthMillimeters: Double
-    public var heightMillimeters: Double
-    public var sizeSource: String
-
-    public init(id: Int, source: String, description: DeviceDescription, mapper: CoordinateMapper) {
-        self.id = id
-        name = description.name
-        self.source = source
-        deviceClass = description.deviceClass
-        multitouchProtocol = description.multitouchProtocol
-        slots = description.slotCount
-        isSemiMT = description.isSemiMT
-        units = mapper.units
-        let size = mapper.sizeMillimeters
-        widthMillimeters = size.width
-        heightMillimeters = size.height
-        sizeSource = mapper.scaleSource
-        if let output = mapper.output {
-            width = output.width
-            height = output.height
-        } else {
-            width = size.width
-            height = size.height
-        }
-    }
+/// Every value of `"type"` the daemon sends: one per message shape. The golden files
+/// (tests/protocol/golden/messages/NAME.jsonl) are named after these.
+public enum MessageKind: String, Hashable, Sendable, CaseIterable {
+    case hello, deviceAdded, deviceRemoved, touches
+    case session, gesture, tap, doubleTap, longPress
+    case dropped, error
+    case pong, subscribed, unsubscribed, stats, transform
 }
 
-/// One named field of a control message the server builds at run time (stats, pong, subscribed).
-public struct JSONField: Hashable, Sendable {
-    public var name: String
-    public var value: JSONValue
-    public init(_ name: String, _ value: JSONValue) {
-        self.name = name
-        self.value = value
-    }
-}
-
-/// A JSON value for control messages whose shape is not fixed at compile time.
-public indirect enum JSONValue: Hashable, Sendable {
-    case null
-    case bool(Bool)
-    case int(Int64)
-    case double(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([JSONField])
-
-    func write(to w: inout JSONWriter) {
-        switch self {
-        case .null: w.null()
-        case .bool(let b): w.bool(b)
-        case .int(let i): w.int(i)
-        case .double(let d): w.double(d)
-        case .string(let s): w.string(s)
-        case .array(let items):
-            w.beginArray()
-            for item in items { item.write(to: &w) }
-            w.endArray()
-        case .object(let fields):
-            w.beginObject()
-            for field in fields {
-                w.key(string: field.name)
-                field.value.write(to: &w)
-            }
-            w.endObject()
-        }
-    }
-}
-
-/// Every server-to-client message. `multitouchctl replay --json` prints exactly these lines, and a
-/// socket client receives the same lines for the same input (docs/PROTOCOL.md is the contract).
+/// Every server-to-client message, typed (docs/PROTOCOL.md is the contract). `multitouchctl replay
+/// --json` prints exactly these lines, a socket client receives the same lines for the same input, and
+/// `init(decoding:)` reads them back: the daemon, multitouchctl and the Swift client share this one
+/// definition.
+///
+/// Each case carries one body struct that owns its fields, how they are written and how they are read
+/// (one file per body), so adding a field is a change to that struct and its file.
 public enum Message: Hashable, Sendable {
     /// First line on every connection.
-    case hello(daemon: String, devices: [DeviceInfo])
+    case hello(HelloMessage)
     case deviceAdded(DeviceInfo)
-    case deviceRemoved(device: Int, time: Timestamp?, reason: String)
+    case deviceRemoved(DeviceRemovedMessage)
     /// One touch frame (all active touches plus those ending in it).
-    case touches(device: Int, frame: TouchFrame)
-    /// A session, segment update or discrete gesture.
-    case gesture(device: Int, event: GestureEvent)
-    /// Input was lost and the stream says so: `count` items (events, frames or messages, see `unit`).
-    case dropped(device: Int?, time: Timestamp?, count: Int, unit: String, reason: String)
+    case touches(TouchesMessage)
+    /// A session, segment update or discrete gesture (types session, gesture, tap, doubleTap, longPress).
+    case gesture(GestureMessage)
+    /// Input or output was lost and the stream says so.
+    case dropped(DroppedMessage)
     /// A problem the client or the input caused; `fatal` tells the client the connection closes after it.
-    case error(code: String, message: String, fatal: Bool)
-    /// Server control messages built at run time (pong, stats, subscribed, transform).
-    case control(type: String, fields: [JSONField])
+    case error(ErrorMessage)
+    /// Reply to `ping`.
+    case pong(PongMessage)
+    /// Reply to `subscribe`.
+    case subscribed(SubscribedMessage)
+    /// Reply to `unsubscribe`.
+    case unsubscribed(UnsubscribedMessage)
+    /// Reply to `stats`.
+    case stats(StatsMessage)
+    /// Reply to `setTransform`/`resetTransform`, and the notice other clients of the device get.
+    case transform(TransformMessage)
 
     /// The message type as it appears in "type".
-    public var typeName: String {
+    public var kind: MessageKind {
         switch self {
-        case .hello: return "hello"
-        case .deviceAdded: return "deviceAdded"
-        case .deviceRemoved: return "deviceRemoved"
-        case .touches: return "touches"
-        case .gesture(_, let event):
-            switch event {
-            case .sessionBegan, .sessionEnded: return "session"
-            case .update: return "gesture"
-            case .tap: return "tap"
-            case .doubleTap: return "doubleTap"
-            case .longPress: return "longPress"
-            }
-        case .dropped: return "dropped"
-        case .error: return "error"
-        case .control(let type, _): return type
+        case .hello: return .hello
+        case .deviceAdded: return .deviceAdded
+        case .deviceRemoved: return .deviceRemoved
+        case .touches: return .touches
+        case .gesture(let g): return g.kind
+        case .dropped: return .dropped
+        case .error: return .error
+        case .pong: return .pong
+        case .subscribed: return .subscribed
+        case .unsubscribed: return .unsubscribed
+        case .stats: return .stats
+        case .transform: return .transform
         }
     }
 
@@ -135,9 +68,26 @@ public enum Message: Hashable, Sendable {
     public var device: Int? {
         switch self {
         case .deviceAdded(let info): return info.id
-        case .deviceRemoved(let d, _, _), .touches(let d, _), .gesture(let d, _): return d
-        case .dropped(let d, _, _, _, _): return d
-        case .hello, .error, .control: return nil
+        case .deviceRemoved(let m): return m.device
+        case .touches(let m): return m.device
+        case .gesture(let m): return m.device
+        case .dropped(let m): return m.device
+        case .transform(let m): return m.device
+        case .hello, .error, .pong, .subscribed, .unsubscribed, .stats: return nil
+        }
+    }
+
+    /// The streams a subscriber must want (any of them) to receive the message when it is broadcast
+    /// (docs/PROTOCOL.md "Subscribing"). Empty for replies, which go to the one client that asked and
+    /// are never subject to subscriptions.
+    public var streams: MessageStreams {
+        switch self {
+        case .touches: return .touches
+        case .gesture, .transform: return .gestures
+        case .deviceAdded, .deviceRemoved: return .devices
+        // Lost input and recording notes concern every stream of the device.
+        case .dropped, .error: return .all
+        case .hello, .pong, .subscribed, .unsubscribed, .stats: return []
         }
     }
 
@@ -146,14 +96,18 @@ public enum Message: Hashable, Sendable {
     /// cancelled and discrete events are never droppable.
     public var isDroppable: Bool {
         switch self {
-        case .touches(_, let frame):
-            return frame.touches.allSatisfy { $0.phase == .moved || $0.phase == .stationary }
-        case .gesture(_, .update(let update)):
-            return update.phase == .changed
-        default:
+        case .touches(let m):
+            return m.touches.allSatisfy { $0.phase == .moved || $0.phase == .stationary }
+        case .gesture(let m):
+            if case .update(let update) = m.event { return update.phase == .changed }
+            return false
+        case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
+            .transform:
             return false
         }
     }
+
+    // MARK: Encoding
 
     /// The message as one line of JSON, without the newline.
     public func jsonLine() -> String {
@@ -170,248 +124,90 @@ public enum Message: Hashable, Sendable {
         bytes.append(contentsOf: w.bytes)
     }
 
-    /// Writes the message as one JSON object (no newline).
+    /// Writes the message as one JSON object (no newline): `"type"` first, then the body's fields.
     public func write(to w: inout JSONWriter) {
         w.beginObject()
         w.key("type")
-        w.string(typeName)
+        w.string(kind.rawValue)
         switch self {
-        case .hello(let daemon, let devices):
-            w.key("protocol")
-            w.int(ProtocolVersion.current)
-            w.key("daemon")
-            w.string(daemon)
-            w.key("devices")
-            w.beginArray()
-            for device in devices { device.write(to: &w) }
-            w.endArray()
+        case .hello(let m): m.writeFields(to: &w)
         case .deviceAdded(let info):
             w.key("device")
             info.write(to: &w)
-        case .deviceRemoved(let device, let time, let reason):
-            w.key("device")
-            w.int(device)
-            w.optionalField("time", time)
-            w.key("reason")
-            w.string(reason)
-        case .touches(let device, let frame):
-            w.key("device")
-            w.int(device)
-            w.key("time")
-            w.time(frame.time)
-            w.key("fingers")
-            w.int(frame.fingerCount)
-            if frame.isSemiMT {
-                w.key("semiMT")
-                w.bool(true)
-            }
-            w.key("touches")
-            w.beginArray()
-            for touch in frame.touches { touch.write(to: &w) }
-            w.endArray()
-        case .gesture(let device, let event):
-            w.key("device")
-            w.int(device)
-            event.write(to: &w)
-        case .dropped(let device, let time, let count, let unit, let reason):
-            w.optionalField("device", device)
-            w.optionalField("time", time)
-            w.key("count")
-            w.int(count)
-            w.key("unit")
-            w.string(unit)
-            w.key("reason")
-            w.string(reason)
-        case .error(let code, let message, let fatal):
-            w.key("code")
-            w.string(code)
-            w.key("message")
-            w.string(message)
-            w.key("fatal")
-            w.bool(fatal)
-        case .control(_, let fields):
-            for field in fields {
-                w.key(string: field.name)
-                field.value.write(to: &w)
-            }
+        case .deviceRemoved(let m): m.writeFields(to: &w)
+        case .touches(let m): m.writeFields(to: &w)
+        case .gesture(let m): m.writeFields(to: &w)
+        case .dropped(let m): m.writeFields(to: &w)
+        case .error(let m): m.writeFields(to: &w)
+        case .pong(let m): m.writeFields(to: &w)
+        case .subscribed(let m): m.writeFields(to: &w)
+        case .unsubscribed(let m): m.writeFields(to: &w)
+        case .stats(let m): m.writeFields(to: &w)
+        case .transform(let m): m.writeFields(to: &w)
         }
         w.endObject()
     }
-}
 
-extension DeviceInfo {
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("id")
-        w.int(id)
-        w.key("name")
-        w.string(name)
-        w.key("source")
-        w.string(source)
-        w.key("class")
-        w.string(deviceClass.rawValue)
-        w.key("protocol")
-        w.string(multitouchProtocol.rawValue)
-        w.key("slots")
-        w.int(slots)
-        w.key("semiMT")
-        w.bool(isSemiMT)
-        w.key("units")
-        w.string(units.rawValue)
-        w.key("width")
-        w.double(width)
-        w.key("height")
-        w.double(height)
-        w.key("widthMM")
-        w.double(widthMillimeters)
-        w.key("heightMM")
-        w.double(heightMillimeters)
-        w.key("sizeSource")
-        w.string(sizeSource)
-        w.endObject()
+    // MARK: Decoding
+
+    /// Reads one line the daemon sent (without its newline).
+    /// - Throws: `MessageDecodingError.unknownType` for a type this version does not know (clients
+    ///   skip those, as the protocol asks), `.invalid` for anything else that is not a valid message.
+    public init(decoding line: some Collection<UInt8>) throws(MessageDecodingError) {
+        let bytes = Array(line)
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw .invalid(WireDecodingError("the line is not valid UTF-8"))
+        }
+        let value: JSONValue
+        do {
+            value = try JSONReader.parse(bytes)
+        } catch {
+            throw .invalid(WireDecodingError("not JSON: \(error)"))
+        }
+        guard case .object(let object) = value else {
+            throw .invalid(WireDecodingError("a message must be a JSON object, got \(value.typeName)"))
+        }
+        guard case .string(let type)? = object["type"] else {
+            throw .invalid(WireDecodingError("a message needs a string \"type\""))
+        }
+        guard let kind = MessageKind(rawValue: type) else { throw .unknownType(type) }
+        do {
+            self = try Message(kind: kind, fields: FieldReader(object, context: type, source: bytes))
+        } catch {
+            throw .invalid(error)
+        }
+    }
+
+    private init(kind: MessageKind, fields f: FieldReader) throws(WireDecodingError) {
+        switch kind {
+        case .hello: self = .hello(try HelloMessage(reading: f))
+        case .deviceAdded: self = .deviceAdded(try DeviceInfo(reading: try f.object("device")))
+        case .deviceRemoved: self = .deviceRemoved(try DeviceRemovedMessage(reading: f))
+        case .touches: self = .touches(try TouchesMessage(reading: f))
+        case .session, .gesture, .tap, .doubleTap, .longPress:
+            self = .gesture(try GestureMessage(kind: kind, reading: f))
+        case .dropped: self = .dropped(try DroppedMessage(reading: f))
+        case .error: self = .error(try ErrorMessage(reading: f))
+        case .pong: self = .pong(try PongMessage(reading: f))
+        case .subscribed: self = .subscribed(try SubscribedMessage(reading: f))
+        case .unsubscribed: self = .unsubscribed(try UnsubscribedMessage(reading: f))
+        case .stats: self = .stats(try StatsMessage(reading: f))
+        case .transform: self = .transform(try TransformMessage(reading: f))
+        }
     }
 }
 
-extension Touch {
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("id")
-        w.int(id)
-        w.key("phase")
-        switch phase {
-        case .began: w.rawString("began")
-        case .moved: w.rawString("moved")
-        case .stationary: w.rawString("stationary")
-        case .ended: w.rawString("ended")
-        case .cancelled: w.rawString("cancelled")
-        }
-        w.key("x")
-        w.double(location.x)
-        w.key("y")
-        w.double(location.y)
-        w.key("prevX")
-        w.double(previousLocation.x)
-        w.key("prevY")
-        w.double(previousLocation.y)
-        w.key("nx")
-        w.double(normalized.x)
-        w.key("ny")
-        w.double(normalized.y)
-        w.key("mmX")
-        w.double(millimeters.x)
-        w.key("mmY")
-        w.double(millimeters.y)
-        w.key("slot")
-        w.int(slot)
-        w.key("tapCount")
-        w.int(tapCount)
-        w.key("type")
-        switch type {
-        case .direct: w.rawString("direct")
-        case .indirect: w.rawString("indirect")
-        }
-        w.optionalField("majorRadius", majorRadius)
-        w.optionalField("minorRadius", minorRadius)
-        w.optionalField("orientation", orientation)
-        w.optionalField("force", force)
-        w.endObject()
-    }
-}
+/// Why a line from the daemon is not a message this client can use.
+public enum MessageDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A `"type"` this version of the protocol does not define (a newer daemon's): skip it.
+    case unknownType(String)
+    /// Not a valid message: not JSON, a missing or mistyped field, ...
+    case invalid(WireDecodingError)
 
-extension GestureEvent {
-    /// Writes the fields after "type" and "device".
-    func write(to w: inout JSONWriter) {
+    public var description: String {
         switch self {
-        case .sessionBegan(let session, let time):
-            w.key("time")
-            w.time(time)
-            w.key("session")
-            w.int(session)
-            w.key("phase")
-            w.rawString("began")
-        case .sessionEnded(let session, let time, let cancelled):
-            w.key("time")
-            w.time(time)
-            w.key("session")
-            w.int(session)
-            w.key("phase")
-            if cancelled { w.rawString("cancelled") } else { w.rawString("ended") }
-        case .update(let u):
-            w.key("time")
-            w.time(u.time)
-            w.key("session")
-            w.int(u.session)
-            w.key("seq")
-            w.int(u.seq)
-            w.key("phase")
-            w.string(u.phase.rawValue)
-            w.key("mode")
-            w.string(u.mode.rawValue)
-            w.key("fingers")
-            w.int(u.fingers)
-            w.key("centroid")
-            w.point(u.centroid.x, u.centroid.y)
-            w.key("translation")
-            w.point(u.translation.x, u.translation.y)
-            w.key("scale")
-            w.double(u.scale)
-            w.key("rotation")
-            w.double(u.rotation)
-            w.key("velocity")
-            w.beginObject()
-            w.key("translation")
-            w.point(u.velocity.translation.x, u.velocity.translation.y)
-            w.key("scale")
-            w.double(u.velocity.scale)
-            w.key("rotation")
-            w.double(u.velocity.rotation)
-            w.endObject()
-            w.key("matrix")
-            u.matrix.write(to: &w)
-        case .tap(let session, let time, let location, let tapCount, let fingers):
-            w.key("time")
-            w.time(time)
-            w.key("session")
-            w.int(session)
-            w.key("location")
-            w.point(location.x, location.y)
-            w.key("tapCount")
-            w.int(tapCount)
-            w.key("fingers")
-            w.int(fingers)
-        case .doubleTap(let session, let time, let location, let matrix):
-            w.key("time")
-            w.time(time)
-            w.key("session")
-            w.int(session)
-            w.key("location")
-            w.point(location.x, location.y)
-            w.key("matrix")
-            matrix.write(to: &w)
-        case .longPress(let session, let time, let phase, let location, let fingers):
-            w.key("time")
-            w.time(time)
-            w.key("session")
-            w.int(session)
-            w.key("phase")
-            w.string(phase.rawValue)
-            w.key("location")
-            w.point(location.x, location.y)
-            w.key("fingers")
-            w.int(fingers)
+        case .unknownType(let type): return "unknown message type \"\(type)\""
+        case .invalid(let error): return error.message
         }
-    }
-}
-
-extension AffineTransform {
-    func write(to w: inout JSONWriter) {
-        w.beginArray()
-        w.double(a)
-        w.double(b)
-        w.double(c)
-        w.double(d)
-        w.double(tx)
-        w.double(ty)
-        w.endArray()
     }
 }

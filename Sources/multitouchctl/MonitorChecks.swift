@@ -1,44 +1,36 @@
 import ArgumentParser
 import Foundation
+import WireProtocol
 
-/// What `monitor` checks itself: its options before connecting, and each received line for an error
-/// reply (which ends it with a failure) and for whether it counts toward --count.
+/// What `monitor` checks itself: its options before connecting, and each received message for an
+/// error reply (which ends it with a failure) and for whether it counts toward --count.
 enum MonitorChecks {
-    /// The protocol's stream names (the daemon's `MessageStream`, docs/PROTOCOL.md "Requests").
-    static let streamNames = ["touches", "gestures", "devices"]
-    /// Replies to requests; every other message type belongs to a stream.
-    static let replyTypes: Set<String> = ["hello", "subscribed", "unsubscribed", "pong", "stats"]
-
-    static func validate(streams: [String], count: Int) throws {
-        for stream in streams where !streamNames.contains(stream) {
-            throw ValidationError(
-                "unknown stream '\(stream)' in --streams; use any of: \(streamNames.joined(separator: ", "))")
+    static func validate(streams: [String], devices: [Int], count: Int) throws {
+        let known = MessageStream.allCases.map(\.rawValue).joined(separator: ", ")
+        for stream in streams where MessageStream(rawValue: stream) == nil {
+            throw ValidationError("unknown stream '\(stream)' in --streams; use any of: \(known)")
         }
+        if devices.contains(where: { $0 < 0 }) { throw ValidationError("device ids are 0 or more") }
         guard count >= 0 else { throw ValidationError("--count must be 0 or more") }
     }
 
-    /// The type and code of a line (nil fields when it is not a JSON object).
-    private static func fields(_ line: String) -> (type: String?, code: String?, message: String?) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-            return (nil, nil, nil)
+    /// "code: message" when the message is an error the daemon sent about this client (every error but
+    /// a replayed recording's notes, which are part of the stream).
+    static func failure(_ message: Message) -> String? {
+        guard case .error(let error) = message, error.code != .recording else { return nil }
+        return "\(error.code): \(error.message)"
+    }
+
+    /// True for stream messages (touches, gestures, device changes, notes), false for replies and for
+    /// lines that are not a message. A type this build does not know counts: the daemon only sends
+    /// replies this client asked for, so anything new is a stream message.
+    static func isStreamMessage(_ decoded: Result<Message, MessageDecodingError>) -> Bool {
+        switch decoded {
+        case .success(.error(let error)): return error.code == .recording
+        case .success(let message): return !message.streams.isEmpty
+        case .failure(.unknownType): return true
+        case .failure(.invalid): return false
         }
-        return (object["type"] as? String, object["code"] as? String, object["message"] as? String)
-    }
-
-    /// "code: message" when the line is an error the daemon sent about this client (every error but a
-    /// replayed recording's notes, which are part of the stream).
-    static func failure(line: String) -> String? {
-        let f = fields(line)
-        guard f.type == "error", f.code != "recording" else { return nil }
-        return "\(f.code ?? "error"): \(f.message ?? line)"
-    }
-
-    /// True for stream messages (touches, gestures, device changes, notes), false for replies.
-    static func isStreamMessage(_ line: String) -> Bool {
-        let f = fields(line)
-        guard let type = f.type else { return false }
-        if type == "error" { return f.code == "recording" }
-        return !replyTypes.contains(type)
     }
 }
 

@@ -49,7 +49,9 @@ func baseName(_ path: String) -> String {
 
 /// Pipeline settings from a configuration file (its [gestures], and the output mapping and size of the
 /// device rule that matches `description` at `path`), or the built-in defaults.
-func loadSettings(configPath: String?, path: String = "", description: DeviceDescription? = nil) throws -> PipelineSettings {
+func loadSettings(
+    configPath: String?, path: String = "", description: DeviceDescription? = nil
+) throws -> PipelineSettings {
     guard let configPath else { return PipelineSettings() }
     let configuration: DaemonConfiguration
     do {
@@ -64,39 +66,60 @@ func loadSettings(configPath: String?, path: String = "", description: DeviceDes
         gestures: configuration.gestures, output: decision.output, sizeMillimeters: decision.sizeMillimeters)
 }
 
-/// The human-readable form of messages (`replay`, `listen` without --json). Unstable by design.
+/// The human-readable form of messages (`replay`, `listen` without --json, `monitor`). Unstable by design.
 enum ReadableFormat {
     static func line(for message: Message) -> String {
         switch message {
-        case .hello(let daemon, let devices):
-            return "hello \(daemon), \(devices.count) device(s)"
+        case .hello(let hello):
+            let list = hello.devices.map { "\($0.id) \"\($0.name)\"" }.joined(separator: ", ")
+            return "hello \(hello.daemon), protocol \(hello.protocolVersion), \(hello.devices.count) device(s)"
+                + (list.isEmpty ? "" : ": " + list)
         case .deviceAdded(let info):
-            return "device \(info.id) added: \"\(info.name)\" \(info.deviceClass.rawValue), protocol \(info.multitouchProtocol.rawValue), \(info.slots) slot(s)\(info.isSemiMT ? ", semi-mt" : ""), \(fmt(info.widthMillimeters))x\(fmt(info.heightMillimeters)) mm (\(info.sizeSource)), units \(info.units.rawValue)"
-        case .deviceRemoved(let device, let time, let reason):
-            return "\(time.map { $0.description } ?? "-") device \(device) removed (\(reason))"
-        case .touches(let device, let frame):
-            let touches = frame.touches.map { t in
+            return
+                "device \(info.id) added: \"\(info.name)\" \(info.deviceClass.rawValue), protocol \(info.multitouchProtocol.rawValue), \(info.slots) slot(s)\(info.isSemiMT ? ", semi-mt" : ""), \(fmt(info.widthMillimeters))x\(fmt(info.heightMillimeters)) mm (\(info.sizeSource)), units \(info.units.rawValue)"
+        case .deviceRemoved(let m):
+            return "\(m.time.map { $0.description } ?? "-") device \(m.device) removed (\(m.reason))"
+        case .touches(let m):
+            let touches = m.touches.map { t in
                 "#\(t.id) \(t.phase.rawValue) (\(fmt(t.location.x)), \(fmt(t.location.y)))\(t.tapCount > 1 ? " taps=\(t.tapCount)" : "")"
             }.joined(separator: "  ")
-            return "\(frame.time) dev \(device) touches fingers=\(frame.fingerCount)\(frame.isSemiMT ? " semi-mt" : ""): \(touches)"
-        case .gesture(let device, let event):
-            return "\(event.time) dev \(device) " + gestureText(event)
-        case .dropped(let device, let time, let count, let unit, let reason):
-            return "\(time.map { $0.description } ?? "-") dev \(device.map(String.init) ?? "-") DROPPED \(count) \(unit): \(reason)"
-        case .error(let code, let text, let fatal):
-            return "error \(code)\(fatal ? " (fatal)" : ""): \(text)"
-        case .control(let type, _):
-            return "\(type): \(message.jsonLine())"
+            return "\(m.time) dev \(m.device) touches fingers=\(m.fingers)\(m.isSemiMT ? " semi-mt" : ""): \(touches)"
+        case .gesture(let m):
+            return "\(m.event.time) dev \(m.device) " + gestureText(m.event)
+        case .dropped(let m):
+            return
+                "\(m.time.map { $0.description } ?? "-") dev \(m.device.map(String.init) ?? "-") DROPPED \(m.count) \(m.unit.rawValue): \(m.reason)"
+        case .error(let e):
+            return "error \(e.code)\(e.fatal ? " (fatal)" : ""): \(e.message)\(e.id.map { " (request \($0))" } ?? "")"
+        case .pong(let m):
+            return "pong\(m.id.map { " \($0)" } ?? "")"
+        case .subscribed(let m):
+            let devices: String
+            switch m.devices {
+            case .all: devices = "all"
+            case .ids(let ids): devices = ids.sorted().map(String.init).joined(separator: ",")
+            }
+            return
+                "subscribed to \(m.streams.sorted { $0.rawValue < $1.rawValue }.map(\.rawValue).joined(separator: ",")) of devices \(devices)"
+        case .unsubscribed:
+            return "unsubscribed"
+        case .stats:
+            return "stats \(message.jsonLine())"
+        case .transform(let m):
+            let t = m.matrix
+            return "dev \(m.device) transform set to [\(t.a), \(t.b), \(t.c), \(t.d), \(t.tx), \(t.ty)]"
         }
     }
 
     static func gestureText(_ event: GestureEvent) -> String {
         switch event {
         case .sessionBegan(let session, _): return "session \(session) began"
-        case .sessionEnded(let session, _, let cancelled): return "session \(session) \(cancelled ? "cancelled" : "ended")"
+        case .sessionEnded(let session, _, let cancelled):
+            return "session \(session) \(cancelled ? "cancelled" : "ended")"
         case .update(let u):
             let degrees = u.rotation * 180 / Double.pi
-            return "\(u.mode.rawValue) \(u.phase.rawValue) fingers=\(u.fingers) centroid=(\(fmt(u.centroid.x)), \(fmt(u.centroid.y))) translation=(\(fmt(u.translation.x)), \(fmt(u.translation.y))) scale=\(fmt(u.scale, 3)) rotation=\(fmt(degrees))°"
+            return
+                "\(u.mode.rawValue) \(u.phase.rawValue) fingers=\(u.fingers) centroid=(\(fmt(u.centroid.x)), \(fmt(u.centroid.y))) translation=(\(fmt(u.translation.x)), \(fmt(u.translation.y))) scale=\(fmt(u.scale, 3)) rotation=\(fmt(degrees))°"
                 + CumulativeText.of(matrix: [u.matrix.a, u.matrix.b, u.matrix.c, u.matrix.d, u.matrix.tx, u.matrix.ty])
         case .tap(_, _, let location, let tapCount, let fingers):
             return "tap count=\(tapCount) fingers=\(fingers) at (\(fmt(location.x)), \(fmt(location.y)))"

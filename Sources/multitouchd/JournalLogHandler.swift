@@ -49,7 +49,8 @@ struct JournalLogHandler: LogHandler {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { _, new in new } }
         let bytes = Array(
-            Self.line(level: event.level, label: label, message: event.message, metadata: all, source: event.source).utf8)
+            Self.line(level: event.level, label: label, message: event.message, metadata: all, source: event.source)
+                .utf8)
         // One write per line: journald reads lines, and concurrent loggers must not interleave.
         _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }

@@ -41,10 +41,12 @@ struct MultitouchDaemon: ParsableCommand {
     @Option(name: .long, help: "Device description (.desc) for an events-only evemu recording.")
     var desc: String?
 
-    @Flag(name: .long, help: "Start the recording over when it ends (with fresh device ids).")
+    @Flag(
+        name: .long,
+        help: "Start the recording over when it ends (with fresh device ids); its events must span some time.")
     var loop = false
 
-    @Option(name: .long, help: "Replay speed factor (2 plays twice as fast).")
+    @Option(name: .long, help: "Replay speed factor from 0.001 to 1000 (2 plays twice as fast).")
     var speed: Double = 1
 
     @Option(name: .long, help: "Start the replay only once this many clients have subscribed.")
@@ -54,14 +56,17 @@ struct MultitouchDaemon: ParsableCommand {
     var noDevices = false
 
     func validate() throws {
-        guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number") }
+        if let problem = ReplayOptions.speedProblem(speed) { throw ValidationError(problem) }
         guard waitForSubscribers >= 0 else { throw ValidationError("--wait-for-subscribers must be 0 or more") }
         if let logLevel, LogLevel(rawValue: logLevel) == nil {
-            throw ValidationError("unknown --log-level \(logLevel); use one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError(
+                "unknown --log-level \(logLevel); use one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         if desc != nil && replay == nil { throw ValidationError("--desc needs --replay") }
         if checkConfigFile != nil && !checkConfig {
-            throw ValidationError("unexpected argument \(checkConfigFile ?? ""); a file argument goes with --check-config")
+            throw ValidationError(
+                "unexpected argument \(checkConfigFile ?? ""); a file argument goes with --check-config")
         }
     }
 
@@ -103,6 +108,10 @@ struct MultitouchDaemon: ParsableCommand {
             } catch {
                 printError("multitouchd: cannot replay: \(error)")
                 throw ExitCode(66)  // EX_NOINPUT
+            }
+            if let problem = replayOptions?.problem {
+                printError("multitouchd: cannot replay: \(problem)")
+                throw ExitCode.validationFailure
             }
         }
 

@@ -36,18 +36,22 @@ func issues(_ text: String, source: String = "test.toml") -> [ConfigurationIssue
     }
 
     /// Each gesture key sets its own property and no other (catches swapped key paths).
-    @Test(arguments: GestureKey.all.map(\.key))
+    @Test(arguments: GestureConfiguration.fields.map(\.key))
     func gestureKeySetsItsProperty(key: String) throws {
-        guard let entry = GestureKey.all.first(where: { $0.key == key }) else {
+        guard let entry = GestureConfiguration.fields.first(where: { $0.key == key }) else {
             Issue.record("no key \(key)")
             return
         }
         var expected = GestureConfiguration.default
         let literal: String
-        switch entry.kind {
-        case .number(let keyPath, _):
-            // Inside every range: scales must keep 1 between them.
-            let value = key == "min_scale" ? 0.5 : (key == "max_scale" ? 7.25 : 7.25)
+        switch entry.value {
+        case .number(let keyPath, let range):
+            // A value inside every range that differs from every default.
+            let candidates = [7.25, 0.5, 0.25, 1.5]
+            guard let value = candidates.first(where: { range.accepts($0) && $0 != expected[keyPath: keyPath] }) else {
+                Issue.record("no test value for \(key)")
+                return
+            }
             expected[keyPath: keyPath] = value
             literal = String(value)
         case .flag(let keyPath):

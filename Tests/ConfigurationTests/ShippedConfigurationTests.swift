@@ -53,9 +53,30 @@ func propertyNames(of value: Any) -> Set<String> {
     /// key (and a line in the shipped file) fails here.
     @Test func everyGesturePropertyHasAKey() {
         let properties = propertyNames(of: GestureConfiguration())
-        let mapped = Set(GestureKey.all.map(\.property))
+        let mapped = Set(GestureConfiguration.fields.map(\.property))
         #expect(properties == mapped)
-        #expect(Set(GestureKey.all.map(\.key)).count == GestureKey.all.count)
+        #expect(Set(GestureConfiguration.fields.map(\.key)).count == GestureConfiguration.fields.count)
+    }
+
+    /// The gesture field table is the one list: config/multitouchd.toml sets each key to its default,
+    /// docs/CONFIGURATION.md has its row (range, default, meaning word for word) and docs/GESTURES.md
+    /// names each property in its table of thresholds and sources.
+    @Test func gestureFieldsAreDocumentedFromTheOneTable() throws {
+        let root = URL(fileURLWithPath: shippedConfigurationPath).deletingLastPathComponent().deletingLastPathComponent()
+        let toml = try shippedConfigurationText()
+        let configurationDoc = try String(contentsOf: root.appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8)
+        let gesturesDoc = try String(contentsOf: root.appendingPathComponent("docs/GESTURES.md"), encoding: .utf8)
+        for field in GestureConfiguration.fields {
+            #expect(toml.contains("\n\(field.key) = \(field.defaultLiteral)\n"), "config/multitouchd.toml: \(field.key)")
+            let accepted: String
+            switch field.value {
+            case .number(_, let range): accepted = range.expectation
+            case .flag: accepted = "true or false"
+            }
+            let row = "| `\(field.key)` | \(accepted) | `\(field.defaultLiteral)` | \(field.meaning) |"
+            #expect(configurationDoc.contains(row), "docs/CONFIGURATION.md lacks the row \(row)")
+            #expect(gesturesDoc.contains("| \(field.property) |"), "docs/GESTURES.md does not list \(field.property)")
+        }
     }
 
     @Test func everyOtherPropertyHasAKey() {

@@ -57,6 +57,8 @@ struct DiscreteGestureTests {
     @Test func doubleTapCountsAndZooms() throws {
         var config = GestureConfiguration()
         config.doubleTapZoomFactor = 2
+        // Applied at once: an animated zoom would be stopped where it is by the third tap's landing.
+        config.zoomAnimationMilliseconds = 0
         var h = Harness(config)
         var f = FrameBuilder()
         for _ in 0..<3 {
@@ -103,7 +105,8 @@ struct DiscreteGestureTests {
         f.up(b)
         h.feed(f.frame(after: 8))
         #expect(h.events.taps.map(\.fingers) == [2])
-        #expect(h.events.phases == ["pinchRotate.began", "pinchRotate.ended"])
+        // A tap never opens a continuous segment (issue 10 target 8).
+        #expect(h.events.phases.isEmpty)
     }
 
     @Test func singleTapWaitsForDoubleTapFailure() throws {
@@ -143,10 +146,13 @@ struct DiscreteGestureTests {
         let e = f.down(30, 40)
         h.feed(f.frame(after: 100))
         f.moveBy(e, 5, 0)
-        h.feed(f.frame())
+        let dragged = h.feed(f.frame())
         f.up(e)
         let released = h.feed(f.frame())
-        #expect(released.taps.map(\.count) == [1])
+        // The drag after a tap is a quick zoom; the held tap stands and is published as it begins.
+        #expect(dragged.phases.first == "quickZoom.began")
+        #expect(dragged.taps.map(\.count) == [1])
+        #expect(released.taps.isEmpty)
         #expect(h.checker.isClean, "\(h.checker.violations)")
     }
 
@@ -217,7 +223,7 @@ struct ConfigurationValueTests {
         c.minimumScale = 0
         c.doubleTapZoomFactor = .infinity
         c.velocityWindowMilliseconds = 1e300
-        #expect(c.problems.count == 4)
+        #expect(c.problems.count == 5)
         var engine = GestureEngine(configuration: c)
         #expect(engine.configuration.fingerChurnDebounceMilliseconds == 50)
         #expect(engine.configuration.minimumScale == GestureConfiguration.default.minimumScale)

@@ -1,5 +1,9 @@
 import Gestures
 import MultitouchCore
+import MultitouchTestKit
+
+/// The test kit's seeded PRNG, by its short name for every file of these tests.
+typealias SplitMix64 = MultitouchTestKit.SplitMix64
 
 /// Scripted fingers for engine tests: positions in mm; the published space is `mm * publishedScale`
 /// (so a test with a scale other than 1 proves thresholds are measured in mm).
@@ -63,11 +67,12 @@ struct FrameBuilder {
         var active = 0
         for f in fingers {
             if !f.phase.isTerminal { active += 1 }
-            touches.append(Touch(
-                id: f.id, slot: Int(f.id % 16), trackingID: Int32(f.id), phase: f.phase,
-                location: published(f.mm), previousLocation: published(f.phase == .began ? f.mm : f.previous),
-                millimeters: f.mm, normalized: Point(x: f.mm.x / 100, y: f.mm.y / 100), timestamp: stamp,
-                type: .direct))
+            touches.append(
+                Touch(
+                    id: f.id, slot: Int(f.id % 16), trackingID: Int32(f.id), phase: f.phase,
+                    location: published(f.mm), previousLocation: published(f.phase == .began ? f.mm : f.previous),
+                    millimeters: f.mm, normalized: Point(x: f.mm.x / 100, y: f.mm.y / 100), timestamp: stamp,
+                    type: .direct))
         }
         let frame = TouchFrame(
             time: stamp, touches: touches, fingerCount: fingerCountOverride ?? active, isSemiMT: isSemiMT)
@@ -90,7 +95,7 @@ struct Harness {
 
     init(_ configuration: GestureConfiguration = .default, isSemiMT: Bool = false) {
         engine = GestureEngine(configuration: configuration, isSemiMT: isSemiMT)
-        checker = GestureInvariantChecker(isSemiMT: isSemiMT)
+        checker = GestureInvariantChecker(isSemiMT: isSemiMT, configuration: configuration)
     }
 
     /// Feeds one frame; returns everything it caused (timers due before it included).
@@ -137,19 +142,6 @@ extension [GestureEvent] {
     }
     var sessionEnds: [Bool] {
         compactMap { if case .sessionEnded(_, _, let c) = $0 { return c } else { return nil } }
-    }
-}
-
-/// Small deterministic PRNG (SplitMix64) so generated input is the same on every run and platform.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

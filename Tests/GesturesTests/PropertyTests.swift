@@ -10,6 +10,7 @@ struct GeneratedRun {
     var frames = 0
     var events: [GestureEvent] = []
     var perFrame: [[GestureEvent]] = []
+    var touchFrames: [TouchFrame] = []
     var checker: GestureInvariantChecker
     var cancels = 0
     var cancelledSessionEnds = 0
@@ -58,6 +59,7 @@ struct GeneratedRun {
                 let live = f.fingers.filter { !$0.phase.isTerminal }.count
                 f.fingerCountOverride = live > 0 && Int.random(in: 0..<15, using: &rng) == 0 ? live + 1 : nil
                 let frame = f.frame(after: dt)
+                touchFrames.append(frame)
                 frames += 1
                 perFrame.append(h.feed(frame))
                 if Int.random(in: 0..<200, using: &rng) == 0 {

@@ -27,9 +27,10 @@ struct StateDiagramTests {
 
     @Test func everyStateCaseIsInTheDiagram() throws {
         let text = try diagram()
-        let names = GestureEngine.State.Name.allCases.map(\.rawValue)
-            + GestureEngine.LongPressState.Name.allCases.map(\.rawValue)
-            + GestureEngine.TapState.Name.allCases.map(\.rawValue)
+        let names = SegmentStateMachine.State.Name.allCases.map(\.rawValue)
+            + LongPressRecognizer.State.Name.allCases.map(\.rawValue)
+            + TapRecognizer.State.Name.allCases.map(\.rawValue)
+            + TransformAnimator.State.Name.allCases.map(\.rawValue)
         for name in names {
             // Drawn as a node of a transition, not just mentioned in prose.
             #expect(text.contains("--> \(name)") && text.contains("    \(name) -->"),

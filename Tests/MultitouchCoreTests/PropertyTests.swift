@@ -28,7 +28,9 @@ struct PropertyTests {
         }
     }
 
-    @Test("the number of active touches follows the fingers the script holds down", arguments: ["touchscreen", "protocol-a"])
+    @Test(
+        "the number of active touches follows the fingers the script holds down",
+        arguments: ["touchscreen", "protocol-a"])
     func touchCountFollowsScript(deviceName: String) {
         let device = Self.device(deviceName)
         var rng = SplitMix64(seed: 99)
@@ -56,7 +58,8 @@ struct PropertyTests {
         let output = OutputMapping(width: 800, height: 600, rotation: 270, calibration: [1, 0.1, 0, -0.1, 1, 0])
         var produced = 0
         for seed: UInt64 in 1...6 {
-            var tracker = ContactTracker(description: device, mapper: CoordinateMapper(description: device, output: output))
+            var tracker = ContactTracker(
+                description: device, mapper: CoordinateMapper(description: device, output: output))
             var rng = SplitMix64(seed: seed &* 31)
             var frames: [TouchFrame] = []
             var time = Timestamp(microseconds: 0)
@@ -65,12 +68,14 @@ struct PropertyTests {
                 frame.isResync = Int.random(in: 0..<20, using: &rng) == 0
                 time = frame.time
                 if let touches = tracker.process(frame) { frames.append(touches) }
-                if Int.random(in: 0..<200, using: &rng) == 0, let cancelled = tracker.cancelAll(at: time) { frames.append(cancelled) }
+                if Int.random(in: 0..<200, using: &rng) == 0, let cancelled = tracker.cancelAll(at: time) {
+                    frames.append(cancelled)
+                }
             }
             if let cancelled = tracker.cancelAll(at: time) { frames.append(cancelled) }
             #expect(tracker.activeTouchCount == 0)
             // Garbage timestamps jump around, so only the per-touch rules apply here.
-            let problems = TouchFrames.problems(in: frames)
+            let problems = TouchFrames.problems(in: frames, timeOrdered: false)
             #expect(problems.isEmpty, "seed \(seed): \(problems.prefix(5))")
             produced += frames.count
         }
@@ -83,15 +88,17 @@ struct PropertyTests {
             name: "bad", identity: DeviceIdentity(bustype: 0, vendor: 0, product: 0, version: 0),
             axes: [
                 AbsCode.mtSlot: AxisInfo(minimum: Int32.min, maximum: Int32.max),
-                AbsCode.mtPositionX: AxisInfo(minimum: 5, maximum: 5), AbsCode.mtPositionY: AxisInfo(minimum: 10, maximum: -10),
-                AbsCode.mtOrientation: AxisInfo(minimum: 0, maximum: 0), AbsCode.mtPressure: AxisInfo(minimum: 3, maximum: 3),
+                AbsCode.mtPositionX: AxisInfo(minimum: 5, maximum: 5),
+                AbsCode.mtPositionY: AxisInfo(minimum: 10, maximum: -10),
+                AbsCode.mtOrientation: AxisInfo(minimum: 0, maximum: 0),
+                AbsCode.mtPressure: AxisInfo(minimum: 3, maximum: 3),
             ])
         var tracker = ContactTracker(description: device, mapper: CoordinateMapper(description: device))
         var frames: [TouchFrame] = []
         for frame in TouchFrames.frames(of: RandomTouchScript.garbage(seed: 5, count: 5000)) {
             if let touches = tracker.process(frame) { frames.append(touches) }
         }
-        #expect(TouchFrames.problems(in: frames).allSatisfy { $0.hasSuffix("never ended") })
+        #expect(TouchFrames.problems(in: frames, timeOrdered: false).allSatisfy { $0.hasSuffix("never ended") })
         #expect(frames.allSatisfy { $0.touches.allSatisfy { $0.force == nil && $0.orientation == nil } })
     }
 
@@ -100,6 +107,8 @@ struct PropertyTests {
         let device = TestDevices.touchpad()
         let events = RandomTouchScript.events(device: device, seed: 3, frames: 300, maximumFingers: 5)
         #expect(TouchFrames.track(events, device: device) == TouchFrames.track(events, device: device))
-        #expect(RandomTouchScript.events(device: device, seed: 3, frames: 300) == RandomTouchScript.events(device: device, seed: 3, frames: 300))
+        #expect(
+            RandomTouchScript.events(device: device, seed: 3, frames: 300)
+                == RandomTouchScript.events(device: device, seed: 3, frames: 300))
     }
 }

@@ -13,39 +13,41 @@ struct ClientLibraryTests {
             directory: dir, arguments: ["--replay", recording, "--speed", "20", "--wait-for-subscribers", "1"])
         let client = try MultitouchClient(path: daemon.socketPath)
         try client.setReceiveTimeout(seconds: 60)
-        try client.subscribe(streams: ["gestures", "devices"])
+        try client.subscribe(streams: [.gestures, .devices])
         try client.ping(id: 5)
         var sawHello = false
         var sawPong = false
-        var added: DeviceSummary?
-        var modes: Set<String> = []
+        var added: DeviceInfo?
+        var modes: Set<GestureMode> = []
         var sessionPhases: [String] = []
-        for try await event in client.events {
-            switch event {
-            case .hello(let version, _, _):
-                sawHello = version == 1
-            case .pong(let id):
-                sawPong = id == "5"
+        for try await message in client.messages {
+            switch message {
+            case .hello(let hello):
+                sawHello = hello.protocolVersion == 1
+            case .pong(let pong):
+                sawPong = pong.id == 5
             case .deviceAdded(let device):
                 added = device
             case .gesture(let gesture):
-                modes.insert(gesture.mode)
-                #expect(gesture.matrix.count == 6)
-            case .session(let session):
-                sessionPhases.append(session.phase)
+                switch gesture.event {
+                case .update(let update): modes.insert(update.mode)
+                case .sessionBegan: sessionPhases.append("began")
+                case .sessionEnded(_, _, let cancelled): sessionPhases.append(cancelled ? "cancelled" : "ended")
+                case .tap, .doubleTap, .longPress: break
+                }
             case .deviceRemoved:
                 client.close()
             case .touches:
                 Issue.record("touches arrived without being subscribed to")
-            default:
+            case .dropped, .error, .subscribed, .unsubscribed, .stats, .transform:
                 break
             }
         }
         #expect(sawHello)
         #expect(sawPong)
         #expect(added?.name == "multitouchd test touchscreen")
-        #expect(added?.units == "millimeters")
-        #expect(modes == ["pan", "pinchRotate"])
+        #expect(added?.units == .millimeters)
+        #expect(modes == [.pan, .pinchRotate])
         #expect(sessionPhases == ["began", "ended"])
     }
 
@@ -54,14 +56,15 @@ struct ClientLibraryTests {
         let daemon = try DaemonProcess(directory: dir, arguments: [])
         let client = try MultitouchClient(path: daemon.socketPath)
         try client.setReceiveTimeout(seconds: 60)
-        _ = try client.nextEvent()
-        try client.send(["type": "resetTransform", "device": 3, "id": "r1"])
-        guard case .error(let error) = try client.nextEvent() else {
+        _ = try client.nextMessage()
+        try client.resetTransform(device: 3, id: "r1")
+        guard case .error(let error) = try client.nextMessage() else {
             Issue.record("expected an error")
             return
         }
-        #expect(error.code == "unknown-device")
+        #expect(error.code == .unknownDevice)
         #expect(error.fatal == false)
-        #expect(error.id == #""r1""#)
+        #expect(error.id == "r1")
+        #expect(error.id?.json == #""r1""#)
     }
 }

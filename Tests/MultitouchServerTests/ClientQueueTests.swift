@@ -1,10 +1,14 @@
 import Testing
+import WireProtocol
+
 @testable import MultitouchServer
 
 /// The per-client queue on its own: what coalesces, what never does, and that memory stays bounded.
 @Suite("ClientQueue")
 struct ClientQueueTests {
-    func message(_ text: String, device: Int = 1, streams: MessageStreams = .touches, droppable: Bool) -> OutboundMessage {
+    func message(
+        _ text: String, device: Int = 1, streams: MessageStreams = .touches, droppable: Bool
+    ) -> OutboundMessage {
         OutboundMessage(bytes: Array((text + "\n").utf8), device: device, streams: streams, droppable: droppable)
     }
 
@@ -71,38 +75,5 @@ struct ClientQueueTests {
         #expect(queue.droppedTotal >= 199_990)
         let drained = drain(&queue)
         #expect(drained.last?.0 == "g99999")
-    }
-}
-
-@Suite("Request parsing")
-struct RequestParsingTests {
-    @Test func subscribeDefaultsToEverything() throws {
-        let request = try ClientRequest.parse(line: Array(#"{"type":"subscribe"}"#.utf8))
-        #expect(request == .subscribe(streams: Set(MessageStream.allCases), devices: .all, id: nil))
-    }
-
-    @Test func subscribeWithStreamsAndDevices() throws {
-        let request = try ClientRequest.parse(line: Array(#"{"type":"subscribe","streams":["gestures"],"devices":[2,3],"id":"s"}"#.utf8))
-        #expect(request == .subscribe(streams: [.gestures], devices: .ids([2, 3]), id: .string("s")))
-    }
-
-    @Test func setTransformNeedsSixFiniteNumbersAndAnInvertibleMatrix() throws {
-        #expect(throws: RequestError.self) {
-            try ClientRequest.parse(line: Array(#"{"type":"setTransform","device":1,"matrix":[0,0,0,0,1,1]}"#.utf8))
-        }
-        let ok = try ClientRequest.parse(line: Array(#"{"type":"setTransform","device":1,"matrix":[2,0,0,2,5,-5.5]}"#.utf8))
-        #expect(ok == .setTransform(device: 1, matrix: [2, 0, 0, 2, 5, -5.5], id: nil))
-    }
-
-    @Test(arguments: [
-        #"{"a":1,"a":2}"#, #"{"a":"\ud800"}"#, #"{"a":01}"#, #"{"a":1,}"#, #"{"a":tru}"#, #"{"a":"x"} x"#, "1e999",
-    ])
-    func malformedJSONIsRejected(text: String) {
-        #expect(throws: JSONParseError.self) { try JSONParser.parse(Array(text.utf8)) }
-    }
-
-    @Test func escapesDecode() throws {
-        let value = try JSONParser.parse(Array(#"{"s":"a\"b\\c\u00e9\ud83d\ude00\n"}"#.utf8))
-        #expect(value == .object(["s": .string("a\"b\\cé😀\n")]))
     }
 }

@@ -28,9 +28,10 @@ struct ReplayServingTests {
     /// One concise issue for a mismatch (the arrays are too long to print whole).
     func expectSameLines(_ got: [String], _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) {
         guard got != expected else { return }
-        let first = (0..<max(got.count, expected.count)).first { i in
-            i >= got.count || i >= expected.count || got[i] != expected[i]
-        } ?? 0
+        let first =
+            (0..<max(got.count, expected.count)).first { i in
+                i >= got.count || i >= expected.count || got[i] != expected[i]
+            } ?? 0
         Issue.record(
             """
             received \(got.count) lines, expected \(expected.count); first difference at line \(first):
@@ -219,7 +220,7 @@ struct ReplayServingTests {
         let (sleeper, _) = try connectClient(daemon)
         try sleeper.subscribe()
         let (reader, _) = try connectClient(daemon)
-        try reader.subscribe(streams: ["devices"])
+        try reader.subscribe(streams: [.devices])
         while let line = try reader.nextLine() {
             if line.hasPrefix(#"{"type":"deviceRemoved""#) { break }
         }
@@ -279,9 +280,10 @@ struct ReplayServingTests {
         let dir = TemporaryDirectory()
         let recording = dir.write("short.evemu", EvemuScript.pinchThenPan(frames: 10))
         let daemon = try DaemonProcess(
-            directory: dir, arguments: ["--replay", recording, "--speed", "50", "--loop", "--wait-for-subscribers", "1"])
+            directory: dir,
+            arguments: ["--replay", recording, "--speed", "50", "--loop", "--wait-for-subscribers", "1"])
         let (client, _) = try connectClient(daemon)
-        try client.subscribe(streams: ["devices"])
+        try client.subscribe(streams: [.devices])
         var added: [Int] = []
         while added.count < 3, let line = try client.nextLine() {
             if messageType(line) == "deviceAdded", let device = jsonObject(line)["device"] as? [String: Any] {
@@ -296,9 +298,10 @@ struct ReplayServingTests {
         let dir = TemporaryDirectory()
         let recording = dir.write("short.evemu", EvemuScript.pinchThenPan(frames: 2))
         let daemon = try DaemonProcess(
-            directory: dir, arguments: ["--replay", recording, "--speed", "50", "--loop", "--wait-for-subscribers", "1"])
+            directory: dir,
+            arguments: ["--replay", recording, "--speed", "50", "--loop", "--wait-for-subscribers", "1"])
         let (client, _) = try connectClient(daemon)
-        try client.subscribe(streams: ["devices"])
+        try client.subscribe(streams: [.devices])
         var lastID = 0
         while lastID < 40, let line = try client.nextLine() {
             if messageType(line) == "deviceAdded", let device = jsonObject(line)["device"] as? [String: Any] {
@@ -320,7 +323,7 @@ struct ReplayServingTests {
         let recording = dir.write("held.evemu", EvemuScript.heldPinch(frames: 3000))
         let daemon = try DaemonProcess(directory: dir, arguments: ["--replay", recording, "--speed", "1"])
         let (client, _) = try connectClient(daemon)
-        try client.subscribe(streams: ["gestures"])
+        try client.subscribe(streams: [.gestures])
         var sawChange = false
         while let line = try client.nextLine() {
             if messageType(line) == "gesture" {
@@ -340,7 +343,7 @@ struct ReplayServingTests {
         let latency = stats["latency"] as? [String: Any]
         #expect((latency?["count"] as? Int ?? 0) > 0)
         // A transform request for that device is answered with the new matrix.
-        try late.setTransform(device: 1, matrix: [2, 0, 0, 2, 10, 20])
+        try late.setTransform(device: 1, matrix: AffineTransform(a: 2, b: 0, c: 0, d: 2, tx: 10, ty: 20))
         let reply = jsonObject(try late.nextLine() ?? "")
         #expect(reply["type"] as? String == "transform")
         #expect(reply["matrix"] as? [Double] == [2, 0, 0, 2, 10, 20])

@@ -1,19 +1,9 @@
 import MultitouchCore
-
+import MultitouchTestKit
 import Recordings
 
-/// A small deterministic PRNG (SplitMix64) so generated devices and fuzz mutations repeat exactly.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The test kit's seeded PRNG, by its short name for every file of these tests.
+typealias SplitMix64 = MultitouchTestKit.SplitMix64
 
 enum Generated {
     static let names = [
@@ -27,14 +17,16 @@ enum Generated {
     static func device(_ rng: inout SplitMix64, kernelValid: Bool = false) -> DeviceDescription {
         var codes: [UInt16: Set<UInt16>] = [EventType.syn: Set(0...0x0f)]
         if Bool.random(using: &rng) {
-            codes[EventType.key] = Set((0..<Int.random(in: 1...12, using: &rng)).map { _ in
-                UInt16.random(in: 0...0x2ff, using: &rng)
-            })
+            codes[EventType.key] = Set(
+                (0..<Int.random(in: 1...12, using: &rng)).map { _ in
+                    UInt16.random(in: 0...0x2ff, using: &rng)
+                })
         }
         if Int.random(in: 0..<4, using: &rng) == 0 { codes[EventType.rel] = [0, 1, 8] }
         if Int.random(in: 0..<4, using: &rng) == 0 { codes[EventType.msc] = [4, 5] }
         if Int.random(in: 0..<6, using: &rng) == 0 { codes[EventType.ff] = [0x50, 0x7f] }
-        if !kernelValid && Int.random(in: 0..<8, using: &rng) == 0 { codes[EventType.pwr] = [0] }  // a type evemu does not write
+        // EV_PWR: a type evemu does not write.
+        if !kernelValid && Int.random(in: 0..<8, using: &rng) == 0 { codes[EventType.pwr] = [0] }
         if !kernelValid && Int.random(in: 0..<8, using: &rng) == 0 {
             codes[EventType.key, default: []].insert(0x300)  // beyond KEY_MAX
         }
@@ -44,13 +36,15 @@ enum Generated {
             let minimum = Int32.random(in: -5000...5000, using: &rng)
             axes[code] = AxisInfo(
                 minimum: Int.random(in: 0..<10, using: &rng) == 0 ? Int32.min : minimum,
-                maximum: Int.random(in: 0..<10, using: &rng) == 0 ? Int32.max : minimum + Int32.random(in: 0...70000, using: &rng),
+                maximum: Int.random(in: 0..<10, using: &rng) == 0
+                    ? Int32.max : minimum + Int32.random(in: 0...70000, using: &rng),
                 fuzz: Int32.random(in: 0...8, using: &rng), flat: Int32.random(in: 0...8, using: &rng),
                 resolution: Int32.random(in: 0...100, using: &rng))
         }
         var properties = Set<UInt16>()
         for _ in 0..<Int.random(in: 0...3, using: &rng) {
-            properties.insert(UInt16.random(in: 0...(kernelValid || Bool.random(using: &rng) ? 0x1f : 0x7f), using: &rng))
+            properties.insert(
+                UInt16.random(in: 0...(kernelValid || Bool.random(using: &rng) ? 0x1f : 0x7f), using: &rng))
         }
         return DeviceDescription(
             name: names.randomElement(using: &rng) ?? "x",
@@ -107,7 +101,8 @@ enum Generated {
                 events.append(InputEvent(time: t, type: EventType.abs, code: AbsCode.mtTrackingID, value: 7))
                 events.append(InputEvent(time: t, type: EventType.key, code: KeyCode.btnTouch, value: 1))
             }
-            events.append(InputEvent(time: t, type: EventType.abs, code: AbsCode.mtPositionX, value: Int32(100 + f * 10)))
+            events.append(
+                InputEvent(time: t, type: EventType.abs, code: AbsCode.mtPositionX, value: Int32(100 + f * 10)))
             events.append(InputEvent(time: t, type: EventType.abs, code: AbsCode.mtPositionY, value: 200))
             if f == frames - 1 {
                 events.append(InputEvent(time: t, type: EventType.abs, code: AbsCode.mtTrackingID, value: -1))

@@ -1,6 +1,6 @@
-import Foundation
 import MultitouchCore
 import Testing
+
 @testable import WireProtocol
 
 @Suite struct JSONWriterTests {
@@ -43,23 +43,9 @@ import Testing
         #expect(w.nonFiniteCount == 2)
     }
 
-    @Test func controlMessagesAreValidJSON() throws {
-        let message = Message.control(
-            type: "stats",
-            fields: [
-                JSONField("clients", .array([.object([JSONField("queued", .int(3)), JSONField("name", .string("x\"y"))])])),
-                JSONField("ok", .bool(true)), JSONField("none", .null), JSONField("ratio", .double(0.25)),
-            ])
-        let line = message.jsonLine()
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        #expect(object["type"] as? String == "stats")
-        #expect(object["ratio"] as? Double == 0.25)
-        #expect(!line.contains("\n"))
-    }
-
     @Test func encodeAppendsExactlyOneNewline() {
         var bytes: [UInt8] = []
-        Message.error(code: "bad-request", message: "two\nlines", fatal: false).encode(into: &bytes)
+        Message.error(ErrorMessage(.badField, "two\nlines")).encode(into: &bytes)
         #expect(bytes.filter { $0 == UInt8(ascii: "\n") }.count == 1)
         #expect(bytes.last == UInt8(ascii: "\n"))
     }

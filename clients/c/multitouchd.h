@@ -54,7 +54,15 @@ enum mtd_phase {
     MTD_PHASE_ENDED, MTD_PHASE_CANCELLED
 };
 
-enum mtd_mode { MTD_MODE_NONE = 0, MTD_MODE_PAN, MTD_MODE_PINCH_ROTATE };
+/* Gestures.GestureMode; MOMENTUM and ANIMATED_ZOOM run with no finger (fingers 0) after the session. */
+enum mtd_mode {
+    MTD_MODE_NONE = 0,
+    MTD_MODE_PAN,
+    MTD_MODE_PINCH_ROTATE,
+    MTD_MODE_QUICK_ZOOM,
+    MTD_MODE_MOMENTUM,
+    MTD_MODE_ANIMATED_ZOOM
+};
 
 enum mtd_stream { MTD_STREAM_TOUCHES = 1, MTD_STREAM_GESTURES = 2, MTD_STREAM_DEVICES = 4, MTD_STREAM_ALL = 7 };
 
@@ -124,6 +132,9 @@ int mtd_read_nonblocking(mtd_client *c, mtd_message *m);
 int mtd_has_buffered(const mtd_client *c);
 /** Parses one line (no newline) into *m; 0, or -1 when it is not a JSON object with a "type". */
 int mtd_parse(const char *line, mtd_message *m);
+/** The protocol's name of a gesture mode ("pan", ...; "" for MTD_MODE_NONE, a mode this header does
+ *  not know). */
+const char *mtd_mode_name(enum mtd_mode mode);
 /** Applies an [a, b, c, d, tx, ty] matrix to a point. */
 void mtd_apply(const double matrix[6], double x, double y, double *out_x, double *out_y);
 void mtd_close(mtd_client *c);
@@ -316,6 +327,11 @@ static const char *mtd__object(const char *p, mtd__field_fn field, void *context
     }
 }
 
+const char *mtd_mode_name(enum mtd_mode mode) {
+    static const char *const names[] = {"", "pan", "pinchRotate", "quickZoom", "momentum", "animatedZoom"};
+    return (unsigned)mode <= MTD_MODE_ANIMATED_ZOOM ? names[mode] : "";
+}
+
 static enum mtd_phase mtd__phase(const char *s) {
     static const char *const names[] = {"", "began", "moved", "stationary", "changed", "ended", "cancelled"};
     for (int i = 1; i < 7; i++)
@@ -407,7 +423,9 @@ static const char *mtd__message_field(const char *key, const char *p, void *cont
     }
     if (!strcmp(key, "mode")) {
         p = mtd__string(p, text, sizeof text);
-        m->mode = !strcmp(text, "pan") ? MTD_MODE_PAN : !strcmp(text, "pinchRotate") ? MTD_MODE_PINCH_ROTATE : MTD_MODE_NONE;
+        m->mode = MTD_MODE_NONE;
+        for (int i = 1; i <= MTD_MODE_ANIMATED_ZOOM; i++)
+            if (!strcmp(text, mtd_mode_name((enum mtd_mode)i))) m->mode = (enum mtd_mode)i;
         return p;
     }
     if (!strcmp(key, "fingers")) {

@@ -55,7 +55,7 @@ def expected_dump(m):
     dev_obj = device if isinstance(device, dict) else {}
     dev = dev_obj.get("id", 0) if dev_obj else (device or 0)
     phase = PHASES.index(m["phase"]) if isinstance(m.get("phase"), str) and m["phase"] in PHASES else 0
-    mode = {"pan": 1, "pinchRotate": 2}.get(m.get("mode"), 0)
+    mode = {"pan": 1, "pinchRotate": 2, "quickZoom": 3, "momentum": 4, "animatedZoom": 5}.get(m.get("mode"), 0)
     text = dev_obj.get("name") or m.get("message") or m.get("reason") or m.get("daemon") or ""
     out = "%d %s dev=%d time=%.6f session=%d seq=%d phase=%d mode=%d fingers=%d" % (
         TYPES.index(t) if t in TYPES else 0, t, dev, m.get("time", 0), m.get("session", 0), m.get("seq", 0), phase, mode,

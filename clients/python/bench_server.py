@@ -4,7 +4,8 @@ the daemon's own stats), idle wake-ups and memory.
 
     python3 clients/python/bench_server.py BIN_DIR [--clients 8] [--frames 6000] [--speed 5]
 
-BIN_DIR holds the `multitouchd` to measure (use a release build). Prints a small report.
+BIN_DIR holds the `multitouchd` to measure (use a release build). Prints a small report, with the
+daemon's CPU time (/proc/PID/schedstat) over the replay per frame and per frame and client.
 """
 
 import argparse
@@ -30,6 +31,12 @@ def proc_status(pid):
             key, _, value = line.partition(":")
             fields[key] = value.strip()
     return fields
+
+
+def cpu_ns(pid):
+    """CPU time the process has used so far, in ns (/proc/PID/schedstat: on-CPU time first)."""
+    with open("/proc/%d/schedstat" % pid) as f:
+        return int(f.read().split()[0])
 
 
 def main():
@@ -80,9 +87,11 @@ def main():
             t.start()
             threads.append(t)
         started = time.monotonic()
+        cpu_start = cpu_ns(daemon.pid)
         for t in threads:
             t.join()
         elapsed = time.monotonic() - started
+        cpu_used = cpu_ns(daemon.pid) - cpu_start
         with Client(sock) as observer:
             stats = observer.request({"type": "stats"}, "stats")
         rss_after = proc_status(daemon.pid)["VmRSS"]
@@ -106,6 +115,9 @@ def main():
         print("device read -> last client write: p50 %.1f us, p99 %.1f us, max %.1f us (recent %d batches)" % (
             recent.get("p50", -1), recent.get("p99", -1), latency["max"], recent.get("samples", 0)))
         print("histogram (log2 us buckets, lt = upper bound): %s" % json.dumps(latency["buckets"]))
+        frames = max(1, args.frames)
+        print("daemon CPU: %.1f ms for the replay, %.2f us per frame, %.2f us per frame per client" % (
+            cpu_used / 1e6, cpu_used / 1e3 / frames, cpu_used / 1e3 / frames / max(1, args.clients)))
         print("RSS: %s at start, %s after the replay" % (rss_start, rss_after))
         print("idle: %d context switches in %.0f s with no input and no clients" % (idle_switches, args.idle_seconds))
     finally:

@@ -58,9 +58,9 @@ ctl=$root/usr/bin/multitouchctl
 if ldd "$ctl" "$root/usr/bin/multitouchd" | grep -q 'libswift\|not found'; then fail "binaries need libraries the package does not name"; fi
 (cd / && "$ctl" check "$root/usr/share/multitouchd/recordings") > "$work/check.txt" \
   && pass "multitouchctl check on the installed sample: $(tail -1 "$work/check.txt")" || { cat "$work/check.txt"; fail "check"; }
-(cd / && "$ctl" bench --events 50000 --runs 1) > "$work/bench.txt" 2>&1 \
+(cd / && "$ctl" bench --events 50000 --runs 1 "$root/usr/share/multitouchd/recordings") > "$work/bench.txt" 2>&1 \
   && grep -q touchscreen-pinch-rotate.evemu "$work/bench.txt" \
-  && pass "bench from / finds the installed recording" || { cat "$work/bench.txt"; fail "bench from /"; }
+  && pass "bench from / on the installed recordings" || { cat "$work/bench.txt"; fail "bench from /"; }
 # Unpacked but not configured, dpkg keeps a conffile as NAME.dpkg-new (configure renames it).
 "$root/usr/bin/multitouchd" --check-config "$root/etc/multitouchd/multitouchd.toml.dpkg-new" > "$work/config.txt" 2>&1 \
   && pass "multitouchd --check-config accepts the installed configuration" || fail "--check-config: $(cat "$work/config.txt")"

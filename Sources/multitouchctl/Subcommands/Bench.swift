@@ -1,33 +1,41 @@
 import ArgumentParser
 import Foundation
 import MultitouchCore
+import MultitouchTestKit
 import Recordings
 import TouchPipeline
 import WireProtocol
 
-/// `multitouchctl bench`: the project's throughput benchmark for the pure pipeline (DESIGN.md budget:
-/// over 5 million evdev events per second on one core, release build; memory flat over a
-/// million-frame replay).
+/// `multitouchctl bench`: the project's benchmark of the pure pipeline (DESIGN.md budget: over 5
+/// million evdev events per second on one core, release build; memory flat over a million-frame
+/// replay). One row per recording; scripts/bench.sh adds instruction and allocation counts under
+/// valgrind and the daemon's figures.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure the pure pipeline's throughput and memory on a recording (use a release build).",
+        abstract: "Measure the pure pipeline's throughput and memory on recordings (use a release build).",
         discussion: """
-            Repeats the recording's events (shifted in time) until at least --events events, then times \
-            --runs replays of: the pipeline alone (frames, tracking, gestures, typed messages) and the \
-            pipeline plus JSON encoding. Prints the median, min and max events per second and the resident \
-            memory before and after. Timing belongs here, never in unit tests.
+            For each recording (files, directories of recordings, and with --generated or no argument the \
+            generated fingers-1/2/5/10 and churn recordings), repeats its events (shifted in time) until at \
+            least --events events (a longer recording is cut to about --events), then times --runs replays of: the pipeline alone (frames, tracking, \
+            gestures, typed messages) and the pipeline plus JSON encoding of every message. Prints the \
+            median, min and max events per second and the resident memory. Under valgrind, \
+            --only with --toggle-collect='*benchmarkBody*' counts only the measured loop. \
+            Timing belongs here, never in unit tests.
             """)
 
-    static let defaultRecording = "touchscreen-pinch-rotate.evemu"
+    /// Which measurements to run (`--only`).
+    enum Part: String, ExpressibleByArgument, CaseIterable {
+        case both, pipeline, json
+    }
 
-    @Argument(help: """
-        Recording to repeat (default: the bundled \(defaultRecording), from tests/fixtures in a checkout or \
-        share/multitouchd/recordings where multitouchd is installed).
-        """)
-    var file: String?
+    @Argument(help: "Recordings or directories of recordings (default: the generated ones).")
+    var paths: [String] = []
 
-    @Option(name: .long, help: "Device description for an events-only file.")
+    @Flag(name: .long, help: "Also bench the generated recordings (fingers-1, -2, -5, -10, churn).")
+    var generated = false
+
+    @Option(name: .long, help: "Device description for an events-only file given as a path.")
     var desc: String?
 
     @Option(name: .long, help: "Events per run (at least).")
@@ -36,86 +44,150 @@ struct Bench: ParsableCommand {
     @Option(name: .long, help: "Timed runs per measurement.")
     var runs: Int = 5
 
+    @Option(name: .long, help: "Run only one part: both, pipeline or json.")
+    var only: Part = .both
+
+    @Option(name: .long, help: "Write the generated recordings as evemu files into this directory and exit.")
+    var save: String?
+
     func run() throws {
-        guard let file = file ?? BundledRecordings.path(Self.defaultRecording) else {
-            printError(
-                "multitouchctl bench: no recording given and no bundled \(Self.defaultRecording) in "
-                    + BundledRecordings.directories.joined(separator: ", "))
-            throw ExitCode.failure
+        if let save {
+            try FileManager.default.createDirectory(atPath: save, withIntermediateDirectories: true)
+            for recording in BenchmarkRecordings.all {
+                let path = save + "/" + recording.name + ".evemu"
+                let text = EvemuWriter.write(description: recording.device, events: recording.events)
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+                print("wrote \(path) (\(recording.events.count) events)")
+            }
+            return
         }
-        let recording: Recording
-        do {
-            recording = try RecordingReader.read(path: file, descriptionPath: desc)
-        } catch {
-            printError("multitouchctl bench: \(error)")
-            throw ExitCode.failure
+        var inputs: [(name: String, device: DeviceDescription, events: [InputEvent])] = []
+        if generated || paths.isEmpty {
+            inputs += BenchmarkRecordings.all.map { ($0.name, $0.device, $0.events) }
         }
-        guard let device = recording.devices.first, let last = device.events.last, let first = device.events.first,
-              !device.events.isEmpty
-        else {
-            printError("multitouchctl bench: \(file) has no events")
-            throw ExitCode.failure
+        var failed = false
+        for (path, description) in try jobs() {
+            do {
+                let recording = try RecordingReader.read(path: path, descriptionPath: description)
+                guard let device = recording.devices.first else { throw BenchError("no device") }
+                inputs.append((baseName(path), device.description, device.events))
+            } catch {
+                printError("multitouchctl bench: \(path): \(error)")
+                failed = true
+            }
         }
-        // Whole frames only, repeated with a gap so every copy is a fresh gesture.
-        var base = device.events
-        if let lastSyn = base.lastIndex(where: \.isSynReport) { base.removeSubrange((lastSyn + 1)...) }
-        let period = last.time.microseconds - first.time.microseconds + 1_000_000
+        print("bench: \(runs) runs of at least \(events) events each; events/s median (min-max)")
+        for input in inputs {
+            guard let stream = Self.repeated(input.events, atLeast: events) else {
+                printError("multitouchctl bench: \(input.name) has no whole frame")
+                failed = true
+                continue
+            }
+            benchOne(name: input.name, device: input.device, stream: stream)
+        }
+        if failed { throw ExitCode.failure }
+    }
+
+    private func jobs() throws -> [(String, String?)] {
+        var jobs: [(String, String?)] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                printError("multitouchctl bench: \(path): no such file or directory")
+                throw ExitCode.failure
+            }
+            guard isDirectory.boolValue else {
+                jobs.append((path, desc))
+                continue
+            }
+            for job in try RecordingSet.scan(directory: path) {
+                switch job.status {
+                case .ready: jobs.append((job.path, job.descriptionPath))
+                case .problem(let why): printError("multitouchctl bench: \(job.path): \(why)")
+                case .skipped: break
+                }
+            }
+        }
+        return jobs
+    }
+
+    private func benchOne(name: String, device: DeviceDescription, stream: [InputEvent]) {
+        let frames = stream.lazy.filter(\.isSynReport).count
+        var line = "bench: \(name): \(stream.count) events, \(frames) frames"
+        var result = Self.Counts()
+        if only != .json {
+            let seconds = measure { result = Self.benchmarkBody(stream, device, json: false) }
+            line += "; pipeline " + Self.rates(seconds, events: stream.count, frames: frames)
+        }
+        if only != .pipeline {
+            let seconds = measure { result = Self.benchmarkBody(stream, device, json: true) }
+            line += "; +json " + Self.rates(seconds, events: stream.count, frames: frames)
+            line += "; \(result.bytes / max(1, frames)) JSON bytes/frame"
+        }
+        line += "; \(result.messages) messages; RSS " + String(format: "%.1f MiB", residentMegabytes())
+        print(line)
+    }
+
+    /// Counts a run returns so the optimizer keeps its work.
+    struct Counts {
+        var messages = 0
+        var bytes = 0
+    }
+
+    /// The measured loop: the pipeline over `stream`, with or without JSON. Not inlined, so that
+    /// `valgrind --tool=callgrind --toggle-collect='*benchmarkBody*'` counts exactly this.
+    @inline(never)
+    static func benchmarkBody(_ stream: [InputEvent], _ device: DeviceDescription, json: Bool) -> Counts {
+        var pipeline = DevicePipeline(deviceID: 1, description: device)
+        var out: [Message] = []
+        out.reserveCapacity(64)
+        var counts = Counts()
+        var writer = JSONWriter(capacity: 1 << 20)
+        for event in stream {
+            pipeline.push(event, into: &out)
+            counts.messages += out.count
+            if json {
+                for message in out {
+                    message.write(to: &writer)
+                    writer.newline()
+                }
+                if writer.count > 1 << 20 {
+                    counts.bytes += writer.count
+                    writer = JSONWriter(capacity: 1 << 20)
+                }
+            }
+            out.removeAll(keepingCapacity: true)
+        }
+        counts.bytes += writer.count
+        return counts
+    }
+
+    /// Whole frames of `events`, repeated with a one-second gap (each copy a fresh gesture) until at
+    /// least `count` events, or only the whole frames within the first `count` events of a longer
+    /// recording; nil when there is no whole frame.
+    static func repeated(_ events: [InputEvent], atLeast count: Int) -> [InputEvent]? {
+        var base = events
+        if base.count > count, let cut = base[..<count].lastIndex(where: \.isSynReport) {
+            base.removeSubrange((cut + 1)...)
+            return base
+        }
+        guard let lastSyn = base.lastIndex(where: \.isSynReport), let first = base.first else { return nil }
+        base.removeSubrange((lastSyn + 1)...)
+        let period = base[lastSyn].time.microseconds - first.time.microseconds + 1_000_000
         var stream: [InputEvent] = []
-        stream.reserveCapacity(events + base.count)
+        stream.reserveCapacity(count + base.count)
         var copy: Int64 = 0
-        while stream.count < events {
+        while stream.count < count {
             for var e in base {
                 e.time = Timestamp(microseconds: e.time.microseconds + copy * period)
                 stream.append(e)
             }
             copy += 1
         }
-        let frames = stream.lazy.filter(\.isSynReport).count
-        print("bench: \(baseName(file)): \(stream.count) events, \(frames) frames, \(copy) copies, \(runs) runs")
-        let rssBefore = residentMegabytes()
-
-        var messageCount = 0
-        let pipelineOnly = measure(runs: runs) {
-            var pipeline = DevicePipeline(deviceID: 1, description: device.description)
-            var out: [Message] = []
-            out.reserveCapacity(64)
-            var count = 0
-            for event in stream {
-                pipeline.push(event, into: &out)
-                count += out.count
-                out.removeAll(keepingCapacity: true)
-            }
-            messageCount = count
-        }
-        var byteCount = 0
-        let withJSON = measure(runs: runs) {
-            var pipeline = DevicePipeline(deviceID: 1, description: device.description)
-            var out: [Message] = []
-            out.reserveCapacity(64)
-            var writer = JSONWriter(capacity: 1 << 20)
-            var bytes = 0
-            for event in stream {
-                pipeline.push(event, into: &out)
-                for message in out {
-                    message.write(to: &writer)
-                    writer.newline()
-                }
-                out.removeAll(keepingCapacity: true)
-                if writer.bytes.count > 1 << 20 {
-                    bytes += writer.bytes.count
-                    writer = JSONWriter(capacity: 1 << 20)
-                }
-            }
-            byteCount = bytes + writer.bytes.count
-        }
-        let rssAfter = residentMegabytes()
-        report("pipeline", pipelineOnly, events: stream.count, frames: frames)
-        report("pipeline+json", withJSON, events: stream.count, frames: frames)
-        print("bench: messages per run \(messageCount), JSON bytes per run \(byteCount)")
-        print(String(format: "bench: resident memory %.1f MiB before, %.1f MiB after", rssBefore, rssAfter))
+        return stream
     }
 
-    private func measure(runs: Int, _ body: () -> Void) -> [Double] {
+    private func measure(_ body: () -> Void) -> [Double] {
         var seconds: [Double] = []
         for _ in 0..<max(1, runs) {
             let start = ContinuousClock.now
@@ -126,14 +198,18 @@ struct Bench: ParsableCommand {
         return seconds.sorted()
     }
 
-    private func report(_ name: String, _ seconds: [Double], events: Int, frames: Int) {
+    private static func rates(_ seconds: [Double], events: Int, frames: Int) -> String {
         let median = seconds[seconds.count / 2]
-        let rates = seconds.map { Double(events) / $0 }
-        print(String(
-            format: "bench: %@: median %.2f M events/s (%.2f M frames/s, %.0f ns/frame), min %.2f, max %.2f M events/s",
-            name, Double(events) / median / 1e6, Double(frames) / median / 1e6, median / Double(frames) * 1e9,
-            (rates.min() ?? 0) / 1e6, (rates.max() ?? 0) / 1e6))
+        let rates = seconds.map { Double(events) / $0 / 1e6 }
+        return String(
+            format: "%.2f M events/s (%.2f-%.2f), %.0f ns/frame", Double(events) / median / 1e6,
+            rates.min() ?? 0, rates.max() ?? 0, median / Double(frames) * 1e9)
     }
+}
+
+private struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// Resident set size of this process in MiB (from /proc/self/status), 0 where unavailable.

@@ -11,7 +11,9 @@ struct Check: ParsableCommand {
         discussion: """
             Checks that touch phases are well formed, every number is finite, two replays are byte-identical, \
             and the gesture invariants hold (continuity at every segment change, pivot, pan translation equal \
-            to the finger motion). In a directory, each events-only file is paired with the .desc beside it \
+            to the finger motion) with the feel invariants of docs/GESTURES.md (no scale or rotation change at \
+            a lift or landing frame beyond what the fingers that stay explain, no rotation below the \
+            threshold, no velocity faster than the fingers moved). In a directory, each events-only file is paired with the .desc beside it \
             whose name is the longest prefix of the events file's name. Prints one line per recording; exits 1 \
             naming what failed.
             """)
@@ -38,7 +40,8 @@ struct Check: ParsableCommand {
                 do {
                     let found = try RecordingSet.scan(directory: path)
                     if !found.contains(where: { if case .skipped = $0.status { false } else { true } }) {
-                        problems.append("\(path): no recordings (.evemu, .events with a .desc, libinput .yml) in this directory")
+                        problems.append(
+                            "\(path): no recordings (.evemu, .events with a .desc, libinput .yml) in this directory")
                     }
                     for job in found {
                         switch job.status {

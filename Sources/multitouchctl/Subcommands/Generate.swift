@@ -15,7 +15,9 @@ struct Generate: ParsableCommand {
         discussion: """
             The files in tests/fixtures are this command's output (`multitouchctl generate -o tests/fixtures` \
             in a checkout); a test fails when they are stale. The directory is created when missing; files of \
-            the same names in it are replaced.
+            the same names in it are replaced. With --random-frames it writes one seeded random recording \
+            instead (fingers landing, wandering and lifting, up to --fingers at once, on the 10-slot test \
+            touchscreen), for benchmarks and plots.
             """)
 
     @Option(name: .shortAndLong, help: "Directory to write into (required unless --list).")
@@ -23,6 +25,15 @@ struct Generate: ParsableCommand {
 
     @Flag(name: .long, help: "Only list the fixtures.")
     var list = false
+
+    @Option(name: .long, help: "Write one random recording of this many frames instead of the fixtures.")
+    var randomFrames: Int?
+
+    @Option(name: .long, help: "Most fingers down at once in the random recording (1...10).")
+    var fingers: Int = 10
+
+    @Option(name: .long, help: "Seed of the random recording (the same seed gives the same file).")
+    var seed: UInt64 = 1
 
     func validate() throws {
         if output == nil && !list { throw ValidationError("say where to write: -o DIR (tests/fixtures in a checkout)") }
@@ -46,16 +57,31 @@ struct Generate: ParsableCommand {
             printError("multitouchctl generate: cannot create directory \(output): \(String(cString: strerror(errno)))")
             throw ExitCode.failure
         }
+        if let frames = randomFrames {
+            guard frames > 0, (1...10).contains(fingers) else {
+                printError("multitouchctl generate: --random-frames must be positive and --fingers 1...10")
+                throw ExitCode.validationFailure
+            }
+            let device = TestDevices.touchscreen()
+            let events = RandomTouchScript.events(device: device, seed: seed, frames: frames, maximumFingers: fingers)
+            let path = output + "/random-\(fingers)-fingers-\(frames)-frames-seed-\(seed).evemu"
+            try write(EvemuWriter.write(description: device, events: events), to: path)
+            print("wrote \(path) (\(events.count) events)")
+            return
+        }
         for fixture in Fixtures.all {
             let path = output + "/" + fixture.name + ".evemu"
-            let text = EvemuWriter.write(description: fixture.device, events: fixture.events)
-            do {
-                try text.write(toFile: path, atomically: true, encoding: .utf8)
-            } catch {
-                printError("multitouchctl generate: cannot write \(path): \(FileErrorText.describe(error))")
-                throw ExitCode.failure
-            }
+            try write(EvemuWriter.write(description: fixture.device, events: fixture.events), to: path)
             print("wrote \(path) (\(fixture.events.count) events): \(fixture.summary)")
+        }
+    }
+
+    private func write(_ text: String, to path: String) throws {
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            printError("multitouchctl generate: cannot write \(path): \(FileErrorText.describe(error))")
+            throw ExitCode.failure
         }
     }
 }

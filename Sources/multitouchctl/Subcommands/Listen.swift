@@ -30,7 +30,9 @@ struct Listen: ParsableCommand {
     @Option(name: .long, help: "Stop after this many evdev frames (SYN_REPORTs, resyncs included).")
     var frames: Int?
 
-    @Option(name: .customLong("idle-exit"), help: "Stop this many milliseconds after the last event (counted from the first event).")
+    @Option(
+        name: .customLong("idle-exit"),
+        help: "Stop this many milliseconds after the last event (counted from the first event).")
     var idleExit: Int?
 
     @Option(name: .long, help: "Stop after this many seconds in any case.")
@@ -39,7 +41,9 @@ struct Listen: ParsableCommand {
     @Flag(name: .long, help: "Grab the device (EVIOCGRAB): no other reader sees its events meanwhile.")
     var grab = false
 
-    @Option(name: .customLong("record"), help: "Also write the raw events read to this evemu file (replaying it gives this output again).")
+    @Option(
+        name: .customLong("record"),
+        help: "Also write the raw events read to this evemu file (replaying it gives this output again).")
     var recordPath: String?
 
     @Option(name: .long, help: "Configuration file whose [gestures] apply (default: built-in defaults).")
@@ -91,7 +95,8 @@ struct Listen: ParsableCommand {
             if let stopAt { deadlines.append(stopAt) }
             if let idleExit, let lastActivity { deadlines.append(lastActivity.adding(milliseconds: Double(idleExit))) }
             let ready = waitReadable(
-                [live.fileDescriptor, signals.fileDescriptor], timeoutMilliseconds: pollTimeout(until: deadlines.min(), now: now))
+                [live.fileDescriptor, signals.fileDescriptor],
+                timeoutMilliseconds: pollTimeout(until: deadlines.min(), now: now))
             if ready[1] {
                 endReason = "interrupted"
                 break loop
@@ -108,32 +113,31 @@ struct Listen: ParsableCommand {
                     switch reading {
                     case .event(let event):
                         if recordPath != nil { raw.append(event) }
-                        pipeline.push(event, into: &batch)
                         lastEvent = event.time
-                        if event.isSynReport {
-                            frameCount += 1
-                            emit(&batch)
-                            if let frames, frameCount >= frames { break loop }
-                        }
-                    case .resync(let frame, let droppedAt):
-                        batch.append(
-                            .dropped(
-                                device: pipeline.deviceID, time: droppedAt, count: 1, unit: "overflows",
-                                reason: "SYN_DROPPED: kernel buffer overflowed; resynced from the device state"))
-                        pipeline.push(resync: frame, into: &batch)
+                    case .resync(let frame, _):
                         if recordPath != nil {
                             // evemu has no resync: the state difference is written as a plain frame.
                             raw += frame.events
-                            raw.append(InputEvent(time: frame.time, type: EventType.syn, code: SynCode.report, value: 0))
+                            raw.append(
+                                InputEvent(time: frame.time, type: EventType.syn, code: SynCode.report, value: 0))
                         }
                         lastEvent = frame.time
+                    case .removed:
+                        break
+                    }
+                    switch pipeline.push(reading, into: &batch) {
+                    case .pending:
+                        break
+                    case .frame, .resynced:
                         frameCount += 1
                         emit(&batch)
                         if let frames, frameCount >= frames { break loop }
                     case .removed:
                         let end = Swift.max(lastEvent ?? monotonicNow(), monotonicNow())
                         pipeline.finish(at: end, into: &batch)
-                        batch.append(.deviceRemoved(device: pipeline.deviceID, time: end, reason: "device removed"))
+                        batch.append(
+                            .deviceRemoved(
+                                DeviceRemovedMessage(device: pipeline.deviceID, time: end, reason: "device removed")))
                         emit(&batch)
                         try saveRecording()
                         return
@@ -145,22 +149,22 @@ struct Listen: ParsableCommand {
             // Timeout: fire due gesture timers at their deadlines (the same times a replay uses),
             // then check the stop conditions.
             let after = monotonicNow()
-            var fired = 0
-            while let next = pipeline.nextDeadline, next <= after, fired < 64 {
+            while let next = pipeline.nextDeadline, next <= after {
                 pipeline.advance(to: next, into: &batch)
-                fired += 1
             }
             emit(&batch)
             if let stopAt, after >= stopAt {
                 endReason = "timeout"
                 break loop
             }
-            if let idleExit, let lastActivity, after >= lastActivity.adding(milliseconds: Double(idleExit)) { break loop }
+            if let idleExit, let lastActivity, after >= lastActivity.adding(milliseconds: Double(idleExit)) {
+                break loop
+            }
         }
         // Like the end of a replay: open touches end cancelled at the last event's time.
         let end = lastEvent ?? monotonicNow()
         pipeline.finish(at: end, into: &batch)
-        batch.append(.deviceRemoved(device: pipeline.deviceID, time: end, reason: endReason))
+        batch.append(.deviceRemoved(DeviceRemovedMessage(device: pipeline.deviceID, time: end, reason: endReason)))
         emit(&batch)
         try saveRecording()
     }

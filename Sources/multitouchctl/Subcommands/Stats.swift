@@ -21,13 +21,13 @@ struct Stats: ParsableCommand {
     var json = false
 
     func run() throws {
-        let line: String
+        let reply: (line: String, stats: StatsMessage)
         do {
             let client = try MultitouchClient(path: socket)
             defer { client.close() }
             try client.setReceiveTimeout(seconds: 10)
             try client.requestStats(id: 1)
-            line = try Self.reply(from: client)
+            reply = try Self.reply(from: client)
         } catch let error as ExitCode {
             throw error
         } catch {
@@ -35,24 +35,29 @@ struct Stats: ParsableCommand {
             throw ExitCode.failure
         }
         if json {
-            print(line)
+            print(reply.line)
             return
         }
-        guard let stats = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-            printError("multitouchctl stats: the reply is not a JSON object: \(line.prefix(200))")
-            throw ExitCode.failure
-        }
-        print(StatsFormat.text(stats), terminator: "")
+        print(StatsFormat.text(reply.stats), terminator: "")
     }
 
-    /// The stats reply line; the hello and anything else before it are skipped.
-    private static func reply(from client: MultitouchClient) throws -> String {
+    /// The stats reply, as received and decoded; the hello and anything else before it are skipped.
+    private static func reply(from client: MultitouchClient) throws -> (line: String, stats: StatsMessage) {
         while let line = try client.nextLine() {
-            if let failure = MonitorChecks.failure(line: line) {
+            let message: Message
+            do throws(MessageDecodingError) {
+                message = try Message(decoding: line.utf8)
+            } catch {
+                printError(
+                    "multitouchctl stats: the daemon sent a line this build cannot read (\(error)): \(line.prefix(200))"
+                )
+                throw ExitCode.failure
+            }
+            if let failure = MonitorChecks.failure(message) {
                 printError("multitouchctl stats: the daemon refused: \(failure)")
                 throw ExitCode.failure
             }
-            if line.contains("\"type\":\"stats\"") { return line }
+            if case .stats(let stats) = message { return (line, stats) }
         }
         printError("multitouchctl stats: the daemon closed the connection before replying")
         throw ExitCode.failure
@@ -61,42 +66,37 @@ struct Stats: ParsableCommand {
 
 /// The readable form of a stats reply.
 enum StatsFormat {
-    static func text(_ stats: [String: Any]) -> String {
-        func number(_ value: Any?) -> Double { (value as? NSNumber)?.doubleValue ?? 0 }
-        func int(_ value: Any?) -> Int { (value as? NSNumber)?.intValue ?? 0 }
+    static func text(_ stats: StatsMessage) -> String {
         func fmt(_ value: Double, _ digits: Int = 1) -> String { ReadableFormat.fmt(value, digits) }
-        var out = "uptime: \(fmt(number(stats["uptime"]))) s\n"
-        let clients = stats["clients"] as? [[String: Any]] ?? []
-        out += "clients: \(clients.count)\n"
-        for c in clients {
-            out += "  #\(int(c["id"])) pid \(int(c["pid"])) uid \(int(c["uid"]))"
-            out += " \((c["subscribed"] as? Bool ?? false) ? "subscribed" : "not subscribed")"
-            out += ", delivered \(int(c["delivered"])), dropped \(int(c["dropped"]))"
-            out += ", queued \(int(c["queued"])) (\(int(c["queuedBytes"])) bytes)\n"
+        var out = "uptime: \(fmt(stats.uptime)) s\n"
+        out += "clients: \(stats.clients.count)\n"
+        for c in stats.clients {
+            out += "  #\(c.id) pid \(c.pid) uid \(c.uid)"
+            out += " \(c.subscribed ? "subscribed" : "not subscribed")"
+            out += ", delivered \(c.delivered), dropped \(c.dropped)"
+            out += ", queued \(c.queued) (\(c.queuedBytes) bytes)\n"
         }
-        let devices = stats["devices"] as? [[String: Any]] ?? []
-        out += "devices: \(devices.count)\n"
-        for d in devices {
-            out += "  \(int(d["device"])) \"\(d["name"] as? String ?? "")\": \(int(d["frames"])) frames"
-            out += (d["active"] as? Bool ?? false) ? "\n" : " (removed)\n"
+        out += "devices: \(stats.devices.count)\n"
+        for d in stats.devices {
+            out += "  \(d.device) \"\(d.name)\": \(d.frames) frames"
+            out += d.active ? "\n" : " (removed)\n"
         }
-        let latency = stats["latency"] as? [String: Any] ?? [:]
-        let count = int(latency["count"])
-        out += "latency (device read to last client write): \(count) batches"
-        out += ", max \(fmt(number(latency["max"]))) µs, deferred \(int(latency["deferred"]))\n"
-        if let recent = latency["recent"] as? [String: Any] {
-            out += "  recent \(int(recent["samples"])): median \(fmt(number(recent["p50"]))) µs"
-            out += ", 99th percentile \(fmt(number(recent["p99"]))) µs\n"
+        let latency = stats.latency
+        out += "latency (device read to last client write): \(latency.count) batches"
+        out += ", max \(fmt(latency.maximum)) µs, deferred \(latency.deferred)\n"
+        if let recent = latency.recent {
+            out += "  recent \(recent.samples): median \(fmt(recent.p50)) µs"
+            out += ", 99th percentile \(fmt(recent.p99)) µs\n"
         }
-        let buckets = latency["buckets"] as? [[String: Any]] ?? []
-        let largest = buckets.map { int($0["count"]) }.max() ?? 0
-        for b in buckets {
-            let upper = int(b["lt"])
-            let n = int(b["count"])
+        let largest = latency.buckets.map(\.count).max() ?? 0
+        for b in latency.buckets {
+            let upper = b.lessThan
+            let n = b.count
             let range = upper <= 1 ? "< 1 µs" : "\(upper / 2)-\(upper) µs"
-            let bar = String(repeating: "#", count: largest > 0 ? max(1, n * 40 / largest) : 0)
-            let share = count > 0 ? " \(fmt(Double(n) * 100 / Double(count)))%" : ""
-            out += "  \(range.padding(toLength: 16, withPad: " ", startingAt: 0)) \(String(n).padding(toLength: 8, withPad: " ", startingAt: 0))\(bar)\(share)\n"
+            let bar = String(repeating: "#", count: largest > 0 ? Int(max(1, n * 40 / largest)) : 0)
+            let share = latency.count > 0 ? " \(fmt(Double(n) * 100 / Double(latency.count)))%" : ""
+            out +=
+                "  \(range.padding(toLength: 16, withPad: " ", startingAt: 0)) \(String(n).padding(toLength: 8, withPad: " ", startingAt: 0))\(bar)\(share)\n"
         }
         return out
     }

@@ -23,6 +23,28 @@ enum EvemuScript {
         EvemuWriter.write(description: device, events: s.events)
     }
 
+    /// The device header and no events at all (passes `check`).
+    static func noEvents() -> String { EvemuWriter.write(description: device, events: []) }
+
+    /// One frame: a finger lands, and the recording ends (every event at one timestamp).
+    static func oneTimestamp() -> String {
+        var s = script()
+        s.down(finger: 0, x: 50, y: 50)
+        s.frame()
+        return text(s)
+    }
+
+    /// A tap whose down and up are `microseconds` apart: a recording that lasts almost no time.
+    static func tap(lastingMicroseconds microseconds: Int64) -> String {
+        var s = script()
+        s.down(finger: 0, x: 50, y: 50)
+        s.frame()
+        s.advance(ms: Double(microseconds) / 1000)
+        s.up(finger: 0)
+        s.frame()
+        return text(s)
+    }
+
     /// A two-finger pinch-and-rotate of `frames` frames, then a one-finger pan, then lift.
     static func pinchThenPan(frames: Int) -> String {
         var s = script()

@@ -37,7 +37,7 @@ static int print_message(const mtd_message *m) {
         /* Where the content point (10, 20) is drawn now. */
         mtd_apply(m->matrix, 10, 20, &x, &y);
         printf("gesture %ld %s %s fingers=%d scale=%.4f rotation=%.4f matrix=[%g,%g,%g,%g,%g,%g] (10,20)->(%.4f,%.4f)\n",
-               m->seq, m->mode == MTD_MODE_PAN ? "pan" : "pinchRotate", phase_name(m->phase), m->fingers, m->scale,
+               m->seq, mtd_mode_name(m->mode), phase_name(m->phase), m->fingers, m->scale,
                m->rotation, m->matrix[0], m->matrix[1], m->matrix[2], m->matrix[3], m->matrix[4], m->matrix[5], x, y);
         break;
     case MTD_SESSION: printf("session %ld %s\n", m->session, phase_name(m->phase)); break;

@@ -6,6 +6,7 @@ No I/O here: the clients feed bytes in and take lines and messages out.
 
 import collections
 import json
+import math
 
 from .errors import ProtocolError, ReplyError
 
@@ -67,7 +68,19 @@ def transform_request(device, matrix=None):
     """setTransform (matrix: [a, b, c, d, tx, ty] or an Affine) or, without a matrix, resetTransform."""
     if matrix is None:
         return {"type": "resetTransform", "device": int(device)}
-    return {"type": "setTransform", "device": int(device), "matrix": [float(v) for v in matrix]}
+    return {"type": "setTransform", "device": int(device), "matrix": [_number(v) for v in matrix]}
+
+
+def _number(value):
+    """A matrix entry as the daemon writes numbers: whole values without ".0" (2, not 2.0), so a
+    request is the same bytes from Python as from the Swift client (tests/protocol/golden)."""
+    f = float(value)
+    if not math.isfinite(f):
+        raise ValueError("matrix entries must be finite, not %r" % (value,))
+    # -0.0 stays a float: the daemon writes it as -0, and int() would lose the sign.
+    if f.is_integer() and abs(f) < 1e15 and not (f == 0 and math.copysign(1.0, f) < 0):
+        return int(f)
+    return f
 
 
 class LineBuffer:

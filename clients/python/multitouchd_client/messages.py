@@ -26,10 +26,15 @@ class Phase(str, enum.Enum):
 
 
 class Mode(str, enum.Enum):
-    """The kind of gesture segment: one finger pans, two or more pinch and rotate."""
+    """The kind of gesture segment (Gestures.GestureMode): one finger pans, two or more pinch and
+    rotate, a finger that tapped and landed again quick-zooms; momentum and animatedZoom run with no
+    finger (fingers 0) after the session ended."""
 
     PAN = "pan"
     PINCH_ROTATE = "pinchRotate"
+    QUICK_ZOOM = "quickZoom"
+    MOMENTUM = "momentum"
+    ANIMATED_ZOOM = "animatedZoom"
 
 
 class Stream(str, enum.Enum):

@@ -1,0 +1,377 @@
+import CLinuxSystem
+import Configuration
+import Gestures
+import Glibc
+import Logging
+import WireProtocol
+
+/// What the client hub asks of the rest of the daemon: the devices it reports and transforms.
+protocol ClientHubHost: AnyObject {
+    /// Devices present now (the hello).
+    func currentDevices() -> [DeviceInfo]
+    /// Per-device frame counts for `stats`.
+    func deviceStatistics() -> [DeviceStatistics]
+    /// Replaces a device's cumulative transform; false when there is no such device.
+    func setTransform(device: Int, matrix: AffineTransform) -> Bool
+    /// A client subscribed; `subscribers` clients are subscribed now (a replay may wait for them).
+    func clientSubscribed(subscribers: Int)
+    /// A client connected or left (the systemd status line counts them).
+    func clientsChanged()
+}
+
+/// How the hub has client sockets watched: the daemon's `EventLoop`, or nothing in tests that drive the
+/// hub by hand.
+protocol ClientSocketWatcher: AnyObject {
+    func watch(client id: Int, fd: Int32) throws(SystemError)
+    func update(fd: Int32, readable: Bool, writable: Bool)
+    func unwatch(fd: Int32)
+}
+
+/// The clients' side of the daemon, owning every connection's state: accept, request lines and their
+/// replies, subscriptions, fan-out of pipeline messages (each encoded once), backpressure (coalescing,
+/// the hard limit), the grace for a closing client's last line, and latency statistics. Time comes from
+/// `clock` (monotonic ns), so tests run it with socket pairs and virtual time. Owned by the loop thread.
+final class ClientHub {
+    var configuration: ClientsConfiguration
+    private let daemonVersion: String
+    private var logger: Logger
+    private let clock: () -> UInt64
+    private unowned let watcher: any ClientSocketWatcher
+    weak var host: (any ClientHubHost)?
+
+    private var clients: [Int: ClientSession] = [:]
+    private var nextClientID = 1
+    private var histogram = LatencyHistogram()
+    private var samples = LatencySamples()
+    /// Batches with output for a client whose queue was not empty: their last write happened later
+    /// than the histogram's time (they are counted here, not in the histogram).
+    private var deferredBatches: UInt64 = 0
+    private var readScratch = [UInt8](repeating: 0, count: 64 * 1024)
+    private var encodeScratch: [OutboundMessage] = []
+    private let startTime: UInt64
+
+    /// Five seconds for a client that is slow, not dead, to read its last line (the reason).
+    static let closeGraceNanoseconds: UInt64 = 5_000_000_000
+
+    init(
+        configuration: ClientsConfiguration, daemonVersion: String, logger: Logger, watcher: any ClientSocketWatcher,
+        clock: @escaping () -> UInt64 = Sys.monotonicNanoseconds
+    ) {
+        self.configuration = configuration
+        self.daemonVersion = daemonVersion
+        self.logger = logger
+        self.watcher = watcher
+        self.clock = clock
+        startTime = clock()
+    }
+
+    var clientCount: Int { clients.count }
+    var logLevel: Logger.Level {
+        get { logger.logLevel }
+        set { logger.logLevel = newValue }
+    }
+    var hasPendingOutput: Bool { clients.values.contains(where: \.hasPendingOutput) }
+
+    /// The earliest grace deadline of a closing client, for the daemon's grace timer.
+    var nextCloseDeadline: UInt64? { clients.values.filter(\.closing).map(\.closeDeadline).min() }
+
+    // MARK: Connections
+
+    /// Accepts waiting connections (a bounded number per wake-up so a storm cannot starve devices).
+    func acceptClients(listenFD: Int32) {
+        for _ in 0..<16 {
+            let fd = multitouchd_accept(listenFD)
+            if fd < 0 {
+                let code = errno
+                if code == EAGAIN || code == EWOULDBLOCK || code == EINTR || code == ECONNABORTED { return }
+                logger.error("socket: accept failed", metadata: ["error": "\(SystemError("accept4", errno: code))"])
+                return
+            }
+            adopt(fd: fd, peer: PeerCredentials.of(fd: fd))
+        }
+    }
+
+    /// Takes over a connected, non-blocking socket: refused with `too-many-clients` when full, else
+    /// watched and greeted with the hello. Returns the client id, nil when refused.
+    @discardableResult
+    func adopt(fd: Int32, peer: PeerCredentials?) -> Int? {
+        if clients.count >= configuration.maximumClients {
+            logger.warning("client: refused, too many clients", metadata: ["peer": "\(peer?.description ?? "unknown")"])
+            var line: [UInt8] = []
+            Message.error(
+                ErrorMessage(.tooManyClients, "the daemon serves at most \(configuration.maximumClients) clients")
+            )
+            .encode(into: &line)
+            _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            Sys.close(fd)
+            return nil
+        }
+        let client = ClientSession(id: nextClientID, fd: fd, peer: peer)
+        nextClientID += 1
+        do {
+            try watcher.watch(client: client.id, fd: fd)
+        } catch {
+            logger.error("socket: cannot watch client", metadata: ["error": "\(error)"])
+            Sys.close(fd)
+            return nil
+        }
+        clients[client.id] = client
+        logger.info(
+            "client: connected",
+            metadata: [
+                "client.id": "\(client.id)", "client.pid": "\(peer?.pid ?? -1)",
+                "client.uid": "\(peer?.uid ?? UInt32.max)", "client.gid": "\(peer?.gid ?? UInt32.max)",
+            ])
+        reply(to: client, .hello(HelloMessage(daemon: daemonVersion, devices: host?.currentDevices() ?? [])))
+        host?.clientsChanged()
+        return client.id
+    }
+
+    /// What epoll reported for client `id`.
+    func handle(client id: Int, readable: Bool, writable: Bool, hangUp: Bool) {
+        guard let client = clients[id] else { return }
+        if hangUp {
+            disconnect(client, reason: "connection closed")
+            return
+        }
+        if writable {
+            flush(client)
+            if clients[client.id] == nil { return }
+        }
+        if readable && !client.closing { readRequests(client) }
+    }
+
+    // MARK: Requests
+
+    private func readRequests(_ client: ClientSession) {
+        switch client.readLines(maximumLineBytes: configuration.maximumLineBytes, scratch: &readScratch) {
+        case .closed:
+            // The peer finished sending (EOF): answer what it asked, then close.
+            beginClosing(client)
+        case .lineTooLong:
+            logger.notice("client: request line too long; closing", metadata: ["client.id": "\(client.id)"])
+            fail(
+                client, .lineTooLong,
+                "request line longer than \(configuration.maximumLineBytes) bytes (newline included)")
+        case .lines(let lines):
+            for line in lines {
+                guard clients[client.id] != nil, !client.closing else { return }
+                handleRequest(line, from: client)
+            }
+        }
+    }
+
+    private func handleRequest(_ line: [UInt8], from client: ClientSession) {
+        let request: ClientRequest
+        do {
+            request = try ClientRequest(decoding: line)
+        } catch {
+            logger.debug(
+                "client: bad request",
+                metadata: ["client.id": "\(client.id)", "error.code": "\(error.code)", "error": "\(error.message)"])
+            reply(to: client, .error(error.errorMessage))
+            return
+        }
+        let id = request.id
+        switch request.action {
+        case .subscribe(let streams, let devices):
+            let streams = streams ?? Set(MessageStream.allCases)
+            let devices = devices ?? .all
+            client.subscription = (MessageStreams(streams), devices)
+            reply(to: client, .subscribed(SubscribedMessage(id: id, streams: streams, devices: devices)))
+            logger.debug("client: subscribed", metadata: ["client.id": "\(client.id)"])
+            host?.clientSubscribed(subscribers: clients.values.filter { $0.subscription != nil }.count)
+        case .unsubscribe:
+            client.subscription = nil
+            reply(to: client, .unsubscribed(UnsubscribedMessage(id: id)))
+        case .ping:
+            reply(to: client, .pong(PongMessage(id: id)))
+        case .stats:
+            reply(to: client, .stats(statsMessage(id: id)))
+        case .resetTransform(let device):
+            setTransform(device: device, matrix: .identity, id: id, client: client)
+        case .setTransform(let device, let matrix):
+            setTransform(device: device, matrix: matrix, id: id, client: client)
+        }
+    }
+
+    private func setTransform(device: Int, matrix: AffineTransform, id: RequestID?, client: ClientSession) {
+        guard host?.setTransform(device: device, matrix: matrix) == true else {
+            reply(to: client, .error(ErrorMessage(.unknownDevice, "no device \(device)", id: id)))
+            return
+        }
+        reply(to: client, .transform(TransformMessage(id: id, device: device, matrix: matrix)))
+        // Everyone else drawing this device's content learns of the new base too.
+        let message = OutboundMessage(.transform(TransformMessage(id: nil, device: device, matrix: matrix)))
+        for other in clients.values where other !== client && other.wants(message) { deliver([message], to: other) }
+    }
+
+    private func statsMessage(id: RequestID?) -> StatsMessage {
+        let clientStats = clients.values.sorted { $0.id < $1.id }.map { c in
+            ClientStatistics(
+                id: c.id, pid: Int(c.peer?.pid ?? -1), uid: Int(c.peer?.uid ?? 0), subscribed: c.subscription != nil,
+                queued: c.queue.count, queuedBytes: c.pendingBytes, delivered: c.delivered,
+                dropped: c.queue.droppedTotal)
+        }
+        var buckets: [LatencyBucket] = []
+        for (k, n) in histogram.buckets.enumerated() where n > 0 {
+            buckets.append(LatencyBucket(lessThan: LatencyHistogram.upperBoundMicroseconds(k), count: n))
+        }
+        let recent = samples.percentilesMicroseconds([0.5, 0.99]).map { p in
+            RecentLatency(samples: samples.count, p50: p[0], p99: p[1])
+        }
+        return StatsMessage(
+            id: id, uptime: Double(clock() - startTime) / 1e9, clients: clientStats,
+            devices: host?.deviceStatistics() ?? [],
+            latency: LatencyStatistics(
+                count: histogram.count, maximum: Double(histogram.maximumNanoseconds) / 1000, buckets: buckets,
+                deferred: deferredBatches, recent: recent))
+    }
+
+    // MARK: Output
+
+    /// Encodes each message once and hands the shared bytes to every subscribed client that wants them;
+    /// `readAt` (monotonic ns of the device read) feeds the latency statistics.
+    func dispatch(_ messages: [Message], readAt: UInt64) {
+        guard !messages.isEmpty else { return }
+        encodeScratch.removeAll(keepingCapacity: true)
+        for message in messages { encodeScratch.append(OutboundMessage(message)) }
+        var wrote = false
+        var deferred = false
+        for client in clients.values where client.subscription != nil && !client.closing {
+            let backlogged = client.hasPendingOutput
+            if deliver(encodeScratch, to: client) {
+                wrote = true
+                if backlogged || client.hasPendingOutput { deferred = true }
+            }
+        }
+        if deferred {
+            deferredBatches &+= 1
+        } else if wrote {
+            let latency = clock() &- readAt
+            histogram.record(nanoseconds: latency)
+            samples.record(nanoseconds: latency)
+        }
+    }
+
+    /// Queues the messages the client wants and writes what the socket takes. Returns true when any
+    /// message was for this client.
+    @discardableResult
+    private func deliver(_ messages: [OutboundMessage], to client: ClientSession) -> Bool {
+        var any = false
+        for message in messages where client.wants(message) {
+            any = true
+            client.queue.enqueue(message, softLimit: configuration.softQueueLimit)
+            client.delivered &+= 1
+        }
+        guard any else { return false }
+        if client.pendingBytes > configuration.hardQueueLimitBytes {
+            logger.warning(
+                "client: queue over the hard limit; disconnecting",
+                metadata: [
+                    "client.id": "\(client.id)", "client.pid": "\(client.peer?.pid ?? -1)",
+                    "client.queued_bytes": "\(client.pendingBytes)", "client.dropped": "\(client.queue.droppedTotal)",
+                ])
+            fail(
+                client, .queueOverflow,
+                "client queue passed \(configuration.hardQueueLimitBytes) bytes (the client does not read fast enough); disconnecting"
+            )
+            return true
+        }
+        if !client.wantsWritable { flush(client) }
+        return true
+    }
+
+    private func reply(to client: ClientSession, _ message: Message) {
+        client.queue.enqueue(.reply(message), softLimit: .max)
+        if client.pendingBytes > configuration.hardQueueLimitBytes {
+            fail(
+                client, .queueOverflow, "client queue passed \(configuration.hardQueueLimitBytes) bytes; disconnecting")
+            return
+        }
+        if !client.wantsWritable { flush(client) }
+    }
+
+    private func flush(_ client: ClientSession) {
+        let result = client.flush { message, missed in
+            var bytes: [UInt8] = []
+            Message.dropped(
+                DroppedMessage(
+                    device: message.device == 0 ? nil : message.device, time: nil, count: missed, unit: .messages,
+                    reason: "client queue full")
+            ).encode(into: &bytes)
+            return bytes
+        }
+        switch result {
+        case .drained:
+            if client.closing {
+                disconnect(client, reason: "closed after final message")
+                return
+            }
+            setWritableInterest(client, false)
+        case .blocked:
+            setWritableInterest(client, true)
+        case .failed:
+            disconnect(client, reason: "write failed (peer gone)")
+        }
+    }
+
+    private func setWritableInterest(_ client: ClientSession, _ wanted: Bool) {
+        guard client.wantsWritable != wanted else { return }
+        client.wantsWritable = wanted
+        watcher.update(fd: client.fd, readable: !client.closing, writable: wanted)
+    }
+
+    // MARK: Closing
+
+    /// Sends a fatal error as the client's last line and closes it (after the line is written or the
+    /// grace time, whichever comes first).
+    private func fail(_ client: ClientSession, _ code: ErrorCode, _ message: String) {
+        var line: [UInt8] = []
+        Message.error(ErrorMessage(code, message)).encode(into: &line)
+        client.replacePending(with: line)
+        beginClosing(client)
+    }
+
+    private func beginClosing(_ client: ClientSession) {
+        guard !client.closing else { return }
+        client.closing = true
+        client.closeDeadline = clock() + ClientHub.closeGraceNanoseconds
+        // Stop reading: only the remaining output matters now.
+        watcher.update(fd: client.fd, readable: false, writable: client.wantsWritable)
+        closingChanged?()
+        flush(client)
+    }
+
+    /// Called when the set of closing clients (and so `nextCloseDeadline`) may have changed.
+    var closingChanged: (() -> Void)?
+
+    /// Closes the clients whose grace time ran out.
+    func closeExpiredClients() {
+        let now = clock()
+        for client in clients.values where client.closing && client.closeDeadline <= now {
+            disconnect(client, reason: "final message not read within the grace time")
+        }
+        closingChanged?()
+    }
+
+    private func disconnect(_ client: ClientSession, reason: String) {
+        guard clients.removeValue(forKey: client.id) != nil else { return }
+        watcher.unwatch(fd: client.fd)
+        Sys.close(client.fd)
+        client.queue.removeAll()
+        logger.info(
+            "client: disconnected",
+            metadata: [
+                "client.id": "\(client.id)", "client.pid": "\(client.peer?.pid ?? -1)", "reason": "\(reason)",
+                "client.delivered": "\(client.delivered)", "client.dropped": "\(client.queue.droppedTotal)",
+            ])
+        host?.clientsChanged()
+    }
+
+    /// Shutdown: writes what is queued while `deadline` allows (the loop keeps reporting writability),
+    /// then disconnects everyone.
+    func disconnectAll(reason: String) {
+        for client in Array(clients.values) { disconnect(client, reason: reason) }
+    }
+}

@@ -1,0 +1,93 @@
+import MultitouchCore
+
+/// Why a client's routing request (a region declaration or update, a transform for a region) was
+/// refused; nothing changed. The daemon answers it with a `bad-field` error listing `problems`.
+public struct RoutingRequestError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// One line per problem, in declaration order.
+    public var problems: [String]
+    public var description: String { problems.joined(separator: "; ") }
+}
+
+/// Every region of one device, per client, and the hit index built over them.
+///
+/// A client's set is replaced whole (`replace(client:with:)`): either every region is valid and the new
+/// set takes effect at once, or nothing changes and the error lists every problem. The index is rebuilt
+/// on every change, O(regions + grid cells they cover); hit-testing reads it at O(1) per touch plus the
+/// regions stacked at that cell (ROUTING.md "Hit-testing").
+public struct RegionSet: Sendable {
+    /// Each client's regions in declaration order.
+    public private(set) var byClient: [ClientID: [Region]] = [:]
+    /// Every region by key, hidden and disabled ones too (live touches stay bound to them).
+    public private(set) var regions: [RegionKey: Region] = [:]
+    /// The hit index over the regions that can be hit.
+    public private(set) var index = HitIndex(entries: [])
+
+    public init() {}
+
+    /// Replaces `client`'s regions with `regions` (an empty array removes them all).
+    /// - Throws: `RoutingRequestError` listing every problem (duplicate ids, too many regions, bad shapes,
+    ///   masks or options); the set is then unchanged.
+    public mutating func replace(client: ClientID, with regions: [Region]) throws(RoutingRequestError) {
+        var problems: [String] = []
+        if regions.count > RegionLimits.maximumRegionsPerClient {
+            problems.append("\(regions.count) regions, at most \(RegionLimits.maximumRegionsPerClient) per client and device")
+        }
+        var seen: Set<String> = []
+        for r in regions {
+            if let p = r.problem { problems.append(p) }
+            if !seen.insert(r.id).inserted { problems.append("region id \"\(r.id)\" is declared twice") }
+        }
+        guard problems.isEmpty else { throw RoutingRequestError(problems: problems) }
+        if let old = byClient[client] {
+            for r in old { self.regions[RegionKey(client: client, region: r.id)] = nil }
+        }
+        byClient[client] = regions.isEmpty ? nil : regions
+        for r in regions { self.regions[RegionKey(client: client, region: r.id)] = r }
+        rebuildIndex()
+    }
+
+    /// `client`'s set after an incremental update (protocol `updateRegions`): each region in
+    /// `upserting` replaces the one with its id in place or is appended, each id in `removing` goes.
+    /// Pass the result to `replace(client:with:)`, which validates it, so the update is atomic too.
+    /// - Throws: `RoutingRequestError` when an id is removed that is not declared, is both upserted and
+    ///   removed, or is upserted twice.
+    public func merged(client: ClientID, upserting: [Region], removing: [String]) throws(RoutingRequestError) -> [Region] {
+        var list = byClient[client] ?? []
+        var problems: [String] = []
+        let upserted = upserting.map(\.id)
+        if Set(upserted).count != upserted.count { problems.append("a region id is given twice in one update") }
+        for id in removing {
+            if !list.contains(where: { $0.id == id }) { problems.append("cannot remove region \"\(id)\": not declared") }
+            if upserted.contains(id) { problems.append("region \"\(id)\" is both updated and removed") }
+        }
+        guard problems.isEmpty else { throw RoutingRequestError(problems: problems) }
+        list.removeAll { removing.contains($0.id) }
+        for r in upserting {
+            if let i = list.firstIndex(where: { $0.id == r.id }) { list[i] = r } else { list.append(r) }
+        }
+        return list
+    }
+
+    /// Removes everything `client` declared (it disconnected).
+    public mutating func removeAll(of client: ClientID) {
+        guard byClient[client] != nil else { return }
+        // An empty declaration has no problems, so this cannot throw.
+        try? replace(client: client, with: [])
+    }
+
+    /// Whether `client` declared any region: clients without regions are not routed (they observe the
+    /// whole device, as before issue 12).
+    public func hasRegions(_ client: ClientID) -> Bool { byClient[client] != nil }
+
+    private mutating func rebuildIndex() {
+        var entries: [HitIndex.Entry] = []
+        for (client, list) in byClient {
+            for (order, r) in list.enumerated() where !r.hidden && !r.disabled {
+                entries.append(HitIndex.Entry(
+                    key: RegionKey(client: client, region: r.id), region: r, bounds: r.shape.bounds,
+                    declaration: order))
+            }
+        }
+        index = HitIndex(entries: entries)
+    }
+}

@@ -1,0 +1,77 @@
+import Gestures
+import MultitouchCore
+
+/// How a region receives a touch: the one owner, or one of any number of observers.
+public enum RoutingRole: String, Hashable, Comparable, Sendable {
+    case owner, observer
+    public static func < (a: RoutingRole, b: RoutingRole) -> Bool { a == .owner && b == .observer }
+}
+
+/// Who a delivery is for: a region of a client, in a role. A region normally has one role; a region
+/// whose mode changes while touches are bound keeps those touches in the role they began with.
+public struct Recipient: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var key: RegionKey
+    public var role: RoutingRole
+    public init(key: RegionKey, role: RoutingRole) {
+        self.key = key
+        self.role = role
+    }
+    public var client: ClientID { key.client }
+    public static func < (a: Recipient, b: Recipient) -> Bool { a.key != b.key ? a.key < b.key : a.role < b.role }
+    public var description: String { "\(key) (\(role.rawValue))" }
+}
+
+/// Why the router ended touches itself (the pipeline's own cancellations carry no reason here).
+public enum RoutingCancelReason: String, Hashable, Sendable {
+    /// The region the touches were bound to was removed or replaced without its id.
+    case regionRemoved = "region removed"
+    /// The client left (the daemon drops what is addressed to a closed connection; an unsubscribing
+    /// client that stays connected receives it).
+    case clientGone = "client gone"
+    /// The device went away.
+    case deviceGone = "device removed"
+    /// The region's gesture was recognised and it cancels its raw touches (cancelsTouchesOnRecognition).
+    case recognized = "gesture recognized"
+    /// The owner claimed the touches exclusively; this observer gets no more of them.
+    case claimed = "claimed by owner"
+}
+
+/// Touches of one frame for one recipient: the recipient's touches that began, moved, ended or were
+/// cancelled, plus its stationary ones (UIEvent.allTouches scoped to the region). Not sent when every
+/// touch is stationary (seed 003: UIKit does not deliver such an event to the view).
+public struct RoutedTouches: Hashable, Sendable {
+    public var recipient: Recipient
+    public var time: Timestamp
+    public var touches: [Touch]
+    /// Set when the router itself cancelled these touches; then every touch here is `cancelled`.
+    public var reason: RoutingCancelReason?
+
+    public init(recipient: Recipient, time: Timestamp, touches: [Touch], reason: RoutingCancelReason? = nil) {
+        self.recipient = recipient
+        self.time = time
+        self.touches = touches
+        self.reason = reason
+    }
+}
+
+/// What the router tells the daemon to send, in order.
+public enum RoutingDelivery: Hashable, Sendable {
+    /// Raw touches for a region.
+    case touches(RoutedTouches)
+    /// An event of the region's own gesture session (over only its bound touches).
+    case gesture(Recipient, GestureEvent)
+    /// The reply to `setTransform`: the region's cumulative transform is now this.
+    case transformSet(Recipient, AffineTransform)
+    /// A `regionsReplaced` or `setTransform` was refused; the client's regions are unchanged. A client bug the daemon
+    /// answers with a `bad-field` error.
+    case rejected(ClientID, RoutingRequestError)
+
+    /// The client this is addressed to.
+    public var client: ClientID {
+        switch self {
+        case .touches(let t): return t.recipient.client
+        case .gesture(let r, _), .transformSet(let r, _): return r.client
+        case .rejected(let c, _): return c
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import MultitouchCore
+
+/// What the daemon tells clients about one device (the device object of `hello` and `deviceAdded`).
+public struct DeviceInfo: Hashable, Sendable {
+    /// Daemon-assigned id, used as "device" in every message about it.
+    public var id: Int
+    public var name: String
+    /// Device node for live devices, the recording's file name for replays.
+    public var source: String
+    public var deviceClass: DeviceClass
+    public var multitouchProtocol: MultitouchProtocol
+    public var slots: Int
+    public var isSemiMT: Bool
+    /// Units of every location, centroid, translation and matrix about this device.
+    public var units: PublishedUnits
+    /// Extent of the published space (pixels of the output, or the size in mm).
+    public var width: Double
+    public var height: Double
+    /// Physical size and how it was found ("resolution", "configured size", "nominal size").
+    public var widthMillimeters: Double
+    public var heightMillimeters: Double
+    public var sizeSource: String
+
+    public init(
+        id: Int, name: String, source: String, deviceClass: DeviceClass, multitouchProtocol: MultitouchProtocol,
+        slots: Int, isSemiMT: Bool, units: PublishedUnits, width: Double, height: Double, widthMillimeters: Double,
+        heightMillimeters: Double, sizeSource: String
+    ) {
+        self.id = id
+        self.name = name
+        self.source = source
+        self.deviceClass = deviceClass
+        self.multitouchProtocol = multitouchProtocol
+        self.slots = slots
+        self.isSemiMT = isSemiMT
+        self.units = units
+        self.width = width
+        self.height = height
+        self.widthMillimeters = widthMillimeters
+        self.heightMillimeters = heightMillimeters
+        self.sizeSource = sizeSource
+    }
+
+    /// The device object of a device the pipeline serves.
+    public init(id: Int, source: String, description: DeviceDescription, mapper: CoordinateMapper) {
+        let size = mapper.sizeMillimeters
+        let published = mapper.output.map { ($0.width, $0.height) } ?? (size.width, size.height)
+        self.init(
+            id: id, name: description.name, source: source, deviceClass: description.deviceClass,
+            multitouchProtocol: description.multitouchProtocol, slots: description.slotCount,
+            isSemiMT: description.isSemiMT, units: mapper.units, width: published.0, height: published.1,
+            widthMillimeters: size.width, heightMillimeters: size.height, sizeSource: mapper.scaleSource)
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("id")
+        w.int(id)
+        w.key("name")
+        w.string(name)
+        w.key("source")
+        w.string(source)
+        w.key("class")
+        w.string(deviceClass.rawValue)
+        w.key("protocol")
+        w.string(multitouchProtocol.rawValue)
+        w.key("slots")
+        w.int(slots)
+        w.key("semiMT")
+        w.bool(isSemiMT)
+        w.key("units")
+        w.string(units.rawValue)
+        w.key("width")
+        w.double(width)
+        w.key("height")
+        w.double(height)
+        w.key("widthMM")
+        w.double(widthMillimeters)
+        w.key("heightMM")
+        w.double(heightMillimeters)
+        w.key("sizeSource")
+        w.string(sizeSource)
+        w.endObject()
+    }
+
+    init(reading f: FieldReader) throws(WireDecodingError) {
+        self.init(
+            id: try f.integer("id"), name: try f.string("name"), source: try f.string("source"),
+            deviceClass: try f.enumeration("class"), multitouchProtocol: try f.enumeration("protocol"),
+            slots: try f.integer("slots"), isSemiMT: try f.bool("semiMT"), units: try f.enumeration("units"),
+            width: try f.double("width"), height: try f.double("height"),
+            widthMillimeters: try f.double("widthMM"), heightMillimeters: try f.double("heightMM"),
+            sizeSource: try f.string("sizeSource"))
+    }
+}
+
+/// `hello`: the first line on every connection.
+public struct HelloMessage: Hashable, Sendable {
+    /// The daemon's protocol version (`ProtocolVersion.current` when it is this one).
+    public var protocolVersion: Int
+    /// `multitouchd 0.1.0`.
+    public var daemon: String
+    /// Devices present at connect time.
+    public var devices: [DeviceInfo]
+
+    public init(protocolVersion: Int = ProtocolVersion.current, daemon: String, devices: [DeviceInfo]) {
+        self.protocolVersion = protocolVersion
+        self.daemon = daemon
+        self.devices = devices
+    }
+
+    func writeFields(to w: inout JSONWriter) {
+        w.key("protocol")
+        w.int(protocolVersion)
+        w.key("daemon")
+        w.string(daemon)
+        w.key("devices")
+        w.beginArray()
+        for device in devices { device.write(to: &w) }
+        w.endArray()
+    }
+
+    init(reading f: FieldReader) throws(WireDecodingError) {
+        self.init(
+            protocolVersion: try f.integer("protocol"), daemon: try f.string("daemon"),
+            devices: try f.objects("devices") { (d) throws(WireDecodingError) in try DeviceInfo(reading: d) })
+    }
+}
+
+/// `deviceRemoved`: follows the cancellation of everything the device had active.
+public struct DeviceRemovedMessage: Hashable, Sendable {
+    public var device: Int
+    /// When it went (absent when unknown).
+    public var time: Timestamp?
+    /// `unplugged`, `end of recording`, `shutdown`, ... (words for people).
+    public var reason: String
+
+    public init(device: Int, time: Timestamp?, reason: String) {
+        self.device = device
+        self.time = time
+        self.reason = reason
+    }
+
+    func writeFields(to w: inout JSONWriter) {
+        w.key("device")
+        w.int(device)
+        w.optionalField("time", time)
+        w.key("reason")
+        w.string(reason)
+    }
+
+    init(reading f: FieldReader) throws(WireDecodingError) {
+        self.init(device: try f.integer("device"), time: try f.optionalTime("time"), reason: try f.string("reason"))
+    }
+}

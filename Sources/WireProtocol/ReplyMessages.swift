@@ -1,0 +1,108 @@
+import Gestures
+
+// Replies to requests. Each echoes the request's id right after "type" when the request had one.
+
+/// `pong`: the reply to `ping`.
+public struct PongMessage: Hashable, Sendable {
+    public var id: RequestID?
+
+    public init(id: RequestID?) { self.id = id }
+
+    func writeFields(to w: inout JSONWriter) { w.optionalField("id", id) }
+
+    init(reading f: FieldReader) throws(WireDecodingError) { self.init(id: try f.requestID()) }
+}
+
+/// `subscribed`: the reply to `subscribe`, with what the subscription now covers.
+public struct SubscribedMessage: Hashable, Sendable {
+    public var id: RequestID?
+    /// Written in the protocol's order (touches, gestures, devices).
+    public var streams: Set<MessageStream>
+    public var devices: DeviceFilter
+
+    public init(id: RequestID?, streams: Set<MessageStream>, devices: DeviceFilter) {
+        self.id = id
+        self.streams = streams
+        self.devices = devices
+    }
+
+    func writeFields(to w: inout JSONWriter) {
+        w.optionalField("id", id)
+        w.key("streams")
+        w.beginArray()
+        for stream in streams.inProtocolOrder { w.string(stream.rawValue) }
+        w.endArray()
+        w.key("devices")
+        devices.write(to: &w)
+    }
+
+    init(reading f: FieldReader) throws(WireDecodingError) {
+        self.init(id: try f.requestID(), streams: try f.streams("streams"), devices: try f.deviceFilter("devices"))
+    }
+}
+
+/// `unsubscribed`: the reply to `unsubscribe`.
+public struct UnsubscribedMessage: Hashable, Sendable {
+    public var id: RequestID?
+
+    public init(id: RequestID?) { self.id = id }
+
+    func writeFields(to w: inout JSONWriter) { w.optionalField("id", id) }
+
+    init(reading f: FieldReader) throws(WireDecodingError) { self.init(id: try f.requestID()) }
+}
+
+/// `transform`: a device's cumulative transform was set or reset. The requesting client gets it with the
+/// request's id; every other subscriber of the device's gestures gets it without.
+public struct TransformMessage: Hashable, Sendable {
+    public var id: RequestID?
+    public var device: Int
+    public var matrix: AffineTransform
+
+    public init(id: RequestID?, device: Int, matrix: AffineTransform) {
+        self.id = id
+        self.device = device
+        self.matrix = matrix
+    }
+
+    func writeFields(to w: inout JSONWriter) {
+        w.optionalField("id", id)
+        w.key("device")
+        w.int(device)
+        w.key("matrix")
+        w.transform(matrix)
+    }
+
+    init(reading f: FieldReader) throws(WireDecodingError) {
+        self.init(id: try f.requestID(), device: try f.integer("device"), matrix: try f.transform("matrix"))
+    }
+}
+
+extension JSONWriter {
+    /// `"id":...` when there is an id.
+    mutating func optionalField(_ name: StaticString, _ id: RequestID?) {
+        guard let id else { return }
+        key(name)
+        id.write(to: &self)
+    }
+}
+
+extension FieldReader {
+    /// An array of stream names.
+    func streams(_ key: String) throws(WireDecodingError) -> Set<MessageStream> {
+        Set(
+            try array(key) { (item, path) throws(WireDecodingError) -> MessageStream in
+                guard case .string(let name) = item, let stream = MessageStream(rawValue: name) else {
+                    throw WireDecodingError("\(path): unknown stream \(item.jsonText)")
+                }
+                return stream
+            })
+    }
+
+    /// `"all"` or an array of device ids.
+    func deviceFilter(_ key: String) throws(WireDecodingError) -> DeviceFilter {
+        let value = try value(key)
+        if case .string("all") = value { return .all }
+        return .ids(Set(try array(key) { (item, path) throws(WireDecodingError) -> Int in try integer(key, item) }))
+    }
+}

@@ -1,0 +1,161 @@
+import MultitouchCore
+
+/// `touches`: every touch of one evdev frame (the active ones and those ending in it), like
+/// `UIEvent.allTouches`.
+public struct TouchesMessage: Hashable, Sendable {
+    public var device: Int
+    public var time: Timestamp
+    /// Fingers on the surface as the device counts them (can exceed `touches.count`).
+    public var fingers: Int
+    /// The device is semi-mt (written only when true).
+    public var isSemiMT: Bool
+    /// Sorted by id.
+    public var touches: [TouchPoint]
+
+    public init(device: Int, time: Timestamp, fingers: Int, isSemiMT: Bool, touches: [TouchPoint]) {
+        self.device = device
+        self.time = time
+        self.fingers = fingers
+        self.isSemiMT = isSemiMT
+        self.touches = touches
+    }
+
+    /// The message for one frame of the pipeline.
+    public init(device: Int, frame: TouchFrame) {
+        self.init(
+            device: device, time: frame.time, fingers: frame.fingerCount, isSemiMT: frame.isSemiMT,
+            touches: frame.touches.map(TouchPoint.init))
+    }
+
+    func writeFields(to w: inout JSONWriter) {
+        w.key("device")
+        w.int(device)
+        w.key("time")
+        w.time(time)
+        w.key("fingers")
+        w.int(fingers)
+        if isSemiMT {
+            w.key("semiMT")
+            w.bool(true)
+        }
+        w.key("touches")
+        w.beginArray()
+        for touch in touches { touch.write(to: &w) }
+        w.endArray()
+    }
+
+    init(reading f: FieldReader) throws(WireDecodingError) {
+        self.init(
+            device: try f.integer("device"), time: try f.time("time"), fingers: try f.integer("fingers"),
+            isSemiMT: try f.optionalBool("semiMT") ?? false,
+            touches: try f.objects("touches") { (t) throws(WireDecodingError) in try TouchPoint(reading: t) })
+    }
+}
+
+/// One touch as the wire carries it: a `Touch` without the kernel tracking id and the timestamp (the
+/// message's `time` is every touch's time). Locations are in the device's published space.
+public struct TouchPoint: Hashable, Sendable {
+    /// Daemon-unique, increasing; stable from `began` to `ended`/`cancelled`.
+    public var id: UInt64
+    public var phase: TouchPhase
+    /// `x`, `y`.
+    public var location: Point
+    /// `prevX`, `prevY`: the location in the previous frame (equal to `location` at `began`).
+    public var previousLocation: Point
+    /// `nx`, `ny`: 0...1 over the axis range.
+    public var normalized: Point
+    /// `mmX`, `mmY`.
+    public var millimeters: Point
+    /// Kernel slot (protocol B) or matcher slot.
+    public var slot: Int
+    public var tapCount: Int
+    public var type: TouchType
+    public var majorRadius: Double?
+    public var minorRadius: Double?
+    public var orientation: Double?
+    public var force: Double?
+
+    public init(
+        id: UInt64, phase: TouchPhase, location: Point, previousLocation: Point, normalized: Point,
+        millimeters: Point, slot: Int, tapCount: Int, type: TouchType, majorRadius: Double? = nil,
+        minorRadius: Double? = nil, orientation: Double? = nil, force: Double? = nil
+    ) {
+        self.id = id
+        self.phase = phase
+        self.location = location
+        self.previousLocation = previousLocation
+        self.normalized = normalized
+        self.millimeters = millimeters
+        self.slot = slot
+        self.tapCount = tapCount
+        self.type = type
+        self.majorRadius = majorRadius
+        self.minorRadius = minorRadius
+        self.orientation = orientation
+        self.force = force
+    }
+
+    public init(_ touch: Touch) {
+        self.init(
+            id: touch.id, phase: touch.phase, location: touch.location, previousLocation: touch.previousLocation,
+            normalized: touch.normalized, millimeters: touch.millimeters, slot: touch.slot, tapCount: touch.tapCount,
+            type: touch.type, majorRadius: touch.majorRadius, minorRadius: touch.minorRadius,
+            orientation: touch.orientation, force: touch.force)
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("id")
+        w.int(id)
+        w.key("phase")
+        switch phase {
+        case .began: w.rawString("began")
+        case .moved: w.rawString("moved")
+        case .stationary: w.rawString("stationary")
+        case .ended: w.rawString("ended")
+        case .cancelled: w.rawString("cancelled")
+        }
+        w.key("x")
+        w.double(location.x)
+        w.key("y")
+        w.double(location.y)
+        w.key("prevX")
+        w.double(previousLocation.x)
+        w.key("prevY")
+        w.double(previousLocation.y)
+        w.key("nx")
+        w.double(normalized.x)
+        w.key("ny")
+        w.double(normalized.y)
+        w.key("mmX")
+        w.double(millimeters.x)
+        w.key("mmY")
+        w.double(millimeters.y)
+        w.key("slot")
+        w.int(slot)
+        w.key("tapCount")
+        w.int(tapCount)
+        w.key("type")
+        switch type {
+        case .direct: w.rawString("direct")
+        case .indirect: w.rawString("indirect")
+        }
+        w.optionalField("majorRadius", majorRadius)
+        w.optionalField("minorRadius", minorRadius)
+        w.optionalField("orientation", orientation)
+        w.optionalField("force", force)
+        w.endObject()
+    }
+
+    init(reading f: FieldReader) throws(WireDecodingError) {
+        self.init(
+            id: try f.integer("id", as: UInt64.self), phase: try f.enumeration("phase"),
+            location: Point(x: try f.double("x"), y: try f.double("y")),
+            previousLocation: Point(x: try f.double("prevX"), y: try f.double("prevY")),
+            normalized: Point(x: try f.double("nx"), y: try f.double("ny")),
+            millimeters: Point(x: try f.double("mmX"), y: try f.double("mmY")), slot: try f.integer("slot"),
+            tapCount: try f.integer("tapCount"), type: try f.enumeration("type"),
+            majorRadius: try f.optionalDouble("majorRadius"), minorRadius: try f.optionalDouble("minorRadius"),
+            orientation: try f.optionalDouble("orientation"), force: try f.optionalDouble("force"))
+    }
+}

@@ -1,0 +1,196 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import MultitouchClient
+import WebBridge
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `multitouchctl view`: the live view page, fed over the WebSocket bridge (the same one `bridge`
+/// runs), from the daemon or from a recording replayed by a private daemon.
+struct View: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "view",
+        abstract: "Serve a live view of touches, the transform and latency to a browser.",
+        discussion: """
+            Open the printed URL (http://HOST:PORT/view.html): touches with ids and trails, a grid transformed \
+            by the published matrix, finger count, segment mode, velocities and the daemon's latency \
+            histogram. With --replay the view starts `multitouchd --replay FILE` on a private socket (no device \
+            needed; the replay starts when the page connects); otherwise it connects to --socket. The page is \
+            served by the same bridge as `multitouchctl bridge`, with the same loopback and origin rules.
+            """)
+
+    @OptionGroup var listenOptions: BridgeListenOptions
+
+    @Option(name: .long, help: "The daemon's socket (default: \(MultitouchClient.defaultSocketPath); not with --replay).")
+    var socket: String?
+
+    @Option(name: .long, help: "Play this recording (evemu or libinput record) through a private multitouchd.")
+    var replay: String?
+
+    @Option(name: .long, help: "Device description (.desc) for an events-only evemu recording (with --replay).")
+    var desc: String?
+
+    @Flag(name: .long, help: "Start the recording over when it ends (with --replay).")
+    var loop = false
+
+    @Option(name: .long, help: "Replay speed factor (with --replay; 2 plays twice as fast).")
+    var speed: Double = 1
+
+    func validate() throws {
+        if replay != nil && socket != nil { throw ValidationError("--socket and --replay exclude each other") }
+        if replay == nil && (desc != nil || loop || speed != 1) {
+            throw ValidationError("--desc, --loop and --speed go with --replay")
+        }
+        guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number") }
+    }
+
+    func run() async throws {
+        var daemon: ReplayDaemon?
+        if let replay {
+            do {
+                daemon = try ReplayDaemon.start(recording: replay, desc: desc, loop: loop, speed: speed)
+            } catch {
+                printError("multitouchctl view: \(error)")
+                throw ExitCode.failure
+            }
+        }
+        let socketPath = daemon?.socketPath ?? socket ?? MultitouchClient.defaultSocketPath
+        let bridge: WebBridge
+        do {
+            bridge = try await listenOptions.bind(socketPath: socketPath, command: "view")
+        } catch {
+            daemon?.stop()
+            throw error
+        }
+        let privateDaemon = daemon
+        let signals = TerminationHandler { privateDaemon?.stop() }
+        printNow("multitouchctl view: open http://\(bridge.address)/view.html")
+        if let replay {
+            printNow("  replaying \(replay) through a private multitouchd (\(socketPath)); it starts when the page connects")
+        } else {
+            printNow("  showing the daemon at \(socketPath)")
+        }
+        try await bridge.run()
+        withExtendedLifetime(signals) {}
+        daemon?.stop()
+    }
+}
+
+/// `multitouchd --replay FILE` on a private socket in a fresh /tmp directory, for `view --replay`.
+final class ReplayDaemon: @unchecked Sendable {
+    // @unchecked: `process` is only touched from `stop`, which the lock serialises.
+    private let process: Process
+    private let directory: String
+    private let lock = NSLock()
+    private var stopped = false
+    /// The socket it listens on.
+    let socketPath: String
+
+    private init(process: Process, directory: String, socketPath: String) {
+        self.process = process
+        self.directory = directory
+        self.socketPath = socketPath
+    }
+
+    /// Errors starting it, in words.
+    struct StartError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts the daemon and waits until its socket accepts (up to 10 s).
+    static func start(recording: String, desc: String?, loop: Bool, speed: Double) throws -> ReplayDaemon {
+        guard FileManager.default.isReadableFile(atPath: recording) else {
+            throw StartError(description: "cannot read the recording \(recording)")
+        }
+        var template = Array("/tmp/multitouchctl-view-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw StartError(description: "cannot make a directory under /tmp: \(String(cString: strerror(errno)))")
+        }
+        let directory = String(cString: made)
+        let socketPath = directory + "/multitouchd.sock"
+        let process = Process()
+        let (binary, prefix) = daemonCommand()
+        process.executableURL = URL(fileURLWithPath: binary)
+        var arguments = prefix + [
+            "--replay", recording, "--no-devices", "--socket", socketPath, "--wait-for-subscribers", "1",
+            "--log-level", "warning", "--speed", String(speed),
+        ]
+        if let desc { arguments += ["--desc", desc] }
+        if loop { arguments.append("--loop") }
+        process.arguments = arguments
+        let daemon = ReplayDaemon(process: process, directory: directory, socketPath: socketPath)
+        do {
+            try process.run()
+        } catch {
+            daemon.removeDirectory()
+            throw StartError(description: "cannot start multitouchd (\(binary) \(prefix.joined(separator: " "))): \(error)")
+        }
+        for _ in 0..<1000 {
+            if let client = try? MultitouchClient(path: socketPath) {
+                client.close()
+                return daemon
+            }
+            if !process.isRunning {
+                daemon.removeDirectory()
+                throw StartError(description: "multitouchd --replay \(recording) exited with status \(process.terminationStatus) (its message is above)")
+            }
+            usleep(10_000)
+        }
+        daemon.stop()
+        throw StartError(description: "multitouchd did not listen on \(socketPath) within 10 s")
+    }
+
+    /// Stops the daemon (SIGTERM: it cancels touches and closes the page's connection) and removes
+    /// the directory. Safe to call more than once, from any thread.
+    func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !stopped else { return }
+        stopped = true
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        removeDirectory()
+    }
+
+    private func removeDirectory() {
+        unlink(socketPath)
+        rmdir(directory)
+    }
+
+    /// `multitouchd` beside this `multitouchctl` (a build directory or an install), else from PATH
+    /// through `/usr/bin/env`: the executable and the arguments that go before the daemon's own.
+    static func daemonCommand() -> (String, [String]) {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if length > 0 {
+            let executable = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let sibling = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+                + "/multitouchd"
+            if access(sibling, X_OK) == 0 { return (sibling, []) }
+        }
+        return ("/usr/bin/env", ["multitouchd"])
+    }
+}
+
+/// SIGINT and SIGTERM: run `cleanup` (stop the private daemon) and exit 0. Held for the command's life.
+final class TerminationHandler {
+    private let sources: [any DispatchSourceSignal]
+
+    init(cleanup: @escaping @Sendable () -> Void) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                cleanup()
+                exit(0)
+            }
+            source.resume()
+            return source
+        }
+    }
+}

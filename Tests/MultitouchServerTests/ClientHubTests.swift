@@ -1,0 +1,289 @@
+import Configuration
+import Gestures
+import Glibc
+import Logging
+import MultitouchCore
+import Testing
+import WireProtocol
+
+@testable import MultitouchServer
+
+/// The client hub in-process: socket pairs instead of connections, a hand-driven loop, virtual time.
+@Suite("ClientHub")
+struct ClientHubTests {
+    final class VirtualClock: @unchecked Sendable {
+        var now: UInt64 = 1_000_000_000
+        func advance(seconds: Double) { now += UInt64(seconds * 1e9) }
+    }
+
+    /// Records what the hub asks the loop to watch.
+    final class RecordingWatcher: ClientSocketWatcher {
+        var watched: [Int32: (readable: Bool, writable: Bool)] = [:]
+        func watch(client id: Int, fd: Int32) throws(SystemError) { watched[fd] = (true, false) }
+        func update(fd: Int32, readable: Bool, writable: Bool) { watched[fd] = (readable, writable) }
+        func unwatch(fd: Int32) { watched[fd] = nil }
+    }
+
+    final class FakeHost: ClientHubHost {
+        var devices: [DeviceInfo] = []
+        var transforms: [(Int, AffineTransform)] = []
+        var subscriberCounts: [Int] = []
+        var changes = 0
+        func currentDevices() -> [DeviceInfo] { devices }
+        func deviceStatistics() -> [DeviceStatistics] {
+            devices.map { DeviceStatistics(device: $0.id, name: $0.name, frames: 7, active: true) }
+        }
+        func setTransform(device: Int, matrix: AffineTransform) -> Bool {
+            guard devices.contains(where: { $0.id == device }) else { return false }
+            transforms.append((device, matrix))
+            return true
+        }
+        func clientSubscribed(subscribers: Int) { subscriberCounts.append(subscribers) }
+        func clientsChanged() { changes += 1 }
+    }
+
+    /// The test's end of one connection.
+    struct Peer {
+        let fd: Int32
+        let id: Int
+        /// The hub's end.
+        var hubFD: Int32 = -1
+        var buffer: [UInt8] = []
+
+        /// Everything the hub has written so far, as lines.
+        mutating func lines() -> [String] {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                if n <= 0 { break }
+                buffer.append(contentsOf: chunk[0..<n])
+            }
+            var out: [String] = []
+            while let newline = buffer.firstIndex(of: 0x0A) {
+                out.append(String(decoding: buffer[..<newline], as: UTF8.self))
+                buffer.removeFirst(newline + 1)
+            }
+            return out
+        }
+
+        func send(_ text: String) {
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+
+        /// True when the hub closed its end (EOF after any remaining bytes).
+        func isClosedByHub() -> Bool {
+            var byte: UInt8 = 0
+            return recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) == 0
+        }
+    }
+
+    let clock = VirtualClock()
+    let watcher = RecordingWatcher()
+    let host = FakeHost()
+    let hub: ClientHub
+
+    static let device = DeviceInfo(
+        id: 1, name: "screen", source: "test", deviceClass: .touchscreen, multitouchProtocol: .b, slots: 10,
+        isSemiMT: false, units: .pixels, width: 100, height: 100, widthMillimeters: 100, heightMillimeters: 100,
+        sizeSource: "resolution")
+
+    init() {
+        var configuration = ClientsConfiguration()
+        configuration.maximumClients = 2
+        configuration.softQueueLimit = 4
+        configuration.hardQueueLimitBytes = 4096
+        let clock = self.clock
+        hub = ClientHub(
+            configuration: configuration, daemonVersion: "multitouchd test", logger: Logger(label: "test"),
+            watcher: watcher, clock: { clock.now })
+        host.devices = [Self.device]
+        hub.host = host
+    }
+
+    /// A socket pair: the hub adopts one end, the test keeps the other.
+    func connect(receiveBuffer: Int32? = nil) throws -> Peer {
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
+        try Sys.setNonBlocking(fds[0])
+        if var size = receiveBuffer {
+            setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let id = try #require(hub.adopt(fd: fds[0], peer: nil))
+        return Peer(fd: fds[1], id: id, hubFD: fds[0])
+    }
+
+    /// The client sent something: the loop would report it readable.
+    func deliverRequests(_ peer: Peer) { hub.handle(client: peer.id, readable: true, writable: false, hangUp: false) }
+
+    @Test func aNewClientIsGreetedAndRepliesEchoTheirIDs() throws {
+        var peer = try connect()
+        let hello = peer.lines()
+        #expect(hello.count == 1)
+        #expect(
+            hello.first?.hasPrefix(#"{"type":"hello","protocol":1,"daemon":"multitouchd test","devices":[{"id":1,"#)
+                == true)
+        peer.send("{\"type\":\"ping\",\"id\":9007199254740993}\n{\"type\":\"ping\",\"id\":-0}\n")
+        deliverRequests(peer)
+        #expect(peer.lines() == [#"{"type":"pong","id":9007199254740993}"#, #"{"type":"pong","id":-0}"#])
+        #expect(host.changes == 1)
+    }
+
+    @Test func onlySubscribersGetStreamedMessagesAndOnlyTheStreamsAndDevicesTheyChose() throws {
+        var gestures = try connect()
+        var idle = try connect()
+        _ = gestures.lines()
+        _ = idle.lines()
+        gestures.send(#"{"type":"subscribe","streams":["gestures"],"devices":[1],"id":1}"# + "\n")
+        deliverRequests(gestures)
+        #expect(gestures.lines() == [#"{"type":"subscribed","id":1,"streams":["gestures"],"devices":[1]}"#])
+        #expect(host.subscriberCounts == [1])
+        let time = Timestamp(microseconds: 5_000_000)
+        hub.dispatch(
+            [
+                .touches(TouchesMessage(device: 1, time: time, fingers: 0, isSemiMT: false, touches: [])),
+                .gesture(GestureMessage(device: 1, event: .sessionBegan(session: 1, time: time))),
+                .gesture(GestureMessage(device: 2, event: .sessionBegan(session: 2, time: time))),
+            ], readAt: clock.now)
+        #expect(gestures.lines() == [#"{"type":"session","device":1,"time":5.000000,"session":1,"phase":"began"}"#])
+        #expect(idle.lines().isEmpty)
+    }
+
+    @Test func aTransformReachesTheRequesterWithItsIDAndTheOtherSubscribersWithout() throws {
+        var a = try connect()
+        var b = try connect()
+        b.send(#"{"type":"subscribe","streams":["gestures"]}"# + "\n")
+        deliverRequests(b)
+        _ = a.lines()
+        _ = b.lines()
+        a.send(#"{"type":"setTransform","device":1,"matrix":[2,0,0,2,1,1],"id":"t"}"# + "\n")
+        a.send(#"{"type":"resetTransform","device":5,"id":6}"# + "\n")
+        deliverRequests(a)
+        #expect(
+            a.lines() == [
+                #"{"type":"transform","id":"t","device":1,"matrix":[2,0,0,2,1,1]}"#,
+                #"{"type":"error","code":"unknown-device","message":"no device 5","fatal":false,"id":6}"#,
+            ])
+        #expect(b.lines() == [#"{"type":"transform","device":1,"matrix":[2,0,0,2,1,1]}"#])
+        #expect(host.transforms.count == 1)
+    }
+
+    @Test func oneClientMoreThanTheLimitIsToldWhyAndClosed() throws {
+        _ = try connect()
+        _ = try connect()
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        #expect(hub.adopt(fd: fds[0], peer: nil) == nil)
+        var third = Peer(fd: fds[1], id: -1)
+        #expect(third.lines().first?.contains(#""code":"too-many-clients""#) == true)
+        #expect(third.isClosedByHub())
+        #expect(hub.clientCount == 2)
+    }
+
+    @Test func anOversizeLineIsFatalAndTheClientGoesOnceTheLineIsWritten() throws {
+        var peer = try connect()
+        _ = peer.lines()
+        peer.send(String(repeating: "x", count: 65_536) + "\n")
+        deliverRequests(peer)
+        let lines = peer.lines()
+        #expect(lines.last?.contains(#""code":"line-too-long""#) == true)
+        #expect(lines.last?.contains(#""fatal":true"#) == true)
+        #expect(peer.isClosedByHub())
+        #expect(hub.clientCount == 0)
+        #expect(watcher.watched.isEmpty)
+    }
+
+    @Test func aClientThatHalfClosesGetsItsAnswersThenTheConnectionCloses() throws {
+        var peer = try connect()
+        _ = peer.lines()
+        peer.send(#"{"type":"ping","id":1}"# + "\n")
+        deliverRequests(peer)
+        shutdown(peer.fd, Int32(SHUT_WR))
+        deliverRequests(peer)
+        #expect(peer.lines() == [#"{"type":"pong","id":1}"#])
+        #expect(peer.isClosedByHub())
+    }
+
+    /// A client that never reads: the coalescing keeps its queue short while the hard limit is not
+    /// reached; past it the client gets the `queue-overflow` line as its last, and if it still does not
+    /// read, the grace time (virtual) runs out and it is closed.
+    @Test func aClientThatNeverReadsIsCutOffAtTheHardLimitAfterTheGraceTime() throws {
+        let peer = try connect(receiveBuffer: 4096)
+        peer.send(#"{"type":"subscribe","streams":["gestures"]}"# + "\n")
+        deliverRequests(peer)
+        var closesAt: UInt64?
+        for i in 0..<2000 where closesAt == nil {
+            let time = Timestamp(microseconds: Int64(i) * 1000)
+            hub.dispatch(
+                [.gesture(GestureMessage(device: 1, event: .sessionBegan(session: UInt64(i), time: time)))],
+                readAt: clock.now)
+            closesAt = hub.nextCloseDeadline
+        }
+        let deadline = try #require(closesAt)
+        #expect(deadline == clock.now + ClientHub.closeGraceNanoseconds)
+        // Closing: no more reading, and the loop reports when the last line can be written.
+        #expect(watcher.watched[peer.hubFD]?.readable == false)
+        #expect(watcher.watched[peer.hubFD]?.writable == true)
+        clock.advance(seconds: 4.9)
+        hub.closeExpiredClients()
+        #expect(hub.clientCount == 1)
+        clock.advance(seconds: 0.2)
+        hub.closeExpiredClients()
+        #expect(hub.clientCount == 0)
+        #expect(host.changes == 2)
+    }
+
+    /// A client that reads, but too slowly: past the hard limit its last line is `queue-overflow`,
+    /// after whole lines only, and it is closed once that line is written.
+    @Test func aSlowClientGetsTheOverflowLineAsItsLastWholeLine() throws {
+        var peer = try connect(receiveBuffer: 4096)
+        peer.send(#"{"type":"subscribe","streams":["gestures"]}"# + "\n")
+        deliverRequests(peer)
+        var i = 0
+        while hub.nextCloseDeadline == nil && i < 2000 {
+            let time = Timestamp(microseconds: Int64(i) * 1000)
+            hub.dispatch(
+                [.gesture(GestureMessage(device: 1, event: .sessionBegan(session: UInt64(i), time: time)))],
+                readAt: clock.now)
+            i += 1
+        }
+        var lines: [String] = []
+        for _ in 0..<100 where hub.clientCount > 0 {
+            lines += peer.lines()
+            hub.handle(client: peer.id, readable: false, writable: true, hangUp: false)
+        }
+        lines += peer.lines()
+        #expect(hub.clientCount == 0)
+        #expect(lines.last?.hasPrefix(#"{"type":"error","code":"queue-overflow""#) == true)
+        #expect(lines.allSatisfy { $0.hasPrefix(#"{"type":"#) && $0.hasSuffix("}") })
+        #expect(peer.isClosedByHub())
+    }
+
+    @Test func statsReportLatencyMeasuredOnTheHubsClock() throws {
+        var peer = try connect()
+        peer.send(#"{"type":"subscribe"}"# + "\n")
+        deliverRequests(peer)
+        let readAt = clock.now
+        clock.advance(seconds: 0.000_012)  // 12 µs from the device read to the write
+        hub.dispatch(
+            [.gesture(GestureMessage(device: 1, event: .sessionBegan(session: 1, time: Timestamp(microseconds: 1))))],
+            readAt: readAt)
+        clock.advance(seconds: 2)
+        _ = peer.lines()
+        peer.send(#"{"type":"stats","id":"s"}"# + "\n")
+        deliverRequests(peer)
+        let line = try #require(peer.lines().first)
+        guard case .stats(let stats) = try Message(decoding: Array(line.utf8)) else {
+            Issue.record("not stats: \(line)")
+            return
+        }
+        #expect(stats.id == "s")
+        #expect(stats.uptime == 2.000012)
+        #expect(stats.latency.count == 1)
+        #expect(stats.latency.maximum == 12)
+        #expect(stats.latency.buckets == [LatencyBucket(lessThan: 16, count: 1)])
+        #expect(stats.devices == [DeviceStatistics(device: 1, name: "screen", frames: 7, active: true)])
+        #expect(stats.clients.map(\.delivered) == [1])
+    }
+}

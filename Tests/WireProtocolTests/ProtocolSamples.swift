@@ -1,0 +1,137 @@
+import Gestures
+import MultitouchCore
+import WireProtocol
+
+/// At least one value of every message and every request the protocol defines, with optional fields
+/// both present and absent. The round-trip tests encode and decode each; the golden files under
+/// tests/protocol/golden/ are these values encoded (one file per type, one line per value), and the
+/// Python client's tests read the same files.
+enum ProtocolSamples {
+    static let screen = DeviceInfo(
+        id: 1, name: "Atmel maXTouch \"Digitizer\"", source: "/dev/input/event5", deviceClass: .touchscreen,
+        multitouchProtocol: .b, slots: 10, isSemiMT: false, units: .pixels, width: 1920, height: 1080,
+        widthMillimeters: 293.5, heightMillimeters: 165.25, sizeSource: "resolution")
+    static let pad = DeviceInfo(
+        id: 2, name: "SynPS/2 Synaptics TouchPad", source: "touchpad.evemu", deviceClass: .touchpad,
+        multitouchProtocol: .a, slots: 2, isSemiMT: true, units: .millimeters, width: 100, height: 60.5,
+        widthMillimeters: 100, heightMillimeters: 60.5, sizeSource: "nominal size")
+
+    static let time = Timestamp(microseconds: 1_357_751_031_716_015)
+    static let matrix = AffineTransform(a: 1.25, b: 0.5, c: -0.5, d: 1.25, tx: 12.75, ty: -3)
+
+    static let update = GestureUpdate(
+        session: 3, seq: 9_007_199_254_740_993, time: time, phase: .changed, mode: .pinchRotate, fingers: 2,
+        centroid: Point(x: 640.5, y: 360.25), translation: Point(x: -4.5, y: 0.125), scale: 1.5,
+        rotation: 0.1, velocity: GestureVelocity(translation: Point(x: 10, y: -20.5), scale: 0.75, rotation: -0.25),
+        matrix: matrix)
+
+    static let messages: [Message] = [
+        .hello(HelloMessage(daemon: "multitouchd 0.1.0", devices: [screen, pad])),
+        .hello(HelloMessage(daemon: "multitouchd 0.1.0", devices: [])),
+        .deviceAdded(screen),
+        .deviceAdded(pad),
+        .deviceRemoved(DeviceRemovedMessage(device: 1, time: time, reason: "device removed")),
+        .deviceRemoved(DeviceRemovedMessage(device: 2, time: nil, reason: "end of recording")),
+        .touches(
+            TouchesMessage(
+                device: 1, time: time, fingers: 2, isSemiMT: false,
+                touches: [
+                    TouchPoint(
+                        id: 7, phase: .began, location: Point(x: 100.5, y: 200),
+                        previousLocation: Point(x: 100.5, y: 200),
+                        normalized: Point(x: 0.0523, y: 0.185), millimeters: Point(x: 15.25, y: 30.5), slot: 0,
+                        tapCount: 1, type: .direct, majorRadius: 3.5, minorRadius: 2.25, orientation: -0.5, force: 0.75),
+                    TouchPoint(
+                        id: 8, phase: .moved, location: Point(x: 300, y: 400.75),
+                        previousLocation: Point(x: 298, y: 401),
+                        normalized: Point(x: 0.15625, y: 0.371), millimeters: Point(x: 45.8, y: 61.2), slot: 1,
+                        tapCount: 2, type: .direct),
+                ])),
+        .touches(
+            TouchesMessage(
+                device: 2, time: Timestamp(microseconds: 5), fingers: 0, isSemiMT: true,
+                touches: [
+                    TouchPoint(
+                        id: 9, phase: .cancelled, location: Point(x: 1, y: 2), previousLocation: Point(x: 1, y: 2),
+                        normalized: Point(x: 0.01, y: 0.03), millimeters: Point(x: 1, y: 2), slot: 0, tapCount: 0,
+                        type: .indirect)
+                ])),
+        .gesture(GestureMessage(device: 1, event: .sessionBegan(session: 3, time: time))),
+        .gesture(GestureMessage(device: 1, event: .sessionEnded(session: 3, time: time, cancelled: false))),
+        .gesture(GestureMessage(device: 2, event: .sessionEnded(session: 4, time: time, cancelled: true))),
+        .gesture(GestureMessage(device: 1, event: .update(update))),
+        .gesture(
+            GestureMessage(
+                device: 1,
+                event: .update(
+                    GestureUpdate(
+                        session: 3, seq: 0, time: time, phase: .began, mode: .pan, fingers: 1,
+                        centroid: Point(x: 0, y: 0),
+                        translation: .zero, scale: 1, rotation: 0, velocity: .zero, matrix: .identity)))),
+        .gesture(
+            GestureMessage(
+                device: 1,
+                event: .tap(session: 5, time: time, location: Point(x: 10.5, y: 20.25), tapCount: 2, fingers: 1))),
+        .gesture(
+            GestureMessage(
+                device: 1, event: .doubleTap(session: 5, time: time, location: Point(x: 10.5, y: 20.25), matrix: matrix)
+            )),
+        .gesture(
+            GestureMessage(
+                device: 1,
+                event: .longPress(session: 6, time: time, phase: .began, location: Point(x: 50, y: 60), fingers: 1))),
+        .gesture(
+            GestureMessage(
+                device: 1,
+                event: .longPress(session: 6, time: time, phase: .cancelled, location: Point(x: 51, y: 60), fingers: 1))
+        ),
+        .dropped(DroppedMessage(device: 1, time: time, count: 12, unit: .events, reason: "SYN_DROPPED")),
+        .dropped(
+            DroppedMessage(
+                device: 1, time: time, count: 1, unit: .overflows, reason: "SYN_DROPPED: kernel buffer overflowed")),
+        .dropped(DroppedMessage(device: nil, time: nil, count: 40, unit: .messages, reason: "client queue full")),
+        .error(ErrorMessage(.badField, "unknown field \"x\" in ping", id: RequestID(9_007_199_254_740_993))),
+        .error(ErrorMessage(.lineTooLong, "request line longer than 65536 bytes (newline included)")),
+        .error(ErrorMessage(.recording, "line 12: trailing partial frame\twithout SYN_REPORT")),
+        .pong(PongMessage(id: RequestID("a\"b"))),
+        .pong(PongMessage(id: nil)),
+        .subscribed(SubscribedMessage(id: 1, streams: [.touches, .gestures, .devices], devices: .all)),
+        .subscribed(SubscribedMessage(id: nil, streams: [.gestures], devices: .ids([3, 1]))),
+        .unsubscribed(UnsubscribedMessage(id: "u")),
+        .unsubscribed(UnsubscribedMessage(id: nil)),
+        .stats(
+            StatsMessage(
+                id: 4, uptime: 12.5,
+                clients: [
+                    ClientStatistics(
+                        id: 1, pid: 4242, uid: 1000, subscribed: true, queued: 0, queuedBytes: 0, delivered: 1830,
+                        dropped: 0),
+                    ClientStatistics(
+                        id: 2, pid: -1, uid: 0, subscribed: false, queued: 3, queuedBytes: 612, delivered: 3, dropped: 7
+                    ),
+                ],
+                devices: [DeviceStatistics(device: 1, name: "Atmel maXTouch Touchscreen", frames: 412, active: true)],
+                latency: LatencyStatistics(
+                    count: 412, maximum: 61.2,
+                    buckets: [LatencyBucket(lessThan: 16, count: 310), LatencyBucket(lessThan: 32, count: 102)],
+                    deferred: 1, recent: RecentLatency(samples: 412, p50: 11.8, p99: 35.1)))),
+        .stats(
+            StatsMessage(
+                id: nil, uptime: 0.25, clients: [], devices: [],
+                latency: LatencyStatistics(count: 0, maximum: 0, buckets: [], deferred: 0, recent: nil))),
+        .transform(TransformMessage(id: 2, device: 1, matrix: matrix)),
+        .transform(TransformMessage(id: nil, device: 1, matrix: .identity)),
+    ]
+
+    static let requests: [ClientRequest] = [
+        ClientRequest(.subscribe(streams: nil, devices: nil)),
+        ClientRequest(.subscribe(streams: [.touches, .gestures], devices: .ids([1, 2])), id: 7),
+        ClientRequest(.subscribe(streams: [.devices], devices: .all), id: "s"),
+        ClientRequest(.unsubscribe),
+        ClientRequest(.ping, id: "a"),
+        ClientRequest(.ping, id: 3),
+        ClientRequest(.stats, id: 3),
+        ClientRequest(.resetTransform(device: 1)),
+        ClientRequest(.setTransform(device: 1, matrix: AffineTransform(a: 2, b: 0, c: 0, d: 2, tx: 10.5, ty: -3))),
+    ]
+}
