@@ -40,7 +40,8 @@ if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings
   stage "feel report" "$ctl" feel --recordings ../shared/recordings
 fi
-stage "protocol schema" bash protocol/check-replays.sh "$ctl" tests/fixtures ../shared/recordings
+# The schema against the Swift protocol (golden files both ways, enums), then every recording's replay.
+stage "protocol schema" bash -c 'python3 protocol/check-golden.py && bash protocol/check-replays.sh "$0" tests/fixtures ../shared/recordings' "$ctl"
 stage "plot CLI" bash tests/plot/cli-check.sh "$ctl"
 stage "python client" python3 clients/python/test_client.py
 stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
