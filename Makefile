@@ -5,6 +5,10 @@
 #   sudo make install               installs under PREFIX=/usr/local, creates the multitouch group
 #   make install DESTDIR=/tmp/stage staged install for packaging (no group created, nothing enabled)
 #   sudo make uninstall             removes what install put there (keeps an edited config file)
+#   make deb                        a Debian package in dist/ (packaging/deb/build.sh: release build,
+#                                   man pages, shell completions, the Python and C clients, recordings)
+#   make man completions            man pages and bash/zsh/fish completions into .build/dist (install
+#                                   copies them when they exist)
 #
 # Variables: PREFIX (/usr/local), DESTDIR (empty), UNITDIR, SYSUSERSDIR, SYSCONFDIR (/etc),
 # SWIFT_BUILD_FLAGS. The units' paths are rewritten to PREFIX, so a PREFIX other than /usr/local or
@@ -20,16 +24,31 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 DOCDIR ?= $(PREFIX)/share/doc/multitouchd
 DATADIR ?= $(PREFIX)/share/multitouchd
 CONFDIR ?= $(SYSCONFDIR)/multitouchd
+MANDIR ?= $(PREFIX)/share/man
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
+# The Python package: beside the other data by default (add it to PYTHONPATH); the Debian package
+# puts it where the system python3 finds it (/usr/lib/python3/dist-packages).
+PYTHONDIR ?= $(DATADIR)/python
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/multitouchd/main.swift)
+# Generated man pages and completions (make man completions).
+DIST_DIR ?= .build/dist
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?= --static-swift-stdlib
 INSTALL ?= install
 
 BUILD_DIR ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null || echo .build/release)
 DOCS := $(wildcard README.md docs/*.md)
-PYTHON_CLIENT := $(filter-out clients/python/test_%,$(wildcard clients/python/*.py clients/python/README.md))
+PYTHON_PACKAGE := $(wildcard clients/python/multitouchd_client/*.py clients/python/multitouchd_client/py.typed)
 PYTHON_EXAMPLES := $(wildcard clients/python/examples/*.py)
+C_EXAMPLES := $(wildcard clients/c/examples/*.c)
+RECORDINGS := $(wildcard tests/fixtures/*.evemu)
+COMMANDS := multitouchd multitouchctl
 
-.PHONY: all build test install uninstall check-units install-check service-check
+.PHONY: all build test install uninstall check-units install-check service-check man completions deb deb-check
 
 all: build
 
@@ -48,6 +67,36 @@ install-check:
 
 service-check:
 	bash tests/service/guest-service-check.sh
+
+# Man pages from the commands' --help, by swift-argument-parser's generate-manual tool (the tool
+# behind `swift package generate-manual`, run on the built binaries: the plugin would rebuild the
+# whole package in release mode without --static-swift-stdlib, over the binaries `make build` made).
+# The date is the last commit's, so the pages are the same on every build of a commit.
+man:
+	@test -x $(BUILD_DIR)/multitouchd || { echo "make man: no release build in $(BUILD_DIR); run 'make build' first" >&2; exit 1; }
+	$(SWIFT) build --product generate-manual
+	rm -rf $(DIST_DIR)/man && mkdir -p $(DIST_DIR)/man
+	for c in $(COMMANDS); do \
+	    "$$($(SWIFT) build --show-bin-path)/generate-manual-tool" $(BUILD_DIR)/$$c --multi-page \
+	        --date "$$(git log -1 --format=%cs 2>/dev/null || date -u +%F)" --output-directory $(DIST_DIR)/man || exit 1; \
+	done
+	rm -f $(DIST_DIR)/man/*.help.1
+
+completions:
+	@test -x $(BUILD_DIR)/multitouchd || { echo "make completions: no release build in $(BUILD_DIR); run 'make build' first" >&2; exit 1; }
+	rm -rf $(DIST_DIR)/completions && mkdir -p $(DIST_DIR)/completions/bash $(DIST_DIR)/completions/zsh $(DIST_DIR)/completions/fish
+	for c in $(COMMANDS); do \
+	    $(BUILD_DIR)/$$c --generate-completion-script bash > $(DIST_DIR)/completions/bash/$$c && \
+	    $(BUILD_DIR)/$$c --generate-completion-script zsh > $(DIST_DIR)/completions/zsh/_$$c && \
+	    $(BUILD_DIR)/$$c --generate-completion-script fish > $(DIST_DIR)/completions/fish/$$c.fish || exit 1; \
+	done
+
+deb:
+	bash packaging/deb/build.sh
+
+# Installs the package into a scratch root with dpkg and runs the installed tools (CI).
+deb-check:
+	bash packaging/deb/check.sh
 
 # A unit file with its /usr/local paths rewritten to PREFIX/SYSCONFDIR.
 define install_unit
@@ -75,8 +124,30 @@ install:
 	    $(INSTALL) -m 0644 config/multitouchd.toml $(DESTDIR)$(CONFDIR)/multitouchd.toml; \
 	fi
 	$(if $(DOCS),$(INSTALL) -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/)
-	$(if $(PYTHON_CLIENT),$(INSTALL) -d $(DESTDIR)$(DATADIR)/python && $(INSTALL) -m 0644 $(PYTHON_CLIENT) $(DESTDIR)$(DATADIR)/python/)
-	$(if $(PYTHON_EXAMPLES),$(INSTALL) -d $(DESTDIR)$(DATADIR)/python/examples && $(INSTALL) -m 0755 $(PYTHON_EXAMPLES) $(DESTDIR)$(DATADIR)/python/examples/)
+	$(INSTALL) -d $(DESTDIR)$(PYTHONDIR)/multitouchd_client $(DESTDIR)$(DATADIR)/examples/python $(DESTDIR)$(DATADIR)/examples/c
+	$(INSTALL) -m 0644 $(PYTHON_PACKAGE) $(DESTDIR)$(PYTHONDIR)/multitouchd_client/
+	$(INSTALL) -m 0755 $(PYTHON_EXAMPLES) $(DESTDIR)$(DATADIR)/examples/python/
+	$(INSTALL) -m 0644 clients/python/README.md $(DESTDIR)$(DATADIR)/examples/python/
+	$(INSTALL) -m 0644 $(C_EXAMPLES) clients/c/README.md $(DESTDIR)$(DATADIR)/examples/c/
+	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -m 0644 clients/c/multitouchd.h $(DESTDIR)$(INCLUDEDIR)/multitouchd.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' clients/c/multitouchd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/multitouchd.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/multitouchd.pc
+	@# Sample recordings, for `multitouchctl check`, `bench`, `plot` and `multitouchd --replay`.
+	$(INSTALL) -d $(DESTDIR)$(DATADIR)/recordings $(DESTDIR)$(DATADIR)/protocol
+	$(INSTALL) -m 0644 $(RECORDINGS) $(DESTDIR)$(DATADIR)/recordings/
+	$(INSTALL) -m 0644 protocol/multitouchd.schema.json protocol/validate.py $(DESTDIR)$(DATADIR)/protocol/
+	@if [ -d $(DIST_DIR)/man ]; then \
+	    echo "$(INSTALL) man pages into $(MANDIR)/man1"; \
+	    $(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 && $(INSTALL) -m 0644 $(DIST_DIR)/man/*.1 $(DESTDIR)$(MANDIR)/man1/; \
+	fi
+	@if [ -d $(DIST_DIR)/completions ]; then \
+	    echo "$(INSTALL) bash, zsh and fish completions"; \
+	    $(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) && \
+	    $(INSTALL) -m 0644 $(DIST_DIR)/completions/bash/* $(DESTDIR)$(BASHCOMPDIR)/ && \
+	    $(INSTALL) -m 0644 $(DIST_DIR)/completions/zsh/* $(DESTDIR)$(ZSHCOMPDIR)/ && \
+	    $(INSTALL) -m 0644 $(DIST_DIR)/completions/fish/* $(DESTDIR)$(FISHCOMPDIR)/; \
+	fi
 	@# The socket group: created now on a live install, by systemd-sysusers at boot otherwise.
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null 2>&1; then \
 	    echo "systemd-sysusers $(SYSUSERSDIR)/multitouchd.conf"; \
@@ -97,7 +168,12 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/multitouchd $(DESTDIR)$(BINDIR)/multitouchctl
 	rm -f $(DESTDIR)$(UNITDIR)/multitouchd.service $(DESTDIR)$(UNITDIR)/multitouchd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/multitouchd.conf
-	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(PYTHONDIR)/multitouchd_client
+	rm -f $(DESTDIR)$(INCLUDEDIR)/multitouchd.h $(DESTDIR)$(PKGCONFIGDIR)/multitouchd.pc
+	for c in $(COMMANDS); do \
+	    rm -f $(DESTDIR)$(MANDIR)/man1/$$c.1 $(DESTDIR)$(MANDIR)/man1/$$c.*.1 $(DESTDIR)$(BASHCOMPDIR)/$$c \
+	        $(DESTDIR)$(ZSHCOMPDIR)/_$$c $(DESTDIR)$(FISHCOMPDIR)/$$c.fish; \
+	done
 	rm -f $(DESTDIR)$(CONFDIR)/multitouchd.toml.default
 	@# The configuration goes only when it is still the shipped file.
 	@if [ -e $(DESTDIR)$(CONFDIR)/multitouchd.toml ]; then \

@@ -3,7 +3,10 @@
 # installs only what is missing. Run as root or with sudo available.
 set -euo pipefail
 # librsvg2-bin: rsvg-convert, which `multitouchctl plot -o FILE.png` runs (the SVG needs nothing).
-packages=(libevdev-dev libudev-dev pkg-config python3 evemu-tools make librsvg2-bin valgrind)
+# python3-jsonschema: protocol/validate.py; gcc/g++: the C client's test; dpkg-dev: `make deb`.
+packages=(libevdev-dev libudev-dev pkg-config python3 python3-jsonschema evemu-tools make gcc g++ dpkg-dev
+  librsvg2-bin valgrind)
+[ "${MULTITOUCHD_DEB_CHROOT:-0}" = 1 ] && packages+=(debootstrap)
 # The browser pages' test (tests/web/browser-check.py) drives headless Chromium.
 if [ "${1:-}" = "--browser" ] || [ "${MULTITOUCHD_BROWSER_DEPS:-0}" = 1 ]; then
   packages+=(chromium fonts-dejavu-core)

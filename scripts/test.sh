@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Sets up and runs every test of multitouchd: unit and end-to-end tests (swift test), the invariant
-# check over the project's fixtures and ../shared/recordings, `multitouchctl plot` from the command
-# line, the fuzzers, the tests under AddressSanitizer and ThreadSanitizer, the Python client test, the
-# browser pages in headless Chromium, the systemd unit checks, and the real-kernel checks in a QEMU
-# guest. Prints one line per stage and a closing "N passed, N failed" line; exits non-zero when any
-# stage fails.
+# check over the project's fixtures and ../shared/recordings, the feel report, the protocol schema over
+# the golden files and the replays, `multitouchctl plot` from the command line, the fuzzers, the tests
+# under AddressSanitizer and ThreadSanitizer, the Python and C client tests, multitouchctl's edges, the
+# browser pages in headless Chromium, the short benchmarks, the Debian package (built, unpacked with
+# dpkg into an empty root and run from there; MULTITOUCHD_DEB_CHROOT=1 adds an apt install into a
+# debootstrap'ed Debian 12), the systemd unit checks, and the real-kernel checks in a QEMU guest.
+# Prints one line per stage and a closing "N passed, N failed" line; exits non-zero when any stage
+# fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -38,6 +41,8 @@ if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings
   stage "feel report" "$ctl" feel --recordings ../shared/recordings
 fi
+# The schema against the Swift protocol (golden files both ways, enums), then every recording's replay.
+stage "protocol schema" bash -c 'python3 protocol/check-golden.py && bash protocol/check-replays.sh "$0" tests/fixtures ../shared/recordings' "$ctl"
 stage "plot CLI" bash tests/plot/cli-check.sh "$ctl"
 # Hardening (docs/FUZZING.md): each fuzz harness for a bounded time (any crash, hang or memory blow-up
 # fails), then the tests under AddressSanitizer and ThreadSanitizer, each in a scratch path of its own.
@@ -46,10 +51,13 @@ stage "swift test (AddressSanitizer)" bash scripts/sanitized-tests.sh address
 stage "swift test (ThreadSanitizer)" bash scripts/sanitized-tests.sh thread
 stage "python client" python3 clients/python/test_client.py
 stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
+stage "c client" python3 clients/c/test_c_client.py
+stage "multitouchctl edges" python3 tests/cli/test_cli.py
 # Headless Chromium loads the live view (view --replay) and the JS demo (bridge); screenshots under
 # .build/web-check/ (the stage prints their paths).
 stage "browser pages" python3 tests/web/browser-check.py "$(swift build --show-bin-path)"
 stage "benchmarks (short: runs and reports, no thresholds)" bash scripts/bench.sh --short
+stage "debian package" bash -c 'DEB_COMPRESSION=gzip bash packaging/deb/build.sh && bash packaging/deb/check.sh'
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh

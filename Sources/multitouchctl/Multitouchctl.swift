@@ -8,7 +8,7 @@ struct Multitouchctl: AsyncParsableCommand {
         abstract: "Replay, check, record and monitor multitouch input for multitouchd.",
         version: "0.1.0",
         subcommands: [
-            Replay.self, Check.self, Plot.self, Devices.self, Record.self, Listen.self, Monitor.self, Bench.self,
-            BenchRouting.self, Generate.self, Feel.self, Bridge.self, View.self,
+            Replay.self, Check.self, Plot.self, Devices.self, Record.self, Listen.self, Monitor.self, Stats.self,
+            Bench.self, BenchRouting.self, Generate.self, Feel.self, Bridge.self, View.self,
         ])
 }

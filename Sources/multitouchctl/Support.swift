@@ -120,6 +120,7 @@ enum ReadableFormat {
             let degrees = u.rotation * 180 / Double.pi
             return
                 "\(u.mode.rawValue) \(u.phase.rawValue) fingers=\(u.fingers) centroid=(\(fmt(u.centroid.x)), \(fmt(u.centroid.y))) translation=(\(fmt(u.translation.x)), \(fmt(u.translation.y))) scale=\(fmt(u.scale, 3)) rotation=\(fmt(degrees))°"
+                + CumulativeText.of(matrix: [u.matrix.a, u.matrix.b, u.matrix.c, u.matrix.d, u.matrix.tx, u.matrix.ty])
         case .tap(_, _, let location, let tapCount, let fingers):
             return "tap count=\(tapCount) fingers=\(fingers) at (\(fmt(location.x)), \(fmt(location.y)))"
         case .doubleTap(_, _, let location, _):

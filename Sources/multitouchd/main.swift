@@ -87,7 +87,10 @@ struct MultitouchDaemon: ParsableCommand {
         if let socket { configuration.socket.path = socket }
         if let logLevel, let level = LogLevel(rawValue: logLevel) { configuration.logLevel = level }
 
+        // Under systemd stderr is the journal: priorities as <N> prefixes and no second timestamp.
+        let journal = JournalLogHandler.stderrIsJournal
         LoggingSystem.bootstrap { label in
+            if journal { return JournalLogHandler(logLevel: .trace, label: label) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .trace
             return handler

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Tests the Python client against the real daemon.
+"""Tests the Python client package against the real daemon, and every line the daemon sends and every
+request the client makes against the protocol's JSON Schema (protocol/multitouchd.schema.json).
 
-    python3 clients/python/test_client.py [BIN_DIR]
+    python3 clients/python/test_client.py [BIN_DIR] [-k NAME]
 
 BIN_DIR holds the built `multitouchd` and `multitouchctl` (default: `swift build --show-bin-path`).
-Prints one line per test and "N passed, M failed"; exits non-zero when any test failed.
+-k runs only the tests whose name contains NAME. Prints one line per test and "N passed, M failed";
+exits non-zero when any test failed. Needs the jsonschema module (python3-jsonschema).
 """
 
+import asyncio
 import json
 import os
 import shutil
@@ -18,8 +21,18 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from multitouchd_client import Client, ProtocolError  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "protocol"))
+import multitouchd_client as mc  # noqa: E402
+from multitouchd_client import Affine, Client, ConnectionClosed, ProtocolError, ReplyError  # noqa: E402
+from multitouchd_client.aio import AsyncClient  # noqa: E402
+import validate  # noqa: E402
+
+try:
+    CHECKER = validate.Checker()
+except ImportError:
+    sys.exit("test_client.py: the jsonschema module is missing (apt-get install python3-jsonschema)")
 
 HEADER = """# EVEMU 1.3
 N: multitouchd python test touchscreen
@@ -74,9 +87,35 @@ def pinch_recording(frames):
     return HEADER + "\n".join(lines) + "\n"
 
 
+class SchemaClient(Client):
+    """A Client that checks every line it reads and every request it sends against the schema."""
+
+    def _read_line(self):
+        line = super()._read_line()
+        if line is not None:
+            CHECKER.check(json.loads(line))
+        return line
+
+    def send(self, request):
+        CHECKER.check(request, "request")
+        super().send(request)
+
+
+class SchemaAsyncClient(AsyncClient):
+    async def _read_line(self):
+        line = await super()._read_line()
+        if line is not None:
+            CHECKER.check(json.loads(line))
+        return line
+
+    async def send(self, request):
+        CHECKER.check(request, "request")
+        await super().send(request)
+
+
 class Daemon:
-    def __init__(self, bin_dir, tmp, args):
-        self.socket = os.path.join(tmp, "mtd-%d.sock" % time.monotonic_ns())
+    def __init__(self, bin_dir, tmp, args, socket_path=None):
+        self.socket = socket_path or os.path.join(tmp, "mtd-%d.sock" % time.monotonic_ns())
         self.log = open(os.path.join(tmp, "daemon.log"), "ab")
         self.proc = subprocess.Popen(
             [os.path.join(bin_dir, "multitouchd"), "--socket", self.socket, "--no-devices"] + args,
@@ -109,16 +148,34 @@ def check(condition, what):
         raise AssertionError(what)
 
 
+def write_pinch(tmp, name, frames):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(pinch_recording(frames))
+    return path
+
+
+def replay_json(bin_dir, path):
+    return subprocess.run([os.path.join(bin_dir, "multitouchctl"), "replay", "--json", path], check=True,
+                          capture_output=True, text=True).stdout.splitlines()
+
+
+def first_difference(got, expected):
+    return next(((i, g, e) for i, (g, e) in enumerate(zip(got, expected)) if g != e), None)
+
+
 def test_hello_and_ping(bin_dir, tmp):
     d = Daemon(bin_dir, tmp, [])
     try:
-        with Client(d.socket) as c:
+        with SchemaClient(d.socket) as c:
             check(c.hello["protocol"] == 1, "protocol 1")
             check(c.hello["daemon"].startswith("multitouchd "), "daemon name")
             c.ping(42)
             check(c.receive() == {"type": "pong", "id": 42}, "pong echoes the id")
-            reply = c.request({"type": "stats"}, "stats")
+            reply = c.request({"type": "stats"})
             check(len(reply["clients"]) == 1, "stats lists this client")
+            stats = mc.parse(reply)
+            check(isinstance(stats, mc.Stats) and stats.clients[0]["subscribed"] is False, repr(stats))
     finally:
         check(d.stop() == 0, "clean exit")
 
@@ -126,15 +183,15 @@ def test_hello_and_ping(bin_dir, tmp):
 def test_bad_request_is_an_error_and_the_connection_stays(bin_dir, tmp):
     d = Daemon(bin_dir, tmp, [])
     try:
-        with Client(d.socket) as c:
+        with SchemaClient(d.socket) as c:
             c._sock.sendall(b"this is not json\n")
             error = c.receive()
             check(error["type"] == "error" and error["code"] == "invalid-json" and error["fatal"] is False, repr(error))
             try:
-                c.request({"type": "resetTransform", "device": 99}, "transform")
+                c.request({"type": "resetTransform", "device": 99})
                 check(False, "unknown device must be an error")
-            except ProtocolError as e:
-                check("unknown-device" in str(e), str(e))
+            except ReplyError as e:
+                check(e.code == "unknown-device" and not e.fatal, str(e))
             c.ping("still-here")
             check(c.receive()["id"] == "still-here", "connection kept")
     finally:
@@ -142,41 +199,200 @@ def test_bad_request_is_an_error_and_the_connection_stays(bin_dir, tmp):
 
 
 def test_subscriber_receives_exactly_the_replay_output(bin_dir, tmp):
-    path = os.path.join(tmp, "pinch.evemu")
-    with open(path, "w") as f:
-        f.write(pinch_recording(150))
-    expected = subprocess.run(
-        [os.path.join(bin_dir, "multitouchctl"), "replay", "--json", path], check=True, capture_output=True, text=True
-    ).stdout.splitlines()
+    path = write_pinch(tmp, "pinch.evemu", 150)
+    expected = replay_json(bin_dir, path)
     check(any(json.loads(l)["type"] == "gesture" for l in expected), "the recording makes gestures")
     d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "50", "--wait-for-subscribers", "1"])
     try:
-        with Client(d.socket) as c:
+        with SchemaClient(d.socket) as c:
             c.subscribe()
             got = []
             while True:
                 line = c.receive_line()
                 check(line is not None, "connection open until the replay ends")
                 kind = json.loads(line)["type"]
-                if kind in ("subscribed",):
+                if kind == "subscribed":
                     continue
                 got.append(line.decode("utf-8"))
                 if kind == "deviceRemoved":
                     break
             check(got == expected, "got %d lines, expected %d; first difference: %r" % (
-                len(got), len(expected), next(((g, e) for g, e in zip(got, expected) if g != e), None)))
+                len(got), len(expected), first_difference(got, expected)))
     finally:
         d.stop()
 
 
-def test_print_gestures_example(bin_dir, tmp):
-    path = os.path.join(tmp, "pinch2.evemu")
-    with open(path, "w") as f:
-        f.write(pinch_recording(60))
+def test_request_mid_stream_loses_no_message(bin_dir, tmp):
+    # Regression: request() used to set stream messages aside in a list messages() never returned.
+    path = write_pinch(tmp, "pinch-mid.evemu", 150)
+    expected = replay_json(bin_dir, path)
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "3", "--wait-for-subscribers", "1"])
+    try:
+        with SchemaClient(d.socket) as c:
+            c.subscribe(streams=["touches", "gestures", "devices"])
+            got = []
+            requested = 0
+            for message in c.messages():
+                if message["type"] == "subscribed":
+                    continue
+                got.append(message)
+                if message["type"] == "gesture" and requested < 3:
+                    time.sleep(0.1)  # let stream lines queue up behind the coming reply
+                    requested += 1
+                    stats = c.request({"type": "stats"})
+                    check(stats["type"] == "stats", repr(stats))
+                if message["type"] == "deviceRemoved":
+                    break
+            want = [json.loads(l) for l in expected]
+            check(requested == 3, "three requests made mid-stream")
+            check(got == want, "got %d messages, expected %d; first difference: %r" % (
+                len(got), len(want), first_difference(got, want)))
+    finally:
+        d.stop()
+
+
+def test_typed_events(bin_dir, tmp):
+    path = write_pinch(tmp, "pinch-typed.evemu", 80)
     d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-subscribers", "1"])
-    example = subprocess.Popen(
-        [sys.executable, os.path.join(HERE, "examples", "print_gestures.py"), d.socket],
-        stdout=subprocess.PIPE, text=True)
+    try:
+        with SchemaClient(d.socket) as c:
+            c.subscribe()
+            kinds = set()
+            last = None
+            for event in c.events():
+                kinds.add(type(event).__name__)
+                if isinstance(event, mc.Gesture):
+                    check(event.phase in (mc.Phase.BEGAN, mc.Phase.CHANGED, mc.Phase.ENDED), repr(event.phase))
+                    check(event.mode in (mc.Mode.PAN, mc.Mode.PINCH_ROTATE), repr(event.mode))
+                    check(event.matrix == Affine.from_list(event.raw["matrix"]), "matrix typed")
+                    last = event
+                if isinstance(event, mc.Touches):
+                    check(all(isinstance(t.phase, mc.Phase) for t in event.touches), "touch phases typed")
+                if isinstance(event, mc.DeviceRemoved):
+                    break
+            check({"Subscribed", "DeviceAdded", "Touches", "Session", "Gesture", "DeviceRemoved"} <= kinds, repr(kinds))
+            check(last is not None and last.phase == "ended", "str enums compare with strings")
+        check(isinstance(mc.parse({"type": "futureThing", "x": 1}), mc.UnknownMessage), "unknown type tolerated")
+        try:
+            mc.parse({"type": "gesture", "device": 1})
+            check(False, "a gesture without fields must not parse")
+        except ProtocolError:
+            pass
+    finally:
+        d.stop()
+
+
+def test_schema_rejects_what_the_daemon_must_not_send(bin_dir, tmp):
+    # The schema must be able to fail: each of these is one mistake away from a real message.
+    good = json.loads(replay_json(bin_dir, write_pinch(tmp, "p.evemu", 20))[3])
+    check(CHECKER.problems(good) == [], "a real message passes")
+    for mutate in (lambda m: m.update(phase="bogus"), lambda m: m.pop("time"), lambda m: m.update(extra=1),
+                   lambda m: m.update(device="1"), lambda m: m.update(type="nonsense")):
+        bad = dict(good)
+        mutate(bad)
+        check(CHECKER.problems(bad), "schema accepted %r" % (bad,))
+    check(CHECKER.problems({"type": "subscribe", "streams": ["touch"]}, "request"), "misspelt stream accepted")
+    check(CHECKER.problems({"type": "ping", "idd": 1}, "request"), "unknown request field accepted")
+
+
+def test_fileno_and_read_available(bin_dir, tmp):
+    import selectors
+    path = write_pinch(tmp, "pinch-fd.evemu", 60)
+    expected = [json.loads(l) for l in replay_json(bin_dir, path)]
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "10", "--wait-for-subscribers", "1"])
+    try:
+        with SchemaClient(d.socket) as c:
+            c.subscribe()
+            sel = selectors.DefaultSelector()
+            sel.register(c.fileno(), selectors.EVENT_READ)
+            got = []
+            wakeups = 0
+            while not got or got[-1]["type"] != "deviceRemoved":
+                if not c.has_buffered():
+                    check(sel.select(timeout=30), "socket became readable")
+                wakeups += 1
+                got += [m for m in c.read_available() if m["type"] != "subscribed"]
+            check(got == expected, "got %d, expected %d: %r" % (len(got), len(expected), first_difference(got, expected)))
+            check(c.read_available() == [], "nothing more without blocking")
+            d.stop()
+            try:
+                while True:
+                    check(sel.select(timeout=30), "end of connection is readable")
+                    check(c.read_available() == [], "no message after the replay's end")
+            except ConnectionClosed:
+                pass
+    finally:
+        d.stop()
+
+
+def test_reconnect_restores_the_subscription(bin_dir, tmp):
+    sock = os.path.join(tmp, "restart.sock")
+    first = Daemon(bin_dir, tmp, [], socket_path=sock)
+    second = None
+    try:
+        with SchemaClient(sock) as c:
+            c.subscribe(streams=["gestures", "devices"])
+            stream = c.messages(reconnect=True, retry_for=30)
+            check(next(stream)["type"] == "subscribed", "subscribed")
+            first.stop()
+            path = write_pinch(tmp, "pinch-re.evemu", 40)
+            second = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-subscribers", "1"],
+                            socket_path=sock)
+            hello = next(stream)
+            check(hello["type"] == "hello", "the new hello comes first: %r" % (hello,))
+            again = next(stream)
+            check(again["type"] == "subscribed" and again["streams"] == ["gestures", "devices"], repr(again))
+            kinds = []
+            for message in stream:
+                kinds.append(message["type"])
+                if message["type"] == "deviceRemoved":
+                    break
+            check("gesture" in kinds and "touches" not in kinds, "the same streams as before: %r" % kinds[:5])
+    finally:
+        first.stop()
+        if second:
+            second.stop()
+
+
+def test_asyncio_client(bin_dir, tmp):
+    path = write_pinch(tmp, "pinch-aio.evemu", 60)
+    expected = [json.loads(l) for l in replay_json(bin_dir, path)]
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "10", "--wait-for-subscribers", "1"])
+
+    async def run():
+        async with await SchemaAsyncClient.connect(d.socket) as c:
+            check(c.hello["type"] == "hello", "hello")
+            reply = await c.subscribe()
+            check(reply["type"] == "subscribed", repr(reply))
+            got = []
+            async for message in c.messages():
+                got.append(message)
+                if len(got) == 5:
+                    check((await c.get_stats())["type"] == "stats", "stats mid-stream")
+                if message["type"] == "deviceRemoved":
+                    break
+            check(got == expected, "got %d, expected %d: %r" % (len(got), len(expected), first_difference(got, expected)))
+            try:
+                await c.reset_transform(77)
+                check(False, "unknown device is an error")
+            except ReplyError as e:
+                check(e.code == "unknown-device", str(e))
+
+    try:
+        asyncio.run(asyncio.wait_for(run(), 60))
+    finally:
+        d.stop()
+
+
+def run_example(name, socket_path, *args):
+    return subprocess.Popen([sys.executable, os.path.join(HERE, "examples", name), *args, socket_path],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_print_gestures_example(bin_dir, tmp):
+    path = write_pinch(tmp, "pinch2.evemu", 60)
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-subscribers", "1"])
+    example = run_example("print_gestures.py", d.socket)
     try:
         lines = []
         for line in example.stdout:
@@ -195,22 +411,132 @@ def test_print_gestures_example(bin_dir, tmp):
         d.stop()
 
 
+def test_print_gestures_piped_to_head(bin_dir, tmp):
+    # Regression: `print_gestures.py | head -1` ended in a BrokenPipeError traceback.
+    path = write_pinch(tmp, "pinch-head.evemu", 150)
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "2", "--wait-for-subscribers", "1"])
+    example = run_example("print_gestures.py", d.socket)
+    try:
+        first = example.stdout.readline()
+        check(first.startswith("connected to"), repr(first))
+        example.stdout.close()  # what head does after its line
+        try:
+            example.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            check(False, "the example did not exit after its reader went away")
+        err = example.stderr.read()
+        check("Traceback" not in err and "BrokenPipe" not in err, "stderr: %r" % err[-500:])
+        check(example.returncode == 0, "exit status %r" % example.returncode)
+    finally:
+        if example.poll() is None:
+            example.kill()
+        d.stop()
+
+
+def test_map_example_applies_the_matrix(bin_dir, tmp):
+    path = write_pinch(tmp, "pinch-map.evemu", 100)
+    expected = [json.loads(l) for l in replay_json(bin_dir, path)]
+    final = Affine.from_list([m for m in expected if m["type"] == "gesture"][-1]["matrix"])
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-subscribers", "1"])
+    example = run_example("map_view.py", d.socket, "--text")
+    try:
+        out, err = example.communicate(timeout=60)
+        check(example.returncode == 0, "exit %r: %s" % (example.returncode, err[-500:]))
+        lines = out.splitlines()
+        check(any(l.startswith("gesture ") for l in lines), "gesture lines: %r" % lines[:3])
+        last = [l for l in lines if l.startswith("corners ")][-1]
+        corners = json.loads(last[len("corners "):])
+        want = [list(final.apply(x, y)) for x, y in ((0, 0), (100, 0), (100, 60), (0, 60))]
+        check(all(abs(a - b) < 1e-6 for p, q in zip(corners, want) for a, b in zip(p, q)),
+              "map corners %r, the final matrix puts them at %r" % (corners, want))
+        check(final != Affine.identity(), "the recording moved the map")
+    finally:
+        if example.poll() is None:
+            example.kill()
+        d.stop()
+
+
+def test_pip_installs_the_package(bin_dir, tmp):
+    # pip builds in the source directory: build a copy. Build isolation fetches setuptools from PyPI.
+    source = os.path.join(tmp, "src")
+    shutil.copytree(HERE, source, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+    target = os.path.join(tmp, "site")
+    result = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", target, source],
+                            capture_output=True, text=True, cwd=tmp)
+    check(result.returncode == 0, "pip install failed: %s" % result.stderr[-1500:])
+    probe = ("import multitouchd_client, multitouchd_client.aio as a; "
+             "print(multitouchd_client.__file__); print(multitouchd_client.__version__)")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, cwd=tmp,
+                         env=dict(os.environ, PYTHONPATH=target)).stdout.split()
+    check(out[0].startswith(target), "imported from the install: %r" % out)
+    check(os.path.exists(os.path.join(target, "multitouchd_client", "py.typed")), "py.typed installed")
+    check(not os.path.exists(os.path.join(target, "test_client.py")), "tests not installed")
+
+
+def test_daemon_logs_for_the_journal(bin_dir, tmp):
+    # Under systemd (JOURNAL_STREAM names stderr's device:inode) every line carries a <N> syslog
+    # priority and no timestamp of its own; elsewhere the timestamped terminal format stays.
+    import re
+    for journal in (True, False):
+        log_path = os.path.join(tmp, "journal-%s.log" % journal)
+        sock = os.path.join(tmp, "journal-%s.sock" % journal)
+        with open(log_path, "wb") as log:
+            st = os.fstat(log.fileno())
+            env = dict(os.environ)
+            env.pop("JOURNAL_STREAM", None)
+            if journal:
+                env["JOURNAL_STREAM"] = "%d:%d" % (st.st_dev, st.st_ino)
+            # A socket group that does not exist: a warning, beside the info lines.
+            config = os.path.join(tmp, "j.toml")
+            with open(config, "w") as f:
+                f.write('[socket]\ngroup = "no-such-group-mtd"\n')
+            proc = subprocess.Popen([os.path.join(bin_dir, "multitouchd"), "--socket", sock, "--no-devices",
+                                     "--config", config], stdout=subprocess.DEVNULL, stderr=log, env=env)
+            try:
+                Client(sock, retry_for=30).close()
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=10)
+        lines = open(log_path, encoding="utf-8").read().splitlines()
+        check(lines, "the daemon logged")
+        if journal:
+            check(all(re.match(r"<[2-7]>multitouchd: ", l) for l in lines), "every line has a priority: %r" % lines[:3])
+            check(not any(re.search(r"\d{4}-\d\d-\d\dT\d\d:", l) for l in lines), "no timestamps: %r" % lines[:3])
+            check(any(l.startswith("<4>") and "group does not exist" in l for l in lines), "warning is <4>: %r" % lines)
+            check(any(l.startswith("<6>") and "client: connected" in l for l in lines), "info is <6>: %r" % lines)
+        else:
+            check(all(re.match(r"\d{4}-\d\d-\d\dT", l) for l in lines), "terminal lines keep timestamps: %r" % lines[:2])
+
+
+TESTS = [test_hello_and_ping, test_bad_request_is_an_error_and_the_connection_stays,
+         test_subscriber_receives_exactly_the_replay_output, test_request_mid_stream_loses_no_message,
+         test_typed_events, test_schema_rejects_what_the_daemon_must_not_send, test_fileno_and_read_available,
+         test_reconnect_restores_the_subscription, test_asyncio_client, test_print_gestures_example,
+         test_print_gestures_piped_to_head, test_map_example_applies_the_matrix,
+         test_pip_installs_the_package, test_daemon_logs_for_the_journal]
+
+
 def main():
-    if len(sys.argv) > 1:
-        bin_dir = sys.argv[1]
+    args = sys.argv[1:]
+    only = None
+    if "-k" in args:
+        i = args.index("-k")
+        only = args[i + 1]
+        del args[i:i + 2]
+    if args:
+        bin_dir = args[0]
     else:
-        root = os.path.dirname(os.path.dirname(HERE))
-        bin_dir = subprocess.run(["swift", "build", "--show-bin-path"], cwd=root, check=True, capture_output=True,
+        bin_dir = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, check=True, capture_output=True,
                                  text=True).stdout.strip()
-    tests = [test_hello_and_ping, test_bad_request_is_an_error_and_the_connection_stays,
-             test_subscriber_receives_exactly_the_replay_output, test_print_gestures_example]
     passed = failed = 0
-    for test in tests:
+    for test in TESTS:
+        if only and only not in test.__name__:
+            continue
         tmp = tempfile.mkdtemp(prefix="mtd-py-")
         try:
             test(bin_dir, tmp)
             passed += 1
-            print("ok    %s" % test.__name__)
+            print("ok    %s" % test.__name__, flush=True)
         except Exception:
             failed += 1
             print("FAIL  %s" % test.__name__)
@@ -221,7 +547,7 @@ def main():
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if failed or not passed else 0)
 
 
 if __name__ == "__main__":

@@ -44,10 +44,13 @@ for prefix in /usr/local /usr; do
     && pass "configuration is the shipped file" || fail "installed configuration differs"
   [ -f "$dest$prefix/share/doc/multitouchd/SERVICE.md" ] && [ -f "$dest$prefix/share/doc/multitouchd/CONFIGURATION.md" ] \
     && pass "docs installed" || fail "docs missing from $prefix/share/doc/multitouchd"
-  if [ -f clients/python/multitouchd_client.py ]; then
-    [ -f "$dest$prefix/share/multitouchd/python/multitouchd_client.py" ] && [ ! -e "$dest$prefix/share/multitouchd/python/test_client.py" ] \
-      && pass "python client installed (without its tests)" || fail "python client not installed as expected"
-  fi
+  [ -f "$dest$prefix/share/multitouchd/python/multitouchd_client/client.py" ] && [ ! -e "$dest$prefix/share/multitouchd/python/test_client.py" ] \
+    && pass "python client package installed (without its tests)" || fail "python client not installed as expected"
+  [ -f "$dest$prefix/include/multitouchd.h" ] && grep -qx "prefix=$prefix" "$dest$prefix/share/pkgconfig/multitouchd.pc" \
+    && pass "C header and multitouchd.pc (prefix=$prefix)" || fail "C header or pkg-config file missing"
+  [ -f "$dest$prefix/share/multitouchd/recordings/touchscreen-pinch-rotate.evemu" ] \
+    && [ -f "$dest$prefix/share/multitouchd/protocol/multitouchd.schema.json" ] \
+    && pass "sample recordings and schema installed" || fail "recordings or schema missing"
   unit=$dest$prefix/lib/systemd/system/multitouchd.service
   grep -qx "ExecStart=$prefix/bin/multitouchd --config /etc/multitouchd/multitouchd.toml" "$unit" \
     && pass "ExecStart uses $prefix/bin" || fail "ExecStart in $unit: $(grep ExecStart= "$unit")"

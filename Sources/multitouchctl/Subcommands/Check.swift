@@ -38,7 +38,12 @@ struct Check: ParsableCommand {
             }
             if isDirectory.boolValue {
                 do {
-                    for job in try RecordingSet.scan(directory: path) {
+                    let found = try RecordingSet.scan(directory: path)
+                    if !found.contains(where: { if case .skipped = $0.status { false } else { true } }) {
+                        problems.append(
+                            "\(path): no recordings (.evemu, .events with a .desc, libinput .yml) in this directory")
+                    }
+                    for job in found {
                         switch job.status {
                         case .ready: jobs.append((job.path, job.descriptionPath))
                         case .problem(let why): problems.append("\(job.path): \(why)")
@@ -48,6 +53,8 @@ struct Check: ParsableCommand {
                 } catch {
                     problems.append("\(error)")
                 }
+            } else if path.hasSuffix(".desc") && desc == nil {
+                problems.append("\(path): a .desc only describes a device; check its events file with --desc \(path)")
             } else {
                 jobs.append((path, desc))
             }

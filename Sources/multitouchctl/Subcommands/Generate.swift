@@ -3,19 +3,25 @@ import Foundation
 import MultitouchTestKit
 import Recordings
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `multitouchctl generate`: writes the project's scripted fixtures as evemu recordings.
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Write the project's scripted test recordings (evemu) into a directory.",
         discussion: """
-            The files in tests/fixtures are this command's output; a test fails when they are stale. With \
-            --random-frames it writes one seeded random recording instead (fingers landing, wandering and \
-            lifting, up to --fingers at once, on the 10-slot test touchscreen), for benchmarks and plots.
+            The files in tests/fixtures are this command's output (`multitouchctl generate -o tests/fixtures` \
+            in a checkout); a test fails when they are stale. The directory is created when missing; files of \
+            the same names in it are replaced. With --random-frames it writes one seeded random recording \
+            instead (fingers landing, wandering and lifting, up to --fingers at once, on the 10-slot test \
+            touchscreen), for benchmarks and plots.
             """)
 
-    @Option(name: .shortAndLong, help: "Directory to write into.")
-    var output: String = "tests/fixtures"
+    @Option(name: .shortAndLong, help: "Directory to write into (required unless --list).")
+    var output: String?
 
     @Flag(name: .long, help: "Only list the fixtures.")
     var list = false
@@ -29,30 +35,71 @@ struct Generate: ParsableCommand {
     @Option(name: .long, help: "Seed of the random recording (the same seed gives the same file).")
     var seed: UInt64 = 1
 
+    func validate() throws {
+        if output == nil && !list { throw ValidationError("say where to write: -o DIR (tests/fixtures in a checkout)") }
+    }
+
     func run() throws {
+        if list {
+            for fixture in Fixtures.all {
+                print("\(fixture.name).evemu: \(fixture.summary) (\(fixture.events.count) events)")
+            }
+            return
+        }
+        guard let output else { return }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                printError("multitouchctl generate: \(output) exists and is not a directory")
+                throw ExitCode.failure
+            }
+        } else if mkdir(output, 0o755) != 0 && errno != EEXIST {
+            printError("multitouchctl generate: cannot create directory \(output): \(String(cString: strerror(errno)))")
+            throw ExitCode.failure
+        }
         if let frames = randomFrames {
             guard frames > 0, (1...10).contains(fingers) else {
                 printError("multitouchctl generate: --random-frames must be positive and --fingers 1...10")
                 throw ExitCode.validationFailure
             }
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             let device = TestDevices.touchscreen()
             let events = RandomTouchScript.events(device: device, seed: seed, frames: frames, maximumFingers: fingers)
             let path = output + "/random-\(fingers)-fingers-\(frames)-frames-seed-\(seed).evemu"
-            try EvemuWriter.write(description: device, events: events).write(toFile: path, atomically: true, encoding: .utf8)
+            try write(EvemuWriter.write(description: device, events: events), to: path)
             print("wrote \(path) (\(events.count) events)")
             return
         }
-        if !list { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) }
         for fixture in Fixtures.all {
             let path = output + "/" + fixture.name + ".evemu"
-            if list {
-                print("\(fixture.name).evemu: \(fixture.summary) (\(fixture.events.count) events)")
-                continue
-            }
-            let text = EvemuWriter.write(description: fixture.device, events: fixture.events)
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            try write(EvemuWriter.write(description: fixture.device, events: fixture.events), to: path)
             print("wrote \(path) (\(fixture.events.count) events): \(fixture.summary)")
+        }
+    }
+
+    private func write(_ text: String, to path: String) throws {
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            printError("multitouchctl generate: cannot write \(path): \(FileErrorText.describe(error))")
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Foundation's file errors as one short phrase ("Permission denied") instead of an NSError dump.
+enum FileErrorText {
+    static func describe(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        switch ns.code {
+        case NSFileWriteNoPermissionError, NSFileReadNoPermissionError: return "Permission denied"
+        case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return "No such file or directory"
+        case NSFileWriteOutOfSpaceError: return "No space left on device"
+        case NSFileWriteVolumeReadOnlyError: return "Read-only file system"
+        default: return ns.localizedDescription
         }
     }
 }

@@ -24,16 +24,13 @@ struct Monitor: ParsableCommand {
     @Option(name: .long, parsing: .upToNextOption, help: "Only these device ids (default: all).")
     var devices: [Int] = []
 
-    @Option(name: .long, help: "Exit after this many messages (0: run until the daemon closes).")
+    @Option(
+        name: .long, help: "Exit after this many stream messages, replies not counted (0: run until the daemon closes)."
+    )
     var count: Int = 0
 
     func validate() throws {
-        let known = MessageStream.allCases.map(\.rawValue).joined(separator: ", ")
-        for name in streams where MessageStream(rawValue: name) == nil {
-            throw ValidationError("unknown stream \(name); use \(known)")
-        }
-        if devices.contains(where: { $0 < 0 }) { throw ValidationError("device ids are 0 or more") }
-        if count < 0 { throw ValidationError("--count must be 0 or more") }
+        try MonitorChecks.validate(streams: streams, devices: devices, count: count)
     }
 
     func run() throws {
@@ -50,21 +47,28 @@ struct Monitor: ParsableCommand {
         var output = StandardOutput()
         var seen = 0
         while let line = try client.nextLine() {
+            let decoded: Result<Message, MessageDecodingError>
+            do throws(MessageDecodingError) {
+                decoded = .success(try Message(decoding: line.utf8))
+            } catch {
+                decoded = .failure(error)
+            }
             if json {
                 output.write(line)
             } else {
-                do throws(MessageDecodingError) {
-                    output.write(ReadableFormat.line(for: try Message(decoding: line.utf8)))
-                } catch {
-                    switch error {
-                    case .unknownType(let type): output.write("\(type) \(line)")
-                    case .invalid(let why): output.write("? \(line) (\(why))")
-                    }
+                switch decoded {
+                case .success(let message): output.write(ReadableFormat.line(for: message))
+                case .failure(.unknownType(let type)): output.write("\(type) \(line)")
+                case .failure(.invalid(let why)): output.write("? \(line) (\(why))")
                 }
             }
             // Live output: a person is watching, so every line goes out at once.
             output.flush()
-            seen += 1
+            if case .success(let message) = decoded, let failure = MonitorChecks.failure(message) {
+                printError("multitouchctl monitor: the daemon refused: \(failure)")
+                throw ExitCode.failure
+            }
+            if MonitorChecks.isStreamMessage(decoded) { seen += 1 }
             if count > 0 && seen >= count { break }
         }
         output.flush()

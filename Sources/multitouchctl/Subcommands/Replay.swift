@@ -26,10 +26,17 @@ struct Replay: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON message per line (the wire protocol).")
     var json = false
 
-    @Option(name: .long, help: "Configuration file whose [gestures] and device rules apply (default: built-in defaults).")
+    @Option(
+        name: .long, help: "Configuration file whose [gestures] and device rules apply (default: built-in defaults).")
     var config: String?
 
     func run() throws {
+        if file.hasSuffix(".desc") && desc == nil {
+            printError(
+                "multitouchctl replay: \(file) only describes a device (no events); replay its events file with --desc \(file)"
+            )
+            throw ExitCode.failure
+        }
         let recording: Recording
         do {
             recording = try RecordingReader.read(path: file, descriptionPath: desc)
@@ -37,7 +44,8 @@ struct Replay: ParsableCommand {
             printError("multitouchctl replay: \(error)")
             throw ExitCode.failure
         }
-        let settings = try loadSettings(configPath: config, path: file, description: recording.devices.first?.description)
+        let settings = try loadSettings(
+            configPath: config, path: file, description: recording.devices.first?.description)
         var output = StandardOutput()
         TouchPipeline.Replay.run(recording: recording, source: baseName(file), settings: settings) { batch in
             for message in batch {

@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
-"""Print multitouchd's gestures, one line each: python3 print_gestures.py [SOCKET]"""
+"""Print multitouchd's gestures, one line each: python3 print_gestures.py [SOCKET]
+
+Pipes well: `print_gestures.py | head -5` ends quietly once head has its lines.
+"""
 
 import math
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from multitouchd_client import Client, DEFAULT_SOCKET  # noqa: E402
+try:
+    import multitouchd_client  # noqa: F401  (installed: pip, or the Debian package)
+except ImportError:  # run from the source tree
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from multitouchd_client import DEFAULT_SOCKET, Client  # noqa: E402
+from multitouchd_client.script import run  # noqa: E402
 
 
 def describe(m):
@@ -27,13 +34,15 @@ def describe(m):
         return "device %d removed (%s)" % (m["device"], m["reason"])
     if t == "dropped":
         return "dropped %d %s: %s" % (m["count"], m["unit"], m["reason"])
+    if t == "error":
+        return "error %s: %s" % (m["code"], m["message"])
     return None
 
 
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else DEFAULT_SOCKET
     with Client(path) as client:
-        print("connected to %s, %d device(s)" % (client.hello["daemon"], len(client.devices)))
+        print("connected to %s, %d device(s)" % (client.hello["daemon"], len(client.devices)), flush=True)
         client.subscribe(streams=["gestures", "devices"])
         for message in client.messages():
             line = describe(message)
@@ -42,7 +51,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except KeyboardInterrupt:
-        pass
+    run(main)

@@ -38,6 +38,16 @@ stat_line=$(stat -c '%a %U %G' "$socket_path" 2>&1)
   || fail "socket is '$stat_line', expected '660 root multitouch'"
 journalctl --no-pager -o cat -u multitouchd.service | grep -q "socket activation" \
   && pass "the daemon took the socket from systemd (socket activation)" || fail "the journal does not show socket activation"
+# Under the journal the daemon writes <N> priorities (journald strips them) and no timestamp of its own.
+journal=$(journalctl --no-pager -o cat -u multitouchd.service _PID="$(show multitouchd.service MainPID)")
+if grep -qE '^(<[0-7]>|[0-9]{4}-[0-9]{2}-[0-9]{2}T)' <<< "$journal"; then
+  fail "journal lines carry a raw <N> or a second timestamp: $(grep -m1 -E '^(<|[0-9]{4}-)' <<< "$journal")"
+else
+  pass "journal lines have no raw priority prefix and no second timestamp"
+fi
+journalctl --no-pager -o cat -u multitouchd.service -p info..info | grep -q "socket activation" \
+  && ! journalctl --no-pager -o cat -u multitouchd.service -p warning | grep -q "socket activation" \
+  && pass "info lines are PRIORITY=6: -p warning hides them" || fail "journal priorities of info lines"
 
 pid=$(show multitouchd.service MainPID)
 status=/proc/$pid/status

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Tests the header-only C client (clients/c/multitouchd.h).
+
+    python3 clients/c/test_c_client.py [BIN_DIR]
+
+Compiles the header in C99, C11 and C++17 with warnings as errors, then (built with ASan and UBSan):
+1. tests/parse_dump.c reads `multitouchctl replay --json` of every fixture and shared recording; each
+   line's parsed fields must equal what Python's json module reads from the same line;
+2. examples/print_gestures.c runs against a real multitouchd serving a replay; its gesture lines
+   (the matrix, and the content point (10, 20) drawn through it) must match the replay's messages.
+BIN_DIR holds multitouchd and multitouchctl (default: `swift build --show-bin-path`).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+from test_client import Daemon, replay_json, write_pinch  # noqa: E402
+
+CC = os.environ.get("CC", "cc")
+CXX = os.environ.get("CXX", "c++")
+SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g"]
+TYPES = ["", "hello", "deviceAdded", "deviceRemoved", "touches", "session", "gesture", "tap", "doubleTap", "longPress",
+         "dropped", "error", "transform", "subscribed", "unsubscribed", "pong", "stats"]
+PHASES = ["", "began", "moved", "stationary", "changed", "ended", "cancelled"]
+
+
+def compile_all(tmp):
+    example = os.path.join(HERE, "examples", "print_gestures.c")
+    for std in ("c99", "c11"):
+        subprocess.run([CC, "-std=" + std, "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I", HERE, "-o",
+                        os.path.join(tmp, "pg-" + std), example, "-lm"], check=True)
+    subprocess.run([CXX, "-x", "c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-I", HERE, "-o",
+                    os.path.join(tmp, "pg-cxx"), example], check=True)
+    built = {}
+    for name, source in (("print_gestures", example), ("parse_dump", os.path.join(HERE, "tests", "parse_dump.c"))):
+        built[name] = os.path.join(tmp, name)
+        subprocess.run([CC, "-std=c99", "-Wall", "-Wextra", "-Werror", *SANITIZE, "-I", HERE, "-o", built[name], source,
+                        "-lm"], check=True)
+    return built
+
+
+def expected_dump(m):
+    """What parse_dump must print for message m (the fields the header parses)."""
+    t = m["type"]
+    f = lambda v: "%.17g" % v  # noqa: E731
+    pair = lambda k: "%s,%s" % (f(m[k][0]), f(m[k][1])) if k in m and isinstance(m[k], list) else "0,0"  # noqa: E731
+    device = m.get("device")
+    dev_obj = device if isinstance(device, dict) else {}
+    dev = dev_obj.get("id", 0) if dev_obj else (device or 0)
+    phase = PHASES.index(m["phase"]) if isinstance(m.get("phase"), str) and m["phase"] in PHASES else 0
+    mode = {"pan": 1, "pinchRotate": 2, "quickZoom": 3, "momentum": 4, "animatedZoom": 5}.get(m.get("mode"), 0)
+    text = dev_obj.get("name") or m.get("message") or m.get("reason") or m.get("daemon") or ""
+    out = "%d %s dev=%d time=%.6f session=%d seq=%d phase=%d mode=%d fingers=%d" % (
+        TYPES.index(t) if t in TYPES else 0, t, dev, m.get("time", 0), m.get("session", 0), m.get("seq", 0), phase, mode,
+        m.get("fingers", 0))
+    out += " c=%s t=%s l=%s s=%s r=%s" % (pair("centroid"), pair("translation"), pair("location"), f(m.get("scale", 0)),
+                                          f(m.get("rotation", 0)))
+    out += " m=%s" % ",".join(f(v) for v in m.get("matrix", [0] * 6))
+    touches = m.get("touches", []) if t == "touches" else []
+    out += " taps=%d n=%d count=%d fatal=%d code=%s units=%s w=%s h=%s text=%s" % (
+        m.get("tapCount", 0), len(touches), m.get("count", 0), 1 if m.get("fatal") else 0, m.get("code", ""),
+        dev_obj.get("units", ""), f(dev_obj.get("width", 0)), f(dev_obj.get("height", 0)),
+        # Lone surrogates become U+FFFD; the C field holds 255 bytes, cut at a character boundary.
+        text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")[:255].decode("utf-8", "ignore"))
+    for x in touches[:16]:
+        out += " touch=%d:%d:%s:%s:%s:%s:%d" % (x["id"], PHASES.index(x["phase"]), f(x["x"]), f(x["y"]), f(x["prevX"]),
+                                                f(x["prevY"]), x["tapCount"])
+    return out
+
+
+def test_parse_matches_json(bin_dir, built, tmp):
+    # Every fixture and shared recording, replayed (and validated against the schema) by check-replays.sh.
+    replays = os.path.join(tmp, "replays.jsonl")
+    subprocess.run(["bash", os.path.join(ROOT, "protocol", "check-replays.sh"), "-o", replays,
+                    os.path.join(bin_dir, "multitouchctl"), os.path.join(ROOT, "tests", "fixtures"),
+                    os.path.join(ROOT, "..", "shared", "recordings")], check=True, capture_output=True)
+    with open(replays) as f:
+        text = f.read()
+    extra = ['{"type":"error","code":"bad-field","message":"quote \\" backslash \\\\ tab \\t \\u00e9 \\ud83d\\ude00 \\ud800 raw é","fatal":false,"id":3}',
+             '{"type":"error","code":"bad-field","message":"%s","fatal":false}' % ("é" * 200),
+             '{"type":"futureMessage","nested":{"a":[1,{"b":null}],"c":true},"device":4}',
+             '{"type":"stats","id":"s","uptime":1.5,"clients":[],"devices":[],"latency":{"unit":"us","count":0,"max":0,"buckets":[],"deferred":0}}']
+    text += "\n".join(extra) + "\n"
+    out = subprocess.run([built["parse_dump"]], input=text, capture_output=True, text=True, check=True).stdout.splitlines()
+    inputs = text.splitlines()
+    assert len(out) == len(inputs), "%d lines in, %d out" % (len(inputs), len(out))
+    for line, got in zip(inputs, out):
+        want = expected_dump(json.loads(line))
+        assert got == want, "C parse differs for %s\n  C:      %s\n  Python: %s" % (line[:200], got, want)
+    return "%d lines" % len(inputs)
+
+
+def test_example_against_the_daemon(bin_dir, built, tmp):
+    path = write_pinch(tmp, "pinch-c.evemu", 120)
+    messages = [json.loads(l) for l in replay_json(bin_dir, path)]
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-subscribers", "1"])
+    try:
+        run = subprocess.run([built["print_gestures"], d.socket], capture_output=True, text=True, timeout=60)
+    finally:
+        d.stop()
+    assert run.returncode == 0, "exit %d: %s" % (run.returncode, run.stderr)
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("connected to multitouchd "), lines[:1]
+    gestures = [l.split() for l in lines if l.startswith("gesture ")]
+    want = [m for m in messages if m["type"] == "gesture"]
+    assert len(gestures) == len(want) and want, "%d gesture lines, %d gestures" % (len(gestures), len(want))
+    for words, m in zip(gestures, want):
+        assert int(words[1]) == m["seq"] and words[2] == m["mode"] and words[3] == m["phase"], (words, m)
+        a, b, c, dd, tx, ty = m["matrix"]
+        x, y = (float(v) for v in words[-1].split("->")[1].strip("()").split(","))
+        assert abs(x - (a * 10 + c * 20 + tx)) < 1e-3 and abs(y - (b * 10 + dd * 20 + ty)) < 1e-3, (words, m["matrix"])
+    touches = [l for l in lines if l.startswith("touches ")]
+    assert len(touches) == sum(1 for m in messages if m["type"] == "touches"), "every touches message"
+    assert lines[-1].startswith("device 1 removed (end of recording)"), lines[-1]
+    return "%d gestures" % len(want)
+
+
+def main():
+    bin_dir = sys.argv[1] if len(sys.argv) > 1 else subprocess.run(
+        ["swift", "build", "--show-bin-path"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
+    tmp = tempfile.mkdtemp(prefix="mtd-c-")
+    failed = 0
+    try:
+        built = compile_all(tmp)
+        print("ok    compile (C99, C11, C++17, -Werror; ASan/UBSan builds)")
+        for test in (test_parse_matches_json, test_example_against_the_daemon):
+            try:
+                print("ok    %s (%s)" % (test.__name__, test(bin_dir, built, tmp)))
+            except Exception as error:
+                failed += 1
+                print("FAIL  %s: %s" % (test.__name__, error))
+    except subprocess.CalledProcessError as error:
+        failed += 1
+        print("FAIL  compile: %s" % error)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("c client: %s" % ("ok" if not failed else "%d failed" % failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

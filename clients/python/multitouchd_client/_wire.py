@@ -1,0 +1,153 @@
+"""The parts of the protocol both clients share: framing, request building, reply matching.
+
+One definition, used by the blocking `Client` and the asyncio `AsyncClient`, so the two cannot drift.
+No I/O here: the clients feed bytes in and take lines and messages out.
+"""
+
+import collections
+import json
+import math
+
+from .errors import ProtocolError, ReplyError
+
+DEFAULT_SOCKET = "/run/multitouchd/multitouchd.sock"
+PROTOCOL_VERSION = 1
+STREAMS = ("touches", "gestures", "devices")
+# The daemon's default [clients] max_line_bytes; replies are never longer than a stats message.
+MAX_LINE_BYTES = 1 << 20
+
+
+def encode(request):
+    """One request dict as the bytes of one line."""
+    if not isinstance(request, dict) or not isinstance(request.get("type"), str):
+        raise ValueError("a request is a dict with a string \"type\", got %r" % (request,))
+    return json.dumps(request, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
+
+
+def decode(line):
+    """One received line (bytes, no newline) as a message dict; ProtocolError when it is not one."""
+    try:
+        message = json.loads(line.decode("utf-8"))
+    except ValueError as error:
+        raise ProtocolError("not a JSON line: %r (%s)" % (line[:200], error)) from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise ProtocolError("not a message object: %r" % (line[:200],))
+    return message
+
+
+def check_hello(message):
+    """The first message of a connection must be a hello of our protocol version."""
+    if message is None:
+        raise ProtocolError("the daemon closed the connection before its hello")
+    if message.get("type") != "hello":
+        if message.get("type") == "error":
+            raise ReplyError(message)
+        raise ProtocolError("expected hello, got %r" % (message,))
+    if message.get("protocol") != PROTOCOL_VERSION:
+        raise ProtocolError("daemon speaks protocol %r, this client %d" % (message.get("protocol"), PROTOCOL_VERSION))
+    return message
+
+
+def subscribe_request(streams=None, devices=None, id=None):
+    """A subscribe request. streams: subset of STREAMS (None: all); devices: device ids (None: all)."""
+    request = {"type": "subscribe"}
+    if streams is not None:
+        streams = [streams] if isinstance(streams, str) else list(streams)
+        unknown = [s for s in streams if s not in STREAMS]
+        if unknown:
+            raise ValueError("unknown stream %s; known: %s" % (", ".join(map(repr, unknown)), ", ".join(STREAMS)))
+        request["streams"] = streams
+    if devices is not None:
+        request["devices"] = devices if devices == "all" else [int(d) for d in devices]
+    if id is not None:
+        request["id"] = id
+    return request
+
+
+def transform_request(device, matrix=None):
+    """setTransform (matrix: [a, b, c, d, tx, ty] or an Affine) or, without a matrix, resetTransform."""
+    if matrix is None:
+        return {"type": "resetTransform", "device": int(device)}
+    return {"type": "setTransform", "device": int(device), "matrix": [_number(v) for v in matrix]}
+
+
+def _number(value):
+    """A matrix entry as the daemon writes numbers: whole values without ".0" (2, not 2.0), so a
+    request is the same bytes from Python as from the Swift client (tests/protocol/golden)."""
+    f = float(value)
+    if not math.isfinite(f):
+        raise ValueError("matrix entries must be finite, not %r" % (value,))
+    # -0.0 stays a float: the daemon writes it as -0, and int() would lose the sign.
+    if f.is_integer() and abs(f) < 1e15 and not (f == 0 and math.copysign(1.0, f) < 0):
+        return int(f)
+    return f
+
+
+class LineBuffer:
+    """Bytes in, complete lines out. Keeps the partial last line between feeds."""
+
+    def __init__(self, limit=MAX_LINE_BYTES):
+        self._data = bytearray()
+        self._limit = limit
+
+    def feed(self, chunk):
+        self._data += chunk
+
+    def next_line(self):
+        """The next complete line without its newline, or None when no complete line is buffered."""
+        newline = self._data.find(b"\n")
+        if newline < 0:
+            if len(self._data) > self._limit:
+                raise ProtocolError("a line from the daemon passed %d bytes without a newline" % self._limit)
+            return None
+        line = bytes(self._data[:newline])
+        del self._data[:newline + 1]
+        return line
+
+    def next_line_ready(self):
+        return b"\n" in self._data
+
+    def __len__(self):
+        return len(self._data)
+
+
+class Conversation:
+    """Request ids, the messages that arrived while a reply was awaited, and the subscription to
+    restore after a reconnect. Shared by both clients."""
+
+    def __init__(self):
+        self._next_id = 0
+        # Lines read while waiting for a reply: handed out, in order, before anything read later.
+        self.pending = collections.deque()
+        self.subscription = None
+
+    def fresh_id(self):
+        self._next_id += 1
+        return "py-%d" % self._next_id
+
+    def remember(self, request):
+        if request.get("type") == "subscribe":
+            self.subscription = {k: v for k, v in request.items() if k != "id"}
+        elif request.get("type") == "unsubscribe":
+            self.subscription = None
+
+    @staticmethod
+    def is_reply(message, id, reply_type):
+        """True for the reply (or the error) answering the request with this id."""
+        return message.get("id") == id and message["type"] in (reply_type, "error")
+
+    @staticmethod
+    def reply_or_raise(message):
+        if message["type"] == "error":
+            raise ReplyError(message)
+        return message
+
+
+REPLY_TYPES = {
+    "subscribe": "subscribed",
+    "unsubscribe": "unsubscribed",
+    "ping": "pong",
+    "stats": "stats",
+    "resetTransform": "transform",
+    "setTransform": "transform",
+}

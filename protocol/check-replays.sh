@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Validates `multitouchctl replay --json` of every recording in the given files and directories
+# against protocol/multitouchd.schema.json (the replay prints exactly what a subscriber receives).
+#   bash protocol/check-replays.sh [-o LINES] MULTITOUCHCTL PATH...
+# -o keeps the replayed lines in LINES (the C client's test parses them too).
+set -euo pipefail
+keep=""
+if [ "${1:-}" = -o ]; then keep=$2; shift 2; fi
+ctl=$1
+shift
+here=$(dirname "$0")
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+n=0
+for path in "$@"; do
+  [ -e "$path" ] || continue
+  if [ -d "$path" ]; then files=("$path"/*); else files=("$path"); fi
+  for f in "${files[@]}"; do
+    case $f in
+      *.evemu | *.yml | *.yaml) "$ctl" replay --json "$f" >> "$out" && n=$((n + 1)) ;;
+      *.events)
+        # An events-only file takes the .desc whose name is the longest prefix of its own (as
+        # `multitouchctl check DIR` pairs them); one with its own header needs none.
+        desc=""
+        for d in "$(dirname "$f")"/*.desc; do
+          [ -e "$d" ] || continue
+          stem=${d%.desc}
+          case $f in "$stem"*) [ ${#d} -gt ${#desc} ] && desc=$d ;; esac
+        done
+        if [ -n "$desc" ]; then "$ctl" replay --json --desc "$desc" "$f" >> "$out"; else "$ctl" replay --json "$f" >> "$out"; fi
+        n=$((n + 1))
+        ;;
+    esac
+  done
+done
+echo "check-replays: $n recordings replayed"
+[ -z "$keep" ] || cp "$out" "$keep"
+python3 "$here/validate.py" "$out"

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Checks multitouchctl's behaviour at its edges (exit statuses, messages, stats, monitor).
+
+    python3 tests/cli/test_cli.py [BIN_DIR]
+
+Each check runs the real binaries; a daemon is started for stats and monitor. Prints one line per
+check and a summary; exits non-zero when any failed.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+from test_client import Daemon, check, write_pinch  # noqa: E402
+
+
+def ctl(bin_dir, *args, cwd=None):
+    return subprocess.run([os.path.join(bin_dir, "multitouchctl"), *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=120)
+
+
+def no_dump(r):
+    text = r.stdout + r.stderr
+    check("Error Domain=" not in text and "NSError" not in text and "UserInfo=" not in text, "raw Foundation error: " + text)
+
+
+def test_check_empty_directory_fails(bin_dir, tmp):
+    empty = os.path.join(tmp, "empty")
+    os.mkdir(empty)
+    open(os.path.join(empty, "notes.txt"), "w").write("no recordings here\n")
+    r = ctl(bin_dir, "check", empty)
+    check(r.returncode != 0, "exit %d: %s" % (r.returncode, r.stdout))
+    check("no recordings" in r.stdout, r.stdout)
+
+
+def test_replay_and_check_of_a_desc_fail(bin_dir, tmp):
+    desc = os.path.join(tmp, "device.desc")
+    shutil.copy(os.path.join(ROOT, "tests", "fixtures", "single-touch.evemu"), desc)
+    for args in (("replay", desc), ("check", desc)):
+        r = ctl(bin_dir, *args)
+        check(r.returncode != 0, "%s exit %d" % (args[0], r.returncode))
+        check("--desc" in r.stdout + r.stderr, "%s says how: %s" % (args[0], r.stdout + r.stderr))
+
+
+def test_generate_needs_a_directory_and_says_why(bin_dir, tmp):
+    r = ctl(bin_dir, "generate", cwd=tmp)
+    check(r.returncode != 0 and not os.path.exists(os.path.join(tmp, "tests")), "no default directory")
+    r = ctl(bin_dir, "generate", "-o", "/etc/passwd")
+    check(r.returncode == 1 and "not a directory" in r.stderr, r.stderr)
+    no_dump(r)
+    blocker = os.path.join(tmp, "file")
+    open(blocker, "w").close()
+    r = ctl(bin_dir, "generate", "-o", os.path.join(blocker, "sub"))
+    check(r.returncode == 1 and "cannot create directory" in r.stderr, r.stderr)
+    no_dump(r)
+    out = os.path.join(tmp, "fixtures")
+    r = ctl(bin_dir, "generate", "-o", out)
+    check(r.returncode == 0, r.stderr)
+    check(sorted(os.listdir(out)) == sorted(os.listdir(os.path.join(ROOT, "tests", "fixtures"))), "every fixture")
+
+
+def test_readable_replay_shows_cumulative_zoom(bin_dir, tmp):
+    path = os.path.join(ROOT, "tests", "fixtures", "touchscreen-pinch-rotate.evemu")
+    text = ctl(bin_dir, "replay", path).stdout.splitlines()
+    msgs = [json.loads(l) for l in ctl(bin_dir, "replay", "--json", path).stdout.splitlines()]
+    gestures = [l for l in text if " pinchRotate " in l or " pan " in l]
+    check(gestures and all(" | zoom=" in l and " angle=" in l for l in gestures), gestures[:2])
+    import math
+    last = [m for m in msgs if m["type"] == "gesture"][-1]["matrix"]
+    zoom = round(math.hypot(last[0], last[1]), 3)
+    check(("zoom=%s " % zoom) in gestures[-1] or ("zoom=%s" % zoom) in gestures[-1], "%s vs %r" % (zoom, gestures[-1]))
+
+
+def test_monitor_validates_streams(bin_dir, tmp):
+    r = ctl(bin_dir, "monitor", "--socket", os.path.join(tmp, "none.sock"), "--streams", "gesture")
+    check(r.returncode != 0 and "unknown stream 'gesture'" in r.stderr, r.stderr)
+
+
+def test_monitor_count_counts_stream_messages_and_fails_on_error(bin_dir, tmp):
+    path = write_pinch(tmp, "p.evemu", 40)
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-subscribers", "1"])
+    try:
+        r = ctl(bin_dir, "monitor", "--socket", d.socket, "--json", "--count", "3", "--streams", "gestures")
+        check(r.returncode == 0, r.stderr)
+        types = [json.loads(l)["type"] for l in r.stdout.splitlines()]
+        check(types[:2] == ["hello", "subscribed"] and len(types) == 5, "hello, subscribed, then 3: %r" % types)
+        check(all(t in ("session", "gesture") for t in types[2:]), repr(types))
+        # A negative device id is refused before connecting (a usage error)...
+        r = ctl(bin_dir, "monitor", "--socket", d.socket, "--devices=-1")
+        check(r.returncode == 64 and "device ids are 0 or more" in r.stderr, "exit %d: %s" % (r.returncode, r.stderr))
+        # ...and one past the daemon's 32-bit ids by the daemon: monitor fails with its error.
+        r = ctl(bin_dir, "monitor", "--socket", d.socket, "--devices", "3000000000")
+        check(r.returncode == 1 and "bad-field" in r.stderr, "exit %d: %s" % (r.returncode, r.stderr))
+    finally:
+        d.stop()
+
+
+def test_stats_readable_and_json(bin_dir, tmp):
+    path = write_pinch(tmp, "p.evemu", 40)
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "50"])
+    try:
+        import time
+        time.sleep(0.5)
+        r = ctl(bin_dir, "stats", "--socket", d.socket, "--json")
+        check(r.returncode == 0, r.stderr)
+        stats = json.loads(r.stdout)
+        check(stats["type"] == "stats" and len(stats["clients"]) == 1, r.stdout)
+        r = ctl(bin_dir, "stats", "--socket", d.socket)
+        check(r.returncode == 0, r.stderr)
+        for word in ("uptime:", "clients: 1", "devices:", "latency"):
+            check(word in r.stdout, "%r in %s" % (word, r.stdout))
+        r = ctl(bin_dir, "stats", "--socket", os.path.join(tmp, "none.sock"))
+        check(r.returncode == 1 and "cannot connect" in r.stderr, r.stderr)
+    finally:
+        d.stop()
+
+
+def test_bench_runs_from_anywhere(bin_dir, tmp):
+    # No argument: the generated recordings, which need no file, so any directory works.
+    r = ctl(bin_dir, "bench", "--events", "20000", "--runs", "1", cwd=tmp)
+    check(r.returncode == 0 and "fingers-1" in r.stdout and "churn" in r.stdout, r.stdout + r.stderr)
+    r = ctl(bin_dir, "bench", "--events", "20000", "--runs", "1", os.path.join(tmp, "missing.evemu"), cwd=tmp)
+    check(r.returncode == 1 and "no such file or directory" in r.stderr, r.stderr)
+
+
+TESTS = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
+
+
+def main():
+    bin_dir = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else subprocess.run(
+        ["swift", "build", "--show-bin-path"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
+    passed = failed = 0
+    for test in TESTS:
+        tmp = tempfile.mkdtemp(prefix="mtd-cli-")
+        try:
+            test(bin_dir, tmp)
+            passed += 1
+            print("ok    %s" % test.__name__, flush=True)
+        except Exception:
+            failed += 1
+            print("FAIL  %s" % test.__name__)
+            traceback.print_exc()
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed or not passed else 0)
+
+
+if __name__ == "__main__":
+    main()
