@@ -34,7 +34,8 @@ public enum ConfigurationCheck {
         let clients = configuration.clients
         lines.append(
             "  clients: at most \(clients.maximumClients), soft queue \(clients.softQueueLimit) messages, "
-                + "hard queue \(clients.hardQueueLimitBytes) bytes, request lines up to \(clients.maximumLineBytes) bytes")
+                + "hard queue \(clients.hardQueueLimitBytes) bytes, request lines up to \(clients.maximumLineBytes) bytes"
+        )
         let gestures = configuration.gestures
         let changed = GestureConfiguration.fields.filter { entry in
             switch entry.value {
@@ -43,7 +44,8 @@ public enum ConfigurationCheck {
             }
         }
         lines.append(
-            "  gestures: " + (changed.isEmpty ? "built-in defaults" : "changed " + changed.map(\.key).joined(separator: ", ")))
+            "  gestures: "
+                + (changed.isEmpty ? "built-in defaults" : "changed " + changed.map(\.key).joined(separator: ", ")))
         lines.append("  log level: \(configuration.logLevel.rawValue)")
         return lines.joined(separator: "\n")
     }

@@ -1,10 +1,11 @@
+import Gestures
+import MultitouchCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Gestures
-import MultitouchCore
 
 extension DaemonConfiguration {
     /// Reads and validates a TOML configuration file (config/multitouchd.toml documents every key).
@@ -31,7 +32,9 @@ extension DaemonConfiguration {
     ///   - source: the name used in error messages (normally the file path).
     /// - Returns: the configuration; keys the text leaves out keep their defaults.
     /// - Throws: `ConfigurationError` with every problem found (see `load(path:)`).
-    public static func parse(text: String, source: String = "<string>") throws(ConfigurationError) -> DaemonConfiguration {
+    public static func parse(
+        text: String, source: String = "<string>"
+    ) throws(ConfigurationError) -> DaemonConfiguration {
         let document: TOMLDocument
         do {
             document = try TOMLParser.parse(text)

@@ -87,7 +87,9 @@ struct ConfigurationParser {
                 if mode <= 0o777 {
                     socket.mode = mode
                 } else {
-                    report("\(path).mode", "expected a permission mode from \"0000\" to \"0777\", found \(describe(value))")
+                    report(
+                        "\(path).mode", "expected a permission mode from \"0000\" to \"0777\", found \(describe(value))"
+                    )
                 }
             } else {
                 report("\(path).mode", "expected an octal mode as a string such as \"0660\", found \(describe(value))")
@@ -130,12 +132,15 @@ struct ConfigurationParser {
     private mutating func parseRule(_ table: TOMLTable, path: String) -> DeviceRule {
         var rule = DeviceRule()
         checkKeys(table, path: path, allowed: ConfigurationKeys.rule)
-        if let action = choice(table, "action", in: path, from: ["include", "exclude"]).flatMap(DeviceRule.Action.init(rawValue:)) {
+        if let action = choice(table, "action", in: path, from: ["include", "exclude"]).flatMap(
+            DeviceRule.Action.init(rawValue:))
+        {
             rule.action = action
         }
         rule.name = glob(table, "name", in: path)
         rule.path = glob(table, "path", in: path)
-        rule.deviceClass = choice(table, "class", in: path, from: ["touchscreen", "touchpad"]).flatMap(DeviceClass.init(rawValue:))
+        rule.deviceClass = choice(table, "class", in: path, from: ["touchscreen", "touchpad"]).flatMap(
+            DeviceClass.init(rawValue:))
         rule.grab = bool(table, "grab", in: path)
         if let outputTable = self.table(table, "output", in: path) {
             rule.output = parseOutput(outputTable, path: "\(path).output")
@@ -144,7 +149,8 @@ struct ConfigurationParser {
             if let numbers = finiteNumbers(value), numbers.count == 2, numbers.allSatisfy({ $0 > 0 }) {
                 rule.sizeMillimeters = numbers
             } else {
-                report("\(path).size_mm", "expected [width, height] in mm, two positive numbers, found \(describe(value))")
+                report(
+                    "\(path).size_mm", "expected [width, height] in mm, two positive numbers, found \(describe(value))")
             }
         }
         // Options that cannot take effect are mistakes worth naming, not silently ignored.
@@ -178,7 +184,8 @@ struct ConfigurationParser {
             } else {
                 report(
                     "\(path).calibration",
-                    "expected 6 finite numbers (the top two rows of libinput's calibration matrix), found \(describe(value))")
+                    "expected 6 finite numbers (the top two rows of libinput's calibration matrix), found \(describe(value))"
+                )
             }
         }
         guard let width, let height else { return nil }
@@ -211,7 +218,8 @@ struct ConfigurationParser {
         if minimumValid, maximumValid, gestures.minimumScale >= gestures.maximumScale {
             report(
                 table.contains(key: "min_scale") ? "gestures.min_scale" : "gestures.max_scale",
-                "min_scale (\(format(gestures.minimumScale))) must be less than max_scale (\(format(gestures.maximumScale)))")
+                "min_scale (\(format(gestures.minimumScale))) must be less than max_scale (\(format(gestures.maximumScale)))"
+            )
         }
         return gestures
     }
@@ -225,7 +233,9 @@ struct ConfigurationParser {
         if let value = integer(table, "hard_queue_limit_bytes", in: "clients", minimum: 4096) {
             clients.hardQueueLimitBytes = value
         }
-        if let value = integer(table, "max_line_bytes", in: "clients", minimum: 256) { clients.maximumLineBytes = value }
+        if let value = integer(table, "max_line_bytes", in: "clients", minimum: 256) {
+            clients.maximumLineBytes = value
+        }
         if let value = integer(table, "max_clients", in: "clients", minimum: 1) { clients.maximumClients = value }
         return clients
     }
@@ -294,7 +304,8 @@ struct ConfigurationParser {
     }
 
     private mutating func report(_ keyPath: String, _ message: String) {
-        issues.append(ConfigurationIssue(source: source, line: locator.line(for: keyPath), keyPath: keyPath, message: message))
+        issues.append(
+            ConfigurationIssue(source: source, line: locator.line(for: keyPath), keyPath: keyPath, message: message))
     }
 
     private func join(_ path: String, _ key: String) -> String {

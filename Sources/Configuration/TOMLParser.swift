@@ -95,7 +95,9 @@ struct TOMLParser {
                 // Headers below [[a]] extend the last table of the array (TOML 1.0 "Array of Tables").
                 parent = array.elements[array.elements.count - 1]
             case .value(let value, let valueLine):
-                throw error(at: start, "cannot define [\(name)]: \(quoted(part)) is \(kind(value)) (line \(valueLine)), not a table")
+                throw error(
+                    at: start,
+                    "cannot define [\(name)]: \(quoted(part)) is \(kind(value)) (line \(valueLine)), not a table")
             }
         }
         let last = key[key.count - 1]
@@ -109,11 +111,16 @@ struct TOMLParser {
             case .tables(let existing):
                 array = existing
             case .table(let table):
-                throw error(at: start, "cannot define [[\(name)]]: it is a table (line \(table.line)), not an array of tables")
+                throw error(
+                    at: start, "cannot define [[\(name)]]: it is a table (line \(table.line)), not an array of tables")
             case .value(let value, let valueLine):
-                throw error(at: start, "cannot define [[\(name)]]: it is \(kind(value)) (line \(valueLine)); only arrays made with [[...]] can be extended")
+                throw error(
+                    at: start,
+                    "cannot define [[\(name)]]: it is \(kind(value)) (line \(valueLine)); only arrays made with [[...]] can be extended"
+                )
             }
-            let element = TableNode(path: "\(array.path)[\(array.elements.count + 1)]", depth: parent.depth + 1, line: line)
+            let element = TableNode(
+                path: "\(array.path)[\(array.elements.count + 1)]", depth: parent.depth + 1, line: line)
             try checkDepth(element.depth, at: start)
             element.definedByHeader = true
             record(element.path, line)
@@ -126,11 +133,14 @@ struct TOMLParser {
                 table = try parent.addTable(last, line: line, start: start, scanner: scanner, lines: &keyLines)
             case .table(let existing):
                 guard !existing.definedByHeader else {
-                    throw error(at: start, "table [\(name)] is already defined (line \(existing.line)); a table is defined only once")
+                    throw error(
+                        at: start,
+                        "table [\(name)] is already defined (line \(existing.line)); a table is defined only once")
                 }
                 table = existing
             case .tables(let array):
-                throw error(at: start, "cannot define [\(name)]: it is an array of tables ([[\(name)]] at line \(array.line))")
+                throw error(
+                    at: start, "cannot define [\(name)]: it is an array of tables ([[\(name)]] at line \(array.line))")
             case .value(let value, let valueLine):
                 throw error(at: start, "cannot define [\(name)]: it is already \(kind(value)) (line \(valueLine))")
             }
@@ -151,19 +161,30 @@ struct TOMLParser {
                 // Dotted keys may extend a table other dotted keys made in this section, or one that was
                 // only created implicitly, but not one a header defined (TOML 1.0 "Table").
                 guard !existing.definedByHeader else {
-                    throw error(at: start, "cannot add \(key.joined(separator: ".")) with a dotted key: \(quoted(part)) is a table defined at line \(existing.line)")
+                    throw error(
+                        at: start,
+                        "cannot add \(key.joined(separator: ".")) with a dotted key: \(quoted(part)) is a table defined at line \(existing.line)"
+                    )
                 }
                 parent = existing
             case .tables(let array):
-                throw error(at: start, "cannot add \(key.joined(separator: ".")) with a dotted key: \(quoted(part)) is an array of tables (line \(array.line))")
+                throw error(
+                    at: start,
+                    "cannot add \(key.joined(separator: ".")) with a dotted key: \(quoted(part)) is an array of tables (line \(array.line))"
+                )
             case .value(let value, let valueLine):
-                throw error(at: start, "cannot add \(key.joined(separator: ".")): \(quoted(part)) is already \(kind(value)) (line \(valueLine))")
+                throw error(
+                    at: start,
+                    "cannot add \(key.joined(separator: ".")): \(quoted(part)) is already \(kind(value)) (line \(valueLine))"
+                )
             }
             dottedSinceHeader.append(parent)
         }
         let last = key[key.count - 1]
         if let existing = parent.entries[last] {
-            throw error(at: start, "\(key.joined(separator: ".")) is already defined (line \(existing.line)); a key is defined only once")
+            throw error(
+                at: start,
+                "\(key.joined(separator: ".")) is already defined (line \(existing.line)); a key is defined only once")
         }
         let path = join(parent.path, last)
         record(path, line)
@@ -235,7 +256,10 @@ struct TOMLParser {
                 case .table(let existing):
                     parent = existing
                 case .tables, .value:
-                    throw error(at: start, "cannot add \(key.joined(separator: ".")) to the inline table: \(quoted(part)) is already a value")
+                    throw error(
+                        at: start,
+                        "cannot add \(key.joined(separator: ".")) to the inline table: \(quoted(part)) is already a value"
+                    )
                 }
             }
             let last = key[key.count - 1]
@@ -254,7 +278,9 @@ struct TOMLParser {
                 scanner.advance(by: 1)
                 scanner.skipWhitespace()
             default:
-                throw scanner.error("expected ',' or '}' in an inline table (inline tables stay on one line, without a trailing comma), found \(scanner.found)")
+                throw scanner.error(
+                    "expected ',' or '}' in an inline table (inline tables stay on one line, without a trailing comma), found \(scanner.found)"
+                )
             }
         }
     }
@@ -319,13 +345,16 @@ private final class TableNode {
     }
 
     /// A new, implicitly created child table.
-    func addTable(_ key: String, line: Int, start: Int, scanner: TOMLScanner, lines: inout [String: Int])
+    func addTable(
+        _ key: String, line: Int, start: Int, scanner: TOMLScanner, lines: inout [String: Int]
+    )
         throws(TOMLSyntaxError) -> TableNode
     {
         let table = TableNode(path: join(path, key), depth: depth + 1, line: line)
         guard table.depth <= TOMLParser.maximumDepth else {
             throw TOMLSyntaxError(
-                line: line, column: scanner.column(at: start), message: "nested more than \(TOMLParser.maximumDepth) levels deep")
+                line: line, column: scanner.column(at: start),
+                message: "nested more than \(TOMLParser.maximumDepth) levels deep")
         }
         if lines[table.path] == nil { lines[table.path] = line }
         add(key, .table(table))

@@ -268,7 +268,9 @@ struct TOMLScanner {
         case UInt8(ascii: "u"), UInt8(ascii: "U"): simple = nil
         default:
             position -= 1
-            throw error("unknown escape sequence '\\\(String(decoding: [code], as: UTF8.self))' (TOML knows \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX)")
+            throw error(
+                "unknown escape sequence '\\\(String(decoding: [code], as: UTF8.self))' (TOML knows \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX)"
+            )
         }
         if let simple {
             text.append(simple)
@@ -319,8 +321,10 @@ struct TOMLScanner {
         if let match = Self.time(in: bytes, at: position) {
             position = match.end
             let time = match.time
-            return .dateTime(TOMLDateTime(
-                form: .localTime, hour: time.hour, minute: time.minute, second: time.second, microsecond: time.microsecond))
+            return .dateTime(
+                TOMLDateTime(
+                    form: .localTime, hour: time.hour, minute: time.minute, second: time.second,
+                    microsecond: time.microsecond))
         }
         if let value = try number() { return value }
         for special in ["inf", "nan", "+inf", "-inf", "+nan", "-nan"] where hasPrefix(special) {
@@ -354,7 +358,8 @@ struct TOMLScanner {
             if let radix, let end = digitRun(from: position + 2, radix: radix) {
                 let digits = bytes[(position + 2)..<end].filter { $0 != Ascii.underscore }
                 guard let value = Int64(String(decoding: digits, as: UTF8.self), radix: radix) else {
-                    throw error("integer \(String(decoding: bytes[start..<end], as: UTF8.self)) does not fit in 64 bits")
+                    throw error(
+                        "integer \(String(decoding: bytes[start..<end], as: UTF8.self)) does not fit in 64 bits")
                 }
                 position = end
                 return .integer(value)
@@ -372,7 +377,9 @@ struct TOMLScanner {
         }
         if end < bytes.count, bytes[end] == UInt8(ascii: "e") || bytes[end] == UInt8(ascii: "E") {
             var exponent = end + 1
-            if exponent < bytes.count && (bytes[exponent] == Ascii.plus || bytes[exponent] == Ascii.minus) { exponent += 1 }
+            if exponent < bytes.count && (bytes[exponent] == Ascii.plus || bytes[exponent] == Ascii.minus) {
+                exponent += 1
+            }
             if let exponentEnd = digitRun(from: exponent, radix: 10) {
                 end = exponentEnd
                 isFloat = true
@@ -433,7 +440,8 @@ struct TOMLScanner {
             if zone == UInt8(ascii: "Z") || zone == UInt8(ascii: "z") {
                 value.form = .offsetDateTime
                 end += 1
-            } else if zone == Ascii.plus || zone == Ascii.minus, let hours = Self.digits(bytes, end + 1, 2), hours <= 23,
+            } else if zone == Ascii.plus || zone == Ascii.minus, let hours = Self.digits(bytes, end + 1, 2),
+                hours <= 23,
                 Self.byte(bytes, end + 3) == Ascii.colon, let minutes = Self.digits(bytes, end + 4, 2), minutes <= 59
             {
                 value.form = .offsetDateTime
@@ -450,7 +458,9 @@ struct TOMLScanner {
     }
 
     /// `HH:MM:SS` with an optional fraction, at `start`.
-    private static func time(in bytes: [UInt8], at start: Int)
+    private static func time(
+        in bytes: [UInt8], at start: Int
+    )
         -> (time: (hour: Int, minute: Int, second: Int, microsecond: Int), end: Int)?
     {
         guard let hour = digits(bytes, start, 2), hour <= 23, byte(bytes, start + 2) == Ascii.colon,
@@ -528,7 +538,8 @@ enum Ascii {
 
     /// A-Z a-z 0-9 _ - (TOML 1.0 unquoted-key).
     static func isBareKey(_ byte: UInt8) -> Bool {
-        isDigit(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == underscore || byte == minus
+        isDigit(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == underscore
+            || byte == minus
     }
 
     /// Control characters TOML allows nowhere outside escapes: U+0000-U+001F but tab, and U+007F.

@@ -20,7 +20,9 @@ enum Seeds {
         var seeds = committed(root, "libinput-record")
         for recording in recordings(root) {
             let (events, description) = Harnesses.splitAtNUL(recording.bytes)
-            guard let parsed = try? RecordingReader.parse(bytes: events, name: recording.name, descriptionBytes: description)
+            guard
+                let parsed = try? RecordingReader.parse(
+                    bytes: events, name: recording.name, descriptionBytes: description)
             else { continue }
             seeds.append((recording.name + ".yml", Array(libinputRecordText(parsed, source: recording.name).utf8)))
         }
@@ -114,12 +116,14 @@ enum Seeds {
         for (index, device) in recording.devices.enumerated() {
             let description = device.description
             let identity = description.identity
-            let name = description.name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            let name = description.name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                of: "\"", with: "\\\"")
             lines += [
                 "- node: /dev/input/event\(index)", "  evdev:", "    # Name: \(description.name)",
                 "    # ID: bus 0x\(String(identity.bustype, radix: 16)) vendor 0x\(String(identity.vendor, radix: 16))",
                 "    name: \"\(name)\"",
-                "    id: [\(identity.bustype), \(identity.vendor), \(identity.product), \(identity.version)]", "    codes:",
+                "    id: [\(identity.bustype), \(identity.vendor), \(identity.product), \(identity.version)]",
+                "    codes:",
             ]
             for type in description.codes.keys.sorted() {
                 let codes = (description.codes[type] ?? []).sorted().map(String.init).joined(separator: ", ")
@@ -128,11 +132,13 @@ enum Seeds {
             lines.append("    absinfo:")
             for code in description.axes.keys.sorted() {
                 guard let axis = description.axes[code] else { continue }
-                lines.append("      \(code): [\(axis.minimum), \(axis.maximum), \(axis.fuzz), \(axis.flat), \(axis.resolution)]")
+                lines.append(
+                    "      \(code): [\(axis.minimum), \(axis.maximum), \(axis.fuzz), \(axis.flat), \(axis.resolution)]")
             }
             lines += [
                 "    properties: [\(description.properties.sorted().map(String.init).joined(separator: ", "))]",
-                "  hid: [5, 13, 9, 4]", "  udev:", "    properties:", "    - ID_INPUT=1", "    - ID_INPUT_TOUCHSCREEN=1",
+                "  hid: [5, 13, 9, 4]", "  udev:", "    properties:", "    - ID_INPUT=1",
+                "    - ID_INPUT_TOUCHSCREEN=1",
                 "  quirks:", "  events:",
             ]
             var frameOpen = false
@@ -142,7 +148,8 @@ enum Seeds {
                     frameOpen = true
                 }
                 let time = event.time.microseconds
-                let row = "[\(pad(time / 1_000_000, 3)), \(pad(time % 1_000_000, 6)), \(pad(Int64(event.type), 3)), \(pad(Int64(event.code), 3)), \(pad(Int64(event.value), 7))]"
+                let row =
+                    "[\(pad(time / 1_000_000, 3)), \(pad(time % 1_000_000, 6)), \(pad(Int64(event.type), 3)), \(pad(Int64(event.code), 3)), \(pad(Int64(event.value), 7))]"
                 lines.append("    - \(row) # type \(event.type) code \(event.code)")
                 if event.type == 0 && event.code == 0 {
                     lines += ["  - libinput:", "    - \"  +0.000s\tTOUCH_FRAME\""]

@@ -24,7 +24,8 @@ enum FeelOptions {
         let final = trace.matrixAfter.last?.scaleFactor ?? .nan
         return [
             FeelRow(
-                target: "6 limits", measure: "rubber band past max_scale 2 (pinch to 3x): largest scale, scale after release",
+                target: "6 limits",
+                measure: "rubber band past max_scale 2 (pinch to 3x): largest scale, scale after release",
                 value: "x\(FeelReport.f(peak, 3)), x\(FeelReport.f(final, 4))", goal: "2 < peak < 4, back to 2",
                 met: peak > 2 && peak < 4 && abs(final - 2) < 1e-9)
         ]
@@ -53,8 +54,10 @@ enum FeelOptions {
             FeelRow(
                 target: "7 velocities",
                 measure: "momentum after a 300 mm/s fling: frames, duration (ms), travel (mm) vs v0/lambda",
-                value: "\(momentum.count), \(FeelReport.f(duration, 0)), \(FeelReport.f(travel, 1)) vs \(FeelReport.f(expected, 1))",
-                goal: "decelerating, travel <= v0/lambda", met: decreasing && travel <= expected + 1e-6 && travel > expected * 0.9)
+                value:
+                    "\(momentum.count), \(FeelReport.f(duration, 0)), \(FeelReport.f(travel, 1)) vs \(FeelReport.f(expected, 1))",
+                goal: "decelerating, travel <= v0/lambda",
+                met: decreasing && travel <= expected + 1e-6 && travel > expected * 0.9)
         ]
     }
 
@@ -66,7 +69,8 @@ enum FeelOptions {
         let steps = FeelReport.scaleSteps(trace)
         return [
             FeelRow(
-                target: "8 discrete", measure: "two-finger tap with two_finger_tap_zoom_factor = 0.5: final scale, steps",
+                target: "8 discrete",
+                measure: "two-finger tap with two_finger_tap_zoom_factor = 0.5: final scale, steps",
                 value: "x\(FeelReport.f(final, 4)), \(steps)", goal: "0.5, animated",
                 met: abs(final - 0.5) < 1e-9 && steps > 1)
         ]

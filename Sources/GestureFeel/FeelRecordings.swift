@@ -22,7 +22,8 @@ enum FeelRecordings {
             do {
                 recording = try RecordingReader.read(path: job.path, descriptionPath: job.descriptionPath)
             } catch {
-                rows.append(FeelRow(target: "recordings", measure: name, value: "\(error)", goal: "readable", met: false))
+                rows.append(
+                    FeelRow(target: "recordings", measure: name, value: "\(error)", goal: "readable", met: false))
                 continue
             }
             count += 1
@@ -32,37 +33,54 @@ enum FeelRecordings {
                 worstLift = (lift.degrees, lift.scale, name)
             }
             if name.contains("Wacom_ISDv4") {
-                rows.append(FeelRow(
-                    target: "2 lift frames", measure: "Wacom ISDv4 circle (recording): lift-frame rotation (deg), scale",
-                    value: "\(FeelReport.f(lift.degrees, 3)), \(FeelReport.f(lift.scale, 4))", goal: "<= 0.1, <= 0.002",
-                    met: lift.degrees <= 0.1 && lift.scale <= 0.002))
+                rows.append(
+                    FeelRow(
+                        target: "2 lift frames",
+                        measure: "Wacom ISDv4 circle (recording): lift-frame rotation (deg), scale",
+                        value: "\(FeelReport.f(lift.degrees, 3)), \(FeelReport.f(lift.scale, 4))",
+                        goal: "<= 0.1, <= 0.002",
+                        met: lift.degrees <= 0.1 && lift.scale <= 0.002))
             }
             if let scroll = scrolls.first(where: { name.contains($0) }) {
                 let d = FeelReport.largestDeviation(trace)
-                rows.append(FeelRow(
-                    target: "4 intent thresholds", measure: "\(scroll) (recording): largest |rotation| (deg), |scale - 1|",
-                    value: "\(FeelReport.f(d.degrees, 2)), \(FeelReport.f(d.scale, 4))", goal: "<= 1, small",
-                    met: d.degrees <= 1))
+                rows.append(
+                    FeelRow(
+                        target: "4 intent thresholds",
+                        measure: "\(scroll) (recording): largest |rotation| (deg), |scale - 1|",
+                        value: "\(FeelReport.f(d.degrees, 2)), \(FeelReport.f(d.scale, 4))", goal: "<= 1, small",
+                        met: d.degrees <= 1))
             }
             if name.contains("N-Trig") {
-                let taps = trace.events.compactMap { if case .tap(_, _, _, _, let n) = $0 { return n } else { return nil } }
+                let taps = trace.events.compactMap {
+                    if case .tap(_, _, _, _, let n) = $0 { return n } else { return nil }
+                }
                 var oneTouchPinches = 0
                 for entry in trace.entries {
-                    guard let frame = entry.frame, frame.touches.filter({ !$0.phase.isTerminal }).count <= 1 else { continue }
+                    guard let frame = entry.frame, frame.touches.filter({ !$0.phase.isTerminal }).count <= 1 else {
+                        continue
+                    }
                     for event in entry.events {
-                        if case .update(let u) = event, u.phase == .began, u.mode == .pinchRotate { oneTouchPinches += 1 }
+                        if case .update(let u) = event, u.phase == .began, u.mode == .pinchRotate {
+                            oneTouchPinches += 1
+                        }
                     }
                 }
-                rows.append(FeelRow(
-                    target: "9 touchpads", measure: "N-Trig (recording): pinchRotate segments begun with one touch; tap fingers",
-                    value: "\(oneTouchPinches); \(taps.map(String.init).joined(separator: ","))", goal: "0; 1 per tap",
-                    met: oneTouchPinches == 0 && !taps.contains(where: { $0 > 1 })))
+                rows.append(
+                    FeelRow(
+                        target: "9 touchpads",
+                        measure: "N-Trig (recording): pinchRotate segments begun with one touch; tap fingers",
+                        value: "\(oneTouchPinches); \(taps.map(String.init).joined(separator: ","))",
+                        goal: "0; 1 per tap",
+                        met: oneTouchPinches == 0 && !taps.contains(where: { $0 > 1 })))
             }
         }
-        rows.append(FeelRow(
-            target: "2 lift frames", measure: "all \(count) recordings: worst lift-frame rotation (deg), scale (\(worstLift.name))",
-            value: "\(FeelReport.f(worstLift.degrees, 3)), \(FeelReport.f(worstLift.scale, 4))", goal: "<= 0.1, <= 0.002",
-            met: worstLift.degrees <= 0.1 && worstLift.scale <= 0.002))
+        rows.append(
+            FeelRow(
+                target: "2 lift frames",
+                measure: "all \(count) recordings: worst lift-frame rotation (deg), scale (\(worstLift.name))",
+                value: "\(FeelReport.f(worstLift.degrees, 3)), \(FeelReport.f(worstLift.scale, 4))",
+                goal: "<= 0.1, <= 0.002",
+                met: worstLift.degrees <= 0.1 && worstLift.scale <= 0.002))
         return rows
     }
 }

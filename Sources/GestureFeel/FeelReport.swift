@@ -30,7 +30,9 @@ public struct FeelRow: Sendable, CustomStringConvertible {
 public enum FeelReport {
     /// Every row, in target order: the scenarios replayed with `base` (the built-in defaults unless a
     /// configuration file says otherwise), then the recordings of `recordings` when given.
-    public static func measure(configuration base: GestureConfiguration = .default, recordings: String? = nil) -> [FeelRow] {
+    public static func measure(
+        configuration base: GestureConfiguration = .default, recordings: String? = nil
+    ) -> [FeelRow] {
         var rows = panStart(base) + liftFrames(base) + debounce(base) + intentThresholds(base) + fit(base)
         rows += limits(base) + velocities(base) + discrete(base) + touchpads(base)
         if let recordings { rows += FeelRecordings.measure(directory: recordings, configuration: base) }
@@ -56,13 +58,16 @@ public enum FeelReport {
         s.step()
         s.up(0)
         s.step()
-        return FeelScenario(name: "pan-swipe-60mm", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "pan-swipe-60mm", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     static func panStart(_ c: GestureConfiguration) -> [FeelRow] {
         let trace = FeelTrace.replay(panSwipe(c))
         let frames = trace.frameIndices
-        guard let first = frames.first, let landing = trace.entries[first].frame?.touches.first?.location else { return [] }
+        guard let first = frames.first, let landing = trace.entries[first].frame?.touches.first?.location else {
+            return []
+        }
         // The content point that was under the finger when it landed.
         var lags: [Double] = []
         var travel = 0.0
@@ -71,7 +76,9 @@ public enum FeelReport {
             guard let touch = trace.entries[index].frame?.touches.first, !touch.phase.isTerminal else { continue }
             let content = trace.follow(landing, from: first, to: index)
             travel = content.x - landing.x
-            if trace.entries[index].events.contains(where: { if case .update = $0 { return true } else { return false } }) {
+            if trace.entries[index].events.contains(where: {
+                if case .update = $0 { return true } else { return false }
+            }) {
                 started = true
             }
             if started { lags.append(touch.location.x - content.x) }
@@ -107,7 +114,8 @@ public enum FeelReport {
         s.drag([(0, 0, 8)], frames: 8)
         s.up(0)
         s.step()
-        return FeelScenario(name: "lift-mid-drag", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "lift-mid-drag", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// Largest rotation (deg) and scale change (|ratio - 1|) of the cumulative transform within a frame
@@ -165,7 +173,8 @@ public enum FeelReport {
         s.drag([(0, 0.65, 0)], frames: 12)
         s.up(0)
         s.step()
-        return FeelScenario(name: "slow-handoff", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "slow-handoff", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// Lag of the content under the finger that stays (from the frame before the lift) over the next
@@ -180,7 +189,9 @@ public enum FeelReport {
                 let stay = frame.touches.first(where: { !$0.phase.isTerminal }),
                 let start = before.frame.touches.first(where: { $0.id == stay.id })?.location
             else { continue }
-            var lag = 0.0, jump = 0.0, last = 0.0
+            var lag = 0.0
+            var jump = 0.0
+            var last = 0.0
             for later in trace.frameIndices where later >= index {
                 guard let f = trace.entries[later].frame, f.time.milliseconds(since: frame.time) <= windowMs,
                     let finger = f.touches.first(where: { $0.id == stay.id })
@@ -278,7 +289,8 @@ public enum FeelReport {
         s.up(0)
         s.up(1)
         s.step()
-        return FeelScenario(name: "twist-\(Int(degrees))", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "twist-\(Int(degrees))", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// Two fingers pan 80 mm while their distance grows 2 mm and their line turns 5 degrees, as a
@@ -300,7 +312,8 @@ public enum FeelReport {
         s.up(0)
         s.up(1)
         s.step()
-        return FeelScenario(name: "sloppy-two-finger-pan", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "sloppy-two-finger-pan", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// Largest |rotation| (deg) and |scale - 1| of the cumulative transform over a trace.
@@ -321,7 +334,8 @@ public enum FeelReport {
                 target: "4 intent thresholds", measure: "45 deg twist: map rotation (deg)", value: f(twist),
                 goal: "40...50", met: twist >= 40 && twist <= 50),
             FeelRow(
-                target: "4 intent thresholds", measure: "two-finger pan (2 mm spread, 5 deg drift): largest rotation (deg)",
+                target: "4 intent thresholds",
+                measure: "two-finger pan (2 mm spread, 5 deg drift): largest rotation (deg)",
                 value: f(pan.degrees, 3), goal: "<= 1", met: pan.degrees <= 1),
             FeelRow(
                 target: "4 intent thresholds", measure: "two-finger pan: largest |scale - 1|",
@@ -345,7 +359,8 @@ public enum FeelReport {
         s.up(1)
         s.up(2)
         s.step()
-        return FeelScenario(name: "resting-middle-finger", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "resting-middle-finger", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     static func fit(_ c: GestureConfiguration) -> [FeelRow] {
@@ -372,7 +387,8 @@ public enum FeelReport {
         s.up(0)
         s.up(1)
         s.step()
-        return FeelScenario(name: "pinch-past-limit", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "pinch-past-limit", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// Frames and finger travel (mm, per finger) from the reversal of a pinch until the scale drops.
@@ -381,7 +397,8 @@ public enum FeelReport {
         guard frames.count > reversalFrame else { return (-1, .nan) }
         let reversal = frames[reversalFrame]
         let peak = trace.matrixAfter[reversal - 1].scaleFactor
-        for (n, index) in frames[reversalFrame...].enumerated() where trace.matrixAfter[index].scaleFactor < peak - 1e-9 {
+        for (n, index) in frames[reversalFrame...].enumerated() where trace.matrixAfter[index].scaleFactor < peak - 1e-9
+        {
             return (n + 1, Double(n + 1) * 1)
         }
         return (-1, .nan)
@@ -422,7 +439,8 @@ public enum FeelReport {
         } else {
             s.step()
         }
-        return FeelScenario(name: "swipe-\(Int(rateHz))hz", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "swipe-\(Int(rateHz))hz", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// The velocity (published units/s, here mm/s) of the last segment update.
@@ -445,16 +463,24 @@ public enum FeelReport {
         s.drag([(0, step, 0)], frames: 12)
         s.up(0)
         s.step()
-        return FeelScenario(name: "fast-handoff", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "fast-handoff", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// Smallest and largest published speed over `windowMs` after the first lift, as a fraction of
     /// `speed`.
-    static func speedAfterHandoff(_ trace: FeelTrace, speed: Double, windowMs: Double = 120) -> (low: Double, high: Double) {
-        guard let lift = trace.entries.first(where: { $0.frame?.touches.contains(where: { $0.phase.isTerminal }) ?? false })?.frame?.time
+    static func speedAfterHandoff(
+        _ trace: FeelTrace, speed: Double, windowMs: Double = 120
+    ) -> (low: Double, high: Double) {
+        guard
+            let lift = trace.entries.first(where: {
+                $0.frame?.touches.contains(where: { $0.phase.isTerminal }) ?? false
+            })?.frame?.time
         else { return (.nan, .nan) }
-        var low = Double.infinity, high = 0.0
-        for (_, u) in trace.updates where u.fingers > 0 && u.time >= lift && u.time.milliseconds(since: lift) <= windowMs {
+        var low = Double.infinity
+        var high = 0.0
+        for (_, u) in trace.updates
+        where u.fingers > 0 && u.time >= lift && u.time.milliseconds(since: lift) <= windowMs {
             guard u.phase == .changed || u.phase == .ended else { continue }
             let r = u.velocity.translation.length / speed
             low = min(low, r)
@@ -467,19 +493,22 @@ public enum FeelReport {
         var rows: [FeelRow] = []
         for rate in [60.0, 120.0, 240.0] {
             let ratio = releaseSpeed(FeelTrace.replay(swipe(rateHz: rate, configuration: c))) / 200
-            rows.append(FeelRow(
-                target: "7 velocities", measure: "release speed / finger speed, \(Int(rate)) Hz swipe at 200 mm/s",
-                value: f(ratio, 3), goal: "0.9...1.1", met: abs(ratio - 1) <= 0.1))
+            rows.append(
+                FeelRow(
+                    target: "7 velocities", measure: "release speed / finger speed, \(Int(rate)) Hz swipe at 200 mm/s",
+                    value: f(ratio, 3), goal: "0.9...1.1", met: abs(ratio - 1) <= 0.1))
         }
         let rested = releaseSpeed(FeelTrace.replay(swipe(rateHz: 60, restMs: 40, configuration: c)))
-        rows.append(FeelRow(
-            target: "7 velocities", measure: "release speed after a 40 ms rest (mm/s)", value: f(rested, 2),
-            goal: "0", met: rested == 0))
+        rows.append(
+            FeelRow(
+                target: "7 velocities", measure: "release speed after a 40 ms rest (mm/s)", value: f(rested, 2),
+                goal: "0", met: rested == 0))
         let handoff = speedAfterHandoff(FeelTrace.replay(fastHandoff(c)), speed: 200)
-        rows.append(FeelRow(
-            target: "7 velocities", measure: "speed / finger speed in the 120 ms after a 2->1 handoff",
-            value: "\(f(handoff.low, 3))...\(f(handoff.high, 3))", goal: "0.9...1.1",
-            met: abs(handoff.low - 1) <= 0.1 && abs(handoff.high - 1) <= 0.1))
+        rows.append(
+            FeelRow(
+                target: "7 velocities", measure: "speed / finger speed in the 120 ms after a 2->1 handoff",
+                value: "\(f(handoff.low, 3))...\(f(handoff.high, 3))", goal: "0.9...1.1",
+                met: abs(handoff.low - 1) <= 0.1 && abs(handoff.high - 1) <= 0.1))
         rows += FeelOptions.momentumRows(c)
         return rows
     }
@@ -500,7 +529,8 @@ public enum FeelReport {
         s.emit()
         s.wait(ms: 1000)
         s.emit()
-        return FeelScenario(name: "two-finger-tap", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "two-finger-tap", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// A tap, then 150 ms later the finger lands again and drags 30 mm down.
@@ -517,7 +547,8 @@ public enum FeelReport {
         s.drag([(0, 0, 1.5)], frames: 20)
         s.up(0)
         s.step()
-        return FeelScenario(name: "double-tap-drag", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "double-tap-drag", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// A double tap (zoom factor 2).
@@ -533,7 +564,8 @@ public enum FeelReport {
         }
         s.wait(ms: 1000)
         s.emit()
-        return FeelScenario(name: "double-tap", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "double-tap", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// How many published steps (gesture updates and double taps) change the cumulative scale.
@@ -556,7 +588,9 @@ public enum FeelReport {
     static func discrete(_ c: GestureConfiguration) -> [FeelRow] {
         let tap = FeelTrace.replay(twoFingerTap(configuration: c))
         let segments = tap.updates.count
-        let taps = tap.events.compactMap { if case .tap(_, _, _, _, let fingers) = $0 { return fingers } else { return nil } }
+        let taps = tap.events.compactMap {
+            if case .tap(_, _, _, _, let fingers) = $0 { return fingers } else { return nil }
+        }
         var rows = [
             FeelRow(
                 target: "8 discrete", measure: "quick two-finger tap: gesture updates published",
@@ -568,17 +602,20 @@ public enum FeelReport {
         let drag = FeelTrace.replay(doubleTapDrag(configuration: c))
         let modes = Set(drag.updates.map(\.update.mode.rawValue)).sorted().joined(separator: ",")
         let scale = drag.matrixAfter.last?.scaleFactor ?? .nan
-        rows.append(FeelRow(
-            target: "8 discrete", measure: "double-tap-and-drag 30 mm down: segment modes, final scale",
-            value: "\(modes) x\(f(scale, 3))", goal: "quickZoom, > 1", met: modes.contains("quickZoom") && scale > 1))
+        rows.append(
+            FeelRow(
+                target: "8 discrete", measure: "double-tap-and-drag 30 mm down: segment modes, final scale",
+                value: "\(modes) x\(f(scale, 3))", goal: "quickZoom, > 1", met: modes.contains("quickZoom") && scale > 1
+            ))
         var zooming = c
         zooming.doubleTapZoomFactor = 2
         let zoom = FeelTrace.replay(doubleTap(configuration: zooming))
         let steps = scaleSteps(zoom)
-        rows.append(FeelRow(
-            target: "8 discrete", measure: "double-tap zoom x2: steps the zoom is spread over",
-            value: "\(steps) (final x\(f(zoom.matrixAfter.last?.scaleFactor ?? .nan, 3)))",
-            goal: "> 1 when animated", met: steps > 1))
+        rows.append(
+            FeelRow(
+                target: "8 discrete", measure: "double-tap zoom x2: steps the zoom is spread over",
+                value: "\(steps) (final x\(f(zoom.matrixAfter.last?.scaleFactor ?? .nan, 3)))",
+                goal: "> 1 when animated", met: steps > 1))
         rows += FeelOptions.twoFingerTapZoomRows(c)
         return rows
     }
@@ -604,7 +641,8 @@ public enum FeelReport {
         }
         s.wait(ms: 1000)
         s.emit()
-        return FeelScenario(name: "double-click", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "double-click", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// On a clickpad: a thumb rests in the button area while the index finger drags 30 mm.
@@ -620,7 +658,8 @@ public enum FeelReport {
         s.step()
         s.up(0)
         s.step()
-        return FeelScenario(name: "thumb-on-button", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "thumb-on-button", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// A protocol A touchscreen that holds BTN_TOOL_DOUBLETAP for one finger (the N-Trig panel): a
@@ -641,7 +680,8 @@ public enum FeelReport {
         s.step()
         s.wait(ms: 1000)
         s.emit()
-        return FeelScenario(name: "ntrig-one-finger", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "ntrig-one-finger", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// A semi-mt clickpad: two fingers rest, a third lands outside their bounding box.
@@ -660,7 +700,8 @@ public enum FeelReport {
         s.up(0)
         s.up(1)
         s.step()
-        return FeelScenario(name: "semi-mt-third-finger", device: s.scripter.device, events: s.events, configuration: configuration)
+        return FeelScenario(
+            name: "semi-mt-third-finger", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// Largest displacement (published units) of any touch position by the content change of a frame
@@ -686,7 +727,9 @@ public enum FeelReport {
         let thumb = FeelTrace.replay(thumbOnButton(c))
         let t = scaleAndDegrees(thumb.matrixAfter.last ?? .identity)
         let ntrig = FeelTrace.replay(doubleTapToolOneFinger(c))
-        let ntrigTaps = ntrig.events.compactMap { if case .tap(_, _, _, _, let n) = $0 { return n } else { return nil } }
+        let ntrigTaps = ntrig.events.compactMap {
+            if case .tap(_, _, _, _, let n) = $0 { return n } else { return nil }
+        }
         let ntrigModes = Set(ntrig.updates.map(\.update.mode.rawValue)).sorted().joined(separator: ",")
         let jump = landingJump(FeelTrace.replay(semiMTThirdFinger(c)))
         return [

@@ -10,7 +10,9 @@ public struct FeelScenario: Sendable {
     public var events: [InputEvent]
     public var configuration: GestureConfiguration
 
-    public init(name: String, device: DeviceDescription, events: [InputEvent], configuration: GestureConfiguration = .default) {
+    public init(
+        name: String, device: DeviceDescription, events: [InputEvent], configuration: GestureConfiguration = .default
+    ) {
         self.name = name
         self.device = device
         self.events = events
@@ -29,7 +31,9 @@ public struct FingerScript {
         periodMs = 1000 / rateHz
     }
 
-    public mutating func down(_ finger: Int, _ x: Double, _ y: Double, touchMajor: Int32? = nil, touchMinor: Int32? = nil) {
+    public mutating func down(
+        _ finger: Int, _ x: Double, _ y: Double, touchMajor: Int32? = nil, touchMinor: Int32? = nil
+    ) {
         scripter.down(finger: finger, mm: Point(x: x, y: y), touchMajor: touchMajor, touchMinor: touchMinor)
     }
 

@@ -112,13 +112,19 @@ struct FingerTracks: Sendable {
             var index = -1
             var i = searchStart
             while i < tracks.count {
-                if tracks[i].id == id { index = i; break }
+                if tracks[i].id == id {
+                    index = i
+                    break
+                }
                 i += 1
             }
             if index < 0 {
                 i = 0
                 while i < min(searchStart, tracks.count) {
-                    if tracks[i].id == id { index = i; break }
+                    if tracks[i].id == id {
+                        index = i
+                        break
+                    }
                     i += 1
                 }
             }
@@ -185,10 +191,11 @@ struct FingerTracks: Sendable {
         guard thumbs.enabled else { return }
         facts.removeAll(keepingCapacity: true)
         for t in tracks where !t.terminal {
-            facts.append(ThumbDetector.TouchFacts(
-                mm: t.mm, landingMM: t.landingMM, landingTime: t.landingTime, force: t.force,
-                majorRadius: t.majorRadius, minorRadius: t.minorRadius, speedExceeded: t.speedExceeded,
-                began: t.began, exclusion: t.exclusion, released: t.released))
+            facts.append(
+                ThumbDetector.TouchFacts(
+                    mm: t.mm, landingMM: t.landingMM, landingTime: t.landingTime, force: t.force,
+                    majorRadius: t.majorRadius, minorRadius: t.minorRadius, speedExceeded: t.speedExceeded,
+                    began: t.began, exclusion: t.exclusion, released: t.released))
         }
         thumbs.classify(&facts)
         var k = 0
@@ -216,9 +223,11 @@ struct FingerTracks: Sendable {
     /// Marks the tracks that count as part of the session; returns the sum of the landing positions
     /// (published, mm) of those that were not yet, and their number.
     mutating func joinSession() -> (location: Point, mm: Point, count: Int) {
-        var sum = Point.zero, sumMM = Point.zero
+        var sum = Point.zero
+        var sumMM = Point.zero
         var n = 0
-        for i in tracks.indices where !tracks[i].inSession && tracks[i].exclusion == nil && (tracks[i].isFinger || tracks[i].began) {
+        for i in tracks.indices
+        where !tracks[i].inSession && tracks[i].exclusion == nil && (tracks[i].isFinger || tracks[i].began) {
             tracks[i].inSession = true
             sum = sum + tracks[i].landingLocation
             sumMM = sumMM + tracks[i].landingMM
@@ -261,11 +270,14 @@ struct FingerTracks: Sendable {
     }
 
     /// Mean velocity of the members: (published units/s, mm/s).
-    func memberVelocity(now: Timestamp, windowMicroseconds: Int64, stopMicroseconds: Int64) -> (published: Point, mm: Point) {
+    func memberVelocity(
+        now: Timestamp, windowMicroseconds: Int64, stopMicroseconds: Int64
+    ) -> (published: Point, mm: Point) {
         var sum = SIMD4<Double>.zero
         var n = 0.0
         for i in tracks.indices where tracks[i].member {
-            sum += motions[i].velocity(now: now.microseconds, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
+            sum += motions[i].velocity(
+                now: now.microseconds, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
             n += 1
         }
         guard n > 0 else { return (.zero, .zero) }

@@ -215,13 +215,16 @@ extension GestureConfiguration {
         ) -> Field {
             Field(property: property, key: key, value: .number(keyPath, range), unit: unit, meaning: meaning)
         }
-        func flag(_ property: String, _ key: String, _ keyPath: WritableKeyPath<GestureConfiguration, Bool>, _ meaning: String) -> Field {
+        func flag(
+            _ property: String, _ key: String, _ keyPath: WritableKeyPath<GestureConfiguration, Bool>, _ meaning: String
+        ) -> Field {
             Field(property: property, key: key, value: .flag(keyPath), unit: "", meaning: meaning)
         }
         return [
             number(
                 "panSlopMillimeters", "pan_slop_mm", \.panSlopMillimeters, .nonNegative, "mm",
-                "A pan, pinch or rotation begins once the fingers' centroid moved this far (or the spread or angle passed its threshold); the content then moves the travel minus this slop."),
+                "A pan, pinch or rotation begins once the fingers' centroid moved this far (or the spread or angle passed its threshold); the content then moves the travel minus this slop."
+            ),
             flag("rotation", "rotation", \.rotation, "Two or more fingers may rotate the content."),
             number(
                 "rotationThresholdDegrees", "rotation_threshold_deg", \.rotationThresholdDegrees, .angle, "deg",
@@ -232,7 +235,8 @@ extension GestureConfiguration {
             number(
                 "fingerChurnDebounceMilliseconds", "finger_churn_debounce_ms", \.fingerChurnDebounceMilliseconds,
                 .duration, "ms",
-                "After a finger lifts, the segment boundary waits this long (the content keeps following the fingers that stay), so fingers lifting a few ms apart make no segment of their own."),
+                "After a finger lifts, the segment boundary waits this long (the content keeps following the fingers that stay), so fingers lifting a few ms apart make no segment of their own."
+            ),
             number(
                 "minimumScale", "min_scale", \.minimumScale, .scaleMinimum, "",
                 "Lower limit of the cumulative scale."),
@@ -241,9 +245,11 @@ extension GestureConfiguration {
                 "Upper limit of the cumulative scale; must be greater than min_scale."),
             flag(
                 "rubberBand", "rubber_band", \.rubberBand,
-                "Past a scale limit the content stretches a little and springs back on release, instead of stopping at the limit."),
+                "Past a scale limit the content stretches a little and springs back on release, instead of stopping at the limit."
+            ),
             number(
-                "velocityWindowMilliseconds", "velocity_window_ms", \.velocityWindowMilliseconds, .positiveDuration, "ms",
+                "velocityWindowMilliseconds", "velocity_window_ms", \.velocityWindowMilliseconds, .positiveDuration,
+                "ms",
                 "Velocities are fitted over this much of each finger's most recent motion."),
             number(
                 "velocityStopMilliseconds", "velocity_stop_ms", \.velocityStopMilliseconds, .positiveDuration, "ms",
@@ -253,7 +259,8 @@ extension GestureConfiguration {
                 "After the last finger lifts, the content keeps moving and decelerates (momentum gesture updates)."),
             number(
                 "momentumDecelerationRate", "momentum_deceleration_rate", \.momentumDecelerationRate, .openFraction, "",
-                "Fraction of its speed momentum keeps per millisecond (0.998 is UIScrollView's normal rate, 0.99 its fast one)."),
+                "Fraction of its speed momentum keeps per millisecond (0.998 is UIScrollView's normal rate, 0.99 its fast one)."
+            ),
             number(
                 "momentumMinimumSpeedMillimetersPerSecond", "momentum_min_speed_mm_per_s",
                 \.momentumMinimumSpeedMillimetersPerSecond, .positive, "mm/s",
@@ -275,7 +282,8 @@ extension GestureConfiguration {
                 "A double tap zooms the cumulative transform by this factor about the tap point; 1 disables it."),
             number(
                 "twoFingerTapZoomFactor", "two_finger_tap_zoom_factor", \.twoFingerTapZoomFactor, .positive, "",
-                "A two-finger tap zooms by this factor about the fingers' centroid (0.5 zooms out one step); 1 disables it."),
+                "A two-finger tap zooms by this factor about the fingers' centroid (0.5 zooms out one step); 1 disables it."
+            ),
             number(
                 "zoomAnimationMilliseconds", "zoom_animation_ms", \.zoomAnimationMilliseconds, .duration, "ms",
                 "Tap zooms and the rubber band's spring-back animate over this long; 0 applies them at once."),
@@ -302,7 +310,8 @@ extension GestureConfiguration {
                 "On clickpads, leave touches resting in the button area and thumbs out of gestures (libinput's rules)."),
             number(
                 "thumbPressure", "thumb_pressure", \.thumbPressure, .fraction, "",
-                "A clickpad touch in the lowest 8 % pressing harder than this (0...1) is a thumb; 0 turns the rule off."),
+                "A clickpad touch in the lowest 8 % pressing harder than this (0...1) is a thumb; 0 turns the rule off."
+            ),
             number(
                 "thumbSizeMillimeters", "thumb_size_mm", \.thumbSizeMillimeters, .nonNegative, "mm",
                 "A clickpad touch longer than this and narrower than 0.6 times it is a thumb; 0 turns the rule off."),

@@ -84,7 +84,9 @@ public struct GestureEngine: Sendable {
     ///     by their defaults, so `configuration` reads back the values in use.
     ///   - surface: the device as data (touchscreen or touchpad, clickpad, semi-mt, height).
     ///   - logger: every state transition is logged at debug (`gesture: transition`).
-    public init(configuration: GestureConfiguration = .default, surface: GestureSurface = .touchscreen, logger: Logger? = nil) {
+    public init(
+        configuration: GestureConfiguration = .default, surface: GestureSurface = .touchscreen, logger: Logger? = nil
+    ) {
         let usable = configuration.sanitized
         self.configuration = usable
         self.surface = surface
@@ -176,10 +178,14 @@ public struct GestureEngine: Sendable {
         released = nil
         if change.cancelled {
             dispatch(.cancelled, time: time, semi: semi, fingers: fingers, measureEnding: false, into: &out)
-            if fingers == 0 { dispatch(.allLifted, time: time, semi: semi, fingers: 0, measureEnding: false, into: &out) }
+            if fingers == 0 {
+                dispatch(.allLifted, time: time, semi: semi, fingers: 0, measureEnding: false, into: &out)
+            }
         } else if began {
             dispatch(.landed, time: time, semi: semi, fingers: fingers, measureEnding: false, into: &out)
-            if fingers == 0 { dispatch(.allLifted, time: time, semi: semi, fingers: 0, measureEnding: false, into: &out) }
+            if fingers == 0 {
+                dispatch(.allLifted, time: time, semi: semi, fingers: 0, measureEnding: false, into: &out)
+            }
         } else if fingers == 0 {
             dispatch(.allLifted, time: time, semi: semi, fingers: 0, measureEnding: false, into: &out)
         } else if change.landed || change.lifted || fingers != session.lastFingers {
@@ -203,7 +209,8 @@ public struct GestureEngine: Sendable {
         let lifted = fingers < session.lastFingers || fingers == 0
         longPress.update(
             session: session.id, lifted: lifted, travel: session.maxTravel, moved: session.moved,
-            cancelled: session.cancelled, location: tracks.fingerCentroid ?? session.tapLocation, time: time, into: &out)
+            cancelled: session.cancelled, location: tracks.fingerCentroid ?? session.tapLocation, time: time, into: &out
+        )
         if longPress.isPressing { session.pressed = true }
 
         // 4. Session end.
@@ -242,7 +249,9 @@ extension GestureEngine {
             tracks.takeMembers(previous: false)
             let pivot = fingers == 1 ? session.quickZoomPivot : nil
             if fingers != 1 { session.quickZoomPivot = nil }
-            geometry = makeGeometry(mode: pivot != nil ? .quickZoom : (fingers >= 2 ? .pinchRotate : .pan), fingers: fingers, semi: semi, pivot: pivot)
+            geometry = makeGeometry(
+                mode: pivot != nil ? .quickZoom : (fingers >= 2 ? .pinchRotate : .pan), fingers: fingers, semi: semi,
+                pivot: pivot)
         case .beginAtCrossing:
             guard var g = geometry else { return bug(event, from, time) }
             g.beginAtCrossing(slopMillimeters: configuration.panSlopMillimeters)
@@ -283,7 +292,9 @@ extension GestureEngine {
     private func bug(_ event: SegmentStateMachine.Event, _ state: SegmentStateMachine.State.Name, _ time: Timestamp) {
         logger.error(
             "multitouchd bug: invalid gesture event",
-            metadata: ["gesture.event": "\(event.name)", "gesture.state": "\(state.rawValue)", "gesture.time": "\(time)"])
+            metadata: [
+                "gesture.event": "\(event.name)", "gesture.state": "\(state.rawValue)", "gesture.time": "\(time)",
+            ])
     }
 
     private func makeGeometry(mode: GestureMode, fingers: Int, semi: Bool, pivot: Point?) -> SegmentGeometry {
@@ -295,7 +306,9 @@ extension GestureEngine {
 
     /// Opens the published segment at identity: M stays, and `began` is always published (a missing
     /// `began` is the classic cause of a jump).
-    private mutating func begin(mode: GestureMode, fingers: Int, c0: Point, time: Timestamp, into out: inout [GestureEvent]) {
+    private mutating func begin(
+        mode: GestureMode, fingers: Int, c0: Point, time: Timestamp, into out: inout [GestureEvent]
+    ) {
         segment = TransformStore.Segment(mode: mode, fingers: fingers, session: session.id, c0: c0, base: store.current)
         publish(.began, time: time, scale: 1, rotation: 0, velocity: .zero, into: &out)
     }
@@ -339,16 +352,19 @@ extension GestureEngine {
         let rotation = (segment?.rotationOffset ?? 0) + (geometry?.rotation ?? 0)
         var velocity = GestureVelocity.zero
         if geometry != nil {
-            let v = tracks.memberVelocity(now: time, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
+            let v = tracks.memberVelocity(
+                now: time, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
             let sr =
-                geometry?.scaleAndRotationVelocity(now: time, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
+                geometry?.scaleAndRotationVelocity(
+                    now: time, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
                 ?? (scale: 0, rotation: 0)
             let translation: Point
             switch segment?.mode ?? .pan {
             case .quickZoom, .animatedZoom: translation = .zero
             case .pan, .pinchRotate, .momentum: translation = v.published
             }
-            velocity = GestureVelocity(translation: translation, scale: sr.scale * (segment?.scaleFactor ?? 1), rotation: sr.rotation)
+            velocity = GestureVelocity(
+                translation: translation, scale: sr.scale * (segment?.scaleFactor ?? 1), rotation: sr.rotation)
             lastSpeedMM = v.mm.length
         }
         publish(phase, time: time, scale: scale, rotation: rotation, velocity: velocity, into: &out)
@@ -362,10 +378,13 @@ extension GestureEngine {
         let centroid = phase == .began ? s.c0 : store.centroid(of: s)
         seq &+= 1
         lastVelocity = velocity
-        out.append(.update(GestureUpdate(
-            session: s.session, seq: seq, time: time, phase: phase, mode: s.mode, fingers: s.fingers,
-            centroid: centroid, translation: centroid - s.c0, scale: scale, rotation: rotation, velocity: velocity,
-            matrix: store.current)))
+        out.append(
+            .update(
+                GestureUpdate(
+                    session: s.session, seq: seq, time: time, phase: phase, mode: s.mode, fingers: s.fingers,
+                    centroid: centroid, translation: centroid - s.c0, scale: scale, rotation: rotation,
+                    velocity: velocity,
+                    matrix: store.current)))
     }
 }
 
@@ -413,10 +432,13 @@ extension GestureEngine {
             let factor = store.limitedFactor(request.factor, configuration: configuration)
             if request.isDoubleTap && (factor == 1 || configuration.zoomAnimationMilliseconds == 0) {
                 _ = store.zoom(by: factor, about: request.location, configuration: configuration)
-                out.append(.doubleTap(session: request.session, time: time, location: request.location, matrix: store.current))
+                out.append(
+                    .doubleTap(session: request.session, time: time, location: request.location, matrix: store.current))
             } else {
                 if request.isDoubleTap {
-                    out.append(.doubleTap(session: request.session, time: time, location: request.location, matrix: store.current))
+                    out.append(
+                        .doubleTap(
+                            session: request.session, time: time, location: request.location, matrix: store.current))
                 }
                 if factor != 1 { zoom = (factor, request.location) }
             }
@@ -442,11 +464,14 @@ extension GestureEngine {
 
     /// Opens an `animatedZoom` segment by `factor` about `pivot`; with no animation time it begins and
     /// ends in this instant.
-    private mutating func startZoom(factor: Double, about pivot: Point, time: Timestamp, into out: inout [GestureEvent]) {
-        segment = TransformStore.Segment(mode: .animatedZoom, fingers: 0, session: session.id, c0: pivot, base: store.current)
+    private mutating func startZoom(factor: Double, about pivot: Point, time: Timestamp, into out: inout [GestureEvent])
+    {
+        segment = TransformStore.Segment(
+            mode: .animatedZoom, fingers: 0, session: session.id, c0: pivot, base: store.current)
         publish(.began, time: time, scale: 1, rotation: 0, velocity: .zero, into: &out)
         if configuration.zoomAnimationMilliseconds > 0 {
-            animator.startZoom(at: time, factor: factor, about: pivot, durationMilliseconds: configuration.zoomAnimationMilliseconds)
+            animator.startZoom(
+                at: time, factor: factor, about: pivot, durationMilliseconds: configuration.zoomAnimationMilliseconds)
         } else {
             guard let s = segment else { return }
             store.set(AffineTransform.scaling(by: factor, about: pivot).concatenating(after: s.base))
@@ -466,7 +491,9 @@ extension GestureEngine {
         case .pan, .pinchRotate, .quickZoom: return
         }
         store.set(transform.concatenating(after: s.base))
-        publish(frame.finished ? .ended : .changed, time: frame.time, scale: frame.scale, rotation: 0, velocity: frame.velocity, into: &out)
+        publish(
+            frame.finished ? .ended : .changed, time: frame.time, scale: frame.scale, rotation: 0,
+            velocity: frame.velocity, into: &out)
         if frame.finished { segment = nil }
     }
 

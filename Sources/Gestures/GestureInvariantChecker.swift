@@ -336,10 +336,16 @@ public struct GestureInvariantChecker: Sendable {
         statistics.largestLiftRotation = max(statistics.largestLiftRotation, max(0, rotation - explainedRotation))
         statistics.largestLiftScale = max(statistics.largestLiftScale, max(0, scale - explainedScale))
         if rotation > allowedRotation {
-            report(frameTime, "feel: a finger-set change frame rotates \(rotation) deg, the fingers that stay explain \(explained.rotation * 180 / Double.pi)")
+            report(
+                frameTime,
+                "feel: a finger-set change frame rotates \(rotation) deg, the fingers that stay explain \(explained.rotation * 180 / Double.pi)"
+            )
         }
         if scale > allowedScale {
-            report(frameTime, "feel: a finger-set change frame scales by \(d.scaleFactor), the fingers that stay explain \(explained.scale)")
+            report(
+                frameTime,
+                "feel: a finger-set change frame scales by \(d.scaleFactor), the fingers that stay explain \(explained.scale)"
+            )
         }
     }
 
@@ -375,7 +381,9 @@ public struct GestureInvariantChecker: Sendable {
         case .tap(let id, _, let location, let tapCount, let fingers):
             statistics.taps += 1
             if !location.isFinite { report(time, "tap location not finite") }
-            if tapCount < 1 || fingers < 1 { report(time, "tap of session \(id) with tapCount \(tapCount), fingers \(fingers)") }
+            if tapCount < 1 || fingers < 1 {
+                report(time, "tap of session \(id) with tapCount \(tapCount), fingers \(fingers)")
+            }
         case .doubleTap(let id, _, let location, let matrix):
             statistics.doubleTaps += 1
             if !location.isFinite || !matrix.isFinite { report(time, "double tap of session \(id) not finite") }
@@ -417,10 +425,13 @@ public struct GestureInvariantChecker: Sendable {
             }
         } else {
             if session != nil { report(time, "\(u.mode.rawValue) update inside a session") }
-            if lastEndedSession != u.session { report(time, "\(u.mode.rawValue) update of session \(u.session) that did not just end") }
+            if lastEndedSession != u.session {
+                report(time, "\(u.mode.rawValue) update of session \(u.session) that did not just end")
+            }
             if u.fingers != 0 { report(time, "\(u.mode.rawValue) update with \(u.fingers) fingers") }
         }
-        let finite = u.centroid.isFinite && u.translation.isFinite && u.scale.isFinite && u.rotation.isFinite
+        let finite =
+            u.centroid.isFinite && u.translation.isFinite && u.scale.isFinite && u.rotation.isFinite
             && u.velocity.translation.isFinite && u.velocity.scale.isFinite && u.velocity.rotation.isFinite
             && u.matrix.isFinite
         if !finite { report(time, "update \(u.seq) has a NaN or infinite number") }
@@ -486,7 +497,9 @@ public struct GestureInvariantChecker: Sendable {
         guard u.phase == .changed || u.phase == .ended else { return }
         let horizon = configuration.velocityWindowMilliseconds + configuration.velocityStopMilliseconds
         var fastest = 0.0
-        for s in speeds where s.time <= time && time.milliseconds(since: s.time) <= horizon { fastest = max(fastest, s.speed) }
+        for s in speeds where s.time <= time && time.milliseconds(since: s.time) <= horizon {
+            fastest = max(fastest, s.speed)
+        }
         let v = u.velocity.translation.length
         if v > fastest * (1 + 1e-6) + 1e-9 {
             report(time, "feel: velocity \(v) faster than any finger motion of its window (\(fastest))")
@@ -502,11 +515,14 @@ public struct GestureInvariantChecker: Sendable {
             expectedS = .translation(u.translation)
             let displacement = u.centroid - open.c0
             let error = (displacement - u.translation).length / max(1, displacement.length)
-            if error > continuityTolerance { report(time, "pan translation differs from centroid displacement by \(error)") }
+            if error > continuityTolerance {
+                report(time, "pan translation differs from centroid displacement by \(error)")
+            }
             if againstFrame, open.mode == .pan, let finger = frameSingleTouch {
                 var fingerError = (finger - open.c0 - u.translation).length / max(1, finger.length)
                 if let previous = previousFrameSingleTouch {
-                    fingerError = min(fingerError, (previous - open.c0 - u.translation).length / max(1, previous.length))
+                    fingerError = min(
+                        fingerError, (previous - open.c0 - u.translation).length / max(1, previous.length))
                 }
                 if fingerError > pivotTolerance {
                     report(time, "pan translation differs from the finger displacement by \(fingerError)")

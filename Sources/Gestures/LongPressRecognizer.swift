@@ -50,7 +50,9 @@ struct LongPressRecognizer: Sendable {
     mutating func sessionBegan(at time: Timestamp) { state = .armed(deadline: time.adding(milliseconds: duration)) }
 
     /// The deadline passed with `fingers` down: the press begins (nothing when no finger is down).
-    mutating func timeout(session: UInt64, fingers: Int, location: Point, time: Timestamp, into out: inout [GestureEvent]) {
+    mutating func timeout(
+        session: UInt64, fingers: Int, location: Point, time: Timestamp, into out: inout [GestureEvent]
+    ) {
         guard case .armed = state else { return }
         guard fingers > 0 else {
             state = .idle
@@ -74,10 +76,12 @@ struct LongPressRecognizer: Sendable {
             if moved || cancelled || tooFar || lifted { state = .idle }
         case .pressing(let fingers):
             if cancelled || tooFar {
-                out.append(.longPress(session: session, time: time, phase: .cancelled, location: location, fingers: fingers))
+                out.append(
+                    .longPress(session: session, time: time, phase: .cancelled, location: location, fingers: fingers))
                 state = .idle
             } else if lifted {
-                out.append(.longPress(session: session, time: time, phase: .ended, location: location, fingers: fingers))
+                out.append(
+                    .longPress(session: session, time: time, phase: .ended, location: location, fingers: fingers))
                 state = .idle
             }
         }

@@ -89,7 +89,8 @@ struct SegmentGeometry: Sendable {
             scaleIntent = IntentThreshold(threshold: Self.log(1 + c.scaleThresholdPercent / 100), engaged: scaleEngaged)
             rotationIntent =
                 c.rotation && !semi
-                ? IntentThreshold(threshold: c.rotationThresholdDegrees * Double.pi / 180, engaged: rotationEngaged) : .off
+                ? IntentThreshold(threshold: c.rotationThresholdDegrees * Double.pi / 180, engaged: rotationEngaged)
+                : .off
         case .quickZoom:
             scaleIntent = IntentThreshold(threshold: 0, engaged: true)
             rotationIntent = .off
@@ -143,7 +144,8 @@ struct SegmentGeometry: Sendable {
         guard travelMM < slop else { return true }
         // Quick zoom begins at the slop only (its scale has no threshold of its own).
         guard mode == .pinchRotate else { return false }
-        return scaleIntent.passes(rawLogScale) && (scaleIntent.engaged || spreadPassed) || rotationIntent.passes(rawRotation)
+        return scaleIntent.passes(rawLogScale) && (scaleIntent.engaged || spreadPassed)
+            || rotationIntent.passes(rawRotation)
     }
 
     /// The segment begins here: the slop part of the centroid motion stays out of the reference.
@@ -181,8 +183,11 @@ struct SegmentGeometry: Sendable {
     }
 
     /// Scale velocity (per second of the published scale) and rotation velocity (rad/s).
-    func scaleAndRotationVelocity(now: Timestamp, windowMicroseconds: Int64, stopMicroseconds: Int64) -> (scale: Double, rotation: Double) {
-        let v = motion.velocity(now: now.microseconds, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
+    func scaleAndRotationVelocity(
+        now: Timestamp, windowMicroseconds: Int64, stopMicroseconds: Int64
+    ) -> (scale: Double, rotation: Double) {
+        let v = motion.velocity(
+            now: now.microseconds, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
         return (scale * v.x, v.y)
     }
 
@@ -270,8 +275,14 @@ struct SegmentGeometry: Sendable {
     /// Reference and current centroids of the members; for semi-mt the centres of their boxes.
     static func references(_ tracks: FingerTracks, semi: Bool) -> References {
         var r = References()
-        var minRef = Point(x: .infinity, y: .infinity), maxRef = Point(x: -.infinity, y: -.infinity)
-        var minRefMM = minRef, maxRefMM = maxRef, minCur = minRef, maxCur = maxRef, minCurMM = minRef, maxCurMM = maxRef
+        var minRef = Point(x: .infinity, y: .infinity)
+        var maxRef = Point(x: -.infinity, y: -.infinity)
+        var minRefMM = minRef
+        var maxRefMM = maxRef
+        var minCur = minRef
+        var maxCur = maxRef
+        var minCurMM = minRef
+        var maxCurMM = maxRef
         for t in tracks.tracks where t.member {
             r.count += 1
             r.centroid = r.centroid + t.reference
@@ -279,10 +290,14 @@ struct SegmentGeometry: Sendable {
             r.current = r.current + t.location
             r.currentMM = r.currentMM + t.mm
             if semi {
-                minRef = lower(minRef, t.reference); maxRef = upper(maxRef, t.reference)
-                minRefMM = lower(minRefMM, t.referenceMM); maxRefMM = upper(maxRefMM, t.referenceMM)
-                minCur = lower(minCur, t.location); maxCur = upper(maxCur, t.location)
-                minCurMM = lower(minCurMM, t.mm); maxCurMM = upper(maxCurMM, t.mm)
+                minRef = lower(minRef, t.reference)
+                maxRef = upper(maxRef, t.reference)
+                minRefMM = lower(minRefMM, t.referenceMM)
+                maxRefMM = upper(maxRefMM, t.referenceMM)
+                minCur = lower(minCur, t.location)
+                maxCur = upper(maxCur, t.location)
+                minCurMM = lower(minCurMM, t.mm)
+                maxCurMM = upper(maxCurMM, t.mm)
             }
         }
         guard r.count > 0 else { return r }
@@ -302,7 +317,10 @@ struct SegmentGeometry: Sendable {
         r.centroidMM = r.centroidMM / n
         r.current = r.current / n
         r.currentMM = r.currentMM / n
-        var sum = 0.0, sumMM = 0.0, sumRef = 0.0, sumRefMM = 0.0
+        var sum = 0.0
+        var sumMM = 0.0
+        var sumRef = 0.0
+        var sumRefMM = 0.0
         for t in tracks.tracks where t.member {
             sum += squared(t.location - r.current)
             sumMM += squared(t.mm - r.currentMM)

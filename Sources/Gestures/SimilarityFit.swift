@@ -16,7 +16,6 @@ public struct SimilarityFit: Sendable {
     private var sumPY2 = 0.0
     private var sumPXQX = 0.0, sumPXQY = 0.0, sumPYQX = 0.0, sumPYQY = 0.0
 
-
     public init() {}
 
     /// Adds one finger: `start` where it was at the reference, `current` where it is now.

@@ -92,7 +92,8 @@ struct TapRecognizer: Sendable {
     func continuesOneFingerTap(landingAt mm: Point, time: Timestamp) -> Bool {
         switch state {
         case .ready: return false
-        case .tapped(let last), .waiting(let last, _): return last.fingers == 1 && continues(last, landingAt: mm, time: time)
+        case .tapped(let last), .waiting(let last, _):
+            return last.fingers == 1 && continues(last, landingAt: mm, time: time)
         }
     }
 
@@ -105,7 +106,9 @@ struct TapRecognizer: Sendable {
     /// The session that landed at `landed` ended at `time`. `tap` describes it when it was a tap (nil
     /// otherwise). Returns the zoom the tap asks for: always for a double tap (the caller publishes
     /// `doubleTap`, zooming when the factor is not 1), for a two-finger tap when its factor is not 1.
-    mutating func sessionEnded(tap: LastTap?, landed: Timestamp, time: Timestamp, into out: inout [GestureEvent]) -> Zoom? {
+    mutating func sessionEnded(
+        tap: LastTap?, landed: Timestamp, time: Timestamp, into out: inout [GestureEvent]
+    ) -> Zoom? {
         guard var this = tap else {
             if case .waiting(let held, _) = state {
                 // The session that could have been the second tap was not one: the single tap stands.
@@ -133,10 +136,14 @@ struct TapRecognizer: Sendable {
         emit(this, time: time, into: &out)
         state = .tapped(this)
         if this.count == 2 {
-            return Zoom(session: this.session, time: time, location: this.location, factor: configuration.doubleTapZoomFactor, isDoubleTap: true)
+            return Zoom(
+                session: this.session, time: time, location: this.location, factor: configuration.doubleTapZoomFactor,
+                isDoubleTap: true)
         }
         if this.fingers == 2, configuration.twoFingerTapZoomFactor != 1 {
-            return Zoom(session: this.session, time: time, location: this.location, factor: configuration.twoFingerTapZoomFactor, isDoubleTap: false)
+            return Zoom(
+                session: this.session, time: time, location: this.location,
+                factor: configuration.twoFingerTapZoomFactor, isDoubleTap: false)
         }
         return nil
     }

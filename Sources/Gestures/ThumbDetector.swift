@@ -113,7 +113,8 @@ struct ThumbDetector: Sendable {
     private func contextRules(_ touches: inout [TouchFacts]) {
         guard let lines = surface.thumbLines else { return }
         // The two lowest touches (largest y).
-        var first = -1, second = -1
+        var first = -1
+        var second = -1
         for i in touches.indices {
             if first < 0 || touches[i].mm.y > touches[first].mm.y {
                 second = first

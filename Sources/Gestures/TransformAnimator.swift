@@ -84,7 +84,8 @@ struct TransformAnimator: Sendable {
     mutating func startZoom(at time: Timestamp, factor: Double, about pivot: Point, durationMilliseconds: Double) {
         let duration = Int64((durationMilliseconds * 1000).rounded())
         guard duration > 0, factor > 0, factor.isFinite, factor != 1 else { return }
-        state = .zoom(Zoom(start: time, frame: 0, durationMicroseconds: duration, logFactor: _log(factor), pivot: pivot))
+        state = .zoom(
+            Zoom(start: time, frame: 0, durationMicroseconds: duration, logFactor: _log(factor), pivot: pivot))
     }
 
     mutating func stop() { state = .idle }
@@ -94,7 +95,10 @@ struct TransformAnimator: Sendable {
         switch state {
         case .idle: return nil
         case .momentum(let m): return frameTime(m.start, m.frame + 1)
-        case .zoom(let z): return min(frameTime(z.start, z.frame + 1), Timestamp(microseconds: z.start.microseconds &+ z.durationMicroseconds))
+        case .zoom(let z):
+            return min(
+                frameTime(z.start, z.frame + 1), Timestamp(microseconds: z.start.microseconds &+ z.durationMicroseconds)
+            )
         }
     }
 
@@ -115,7 +119,8 @@ struct TransformAnimator: Sendable {
             let decay = _exp(-lambda * t)
             let offset = m.velocity * ((1 - decay) / lambda)
             let velocity = m.velocity * decay
-            let finished = m.speedMM * decay < minimumSpeed
+            let finished =
+                m.speedMM * decay < minimumSpeed
                 || time.microseconds &- m.start.microseconds >= Self.longestMomentumMicroseconds
             state = finished ? .idle : .momentum(m)
             return Frame(

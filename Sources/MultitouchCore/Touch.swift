@@ -82,7 +82,9 @@ public struct TouchFrame: Hashable, Sendable {
     /// touchpad that has one). Taps of a session with a click are no taps.
     public var isButtonPressed: Bool
 
-    public init(time: Timestamp, touches: [Touch], fingerCount: Int, isSemiMT: Bool = false, isButtonPressed: Bool = false) {
+    public init(
+        time: Timestamp, touches: [Touch], fingerCount: Int, isSemiMT: Bool = false, isButtonPressed: Bool = false
+    ) {
         self.time = time
         self.touches = touches
         self.fingerCount = fingerCount

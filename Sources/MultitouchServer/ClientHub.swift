@@ -92,7 +92,8 @@ final class ClientHub {
                 if code == EAGAIN || code == EWOULDBLOCK || code == EINTR || code == ECONNABORTED { return }
                 if code == EMFILE || code == ENFILE {
                     var refusal: [UInt8] = []
-                    Message.error(ErrorMessage(.tooManyClients, "the daemon is out of file descriptors")).encode(into: &refusal)
+                    Message.error(ErrorMessage(.tooManyClients, "the daemon is out of file descriptors")).encode(
+                        into: &refusal)
                     let outcome = descriptorReserve.handleExhaustion(
                         code: code, listenFD: listenFD, refusal: refusal, now: clock(), logger: logger)
                     switch outcome {

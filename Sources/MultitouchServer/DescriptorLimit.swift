@@ -1,8 +1,9 @@
+import CLinuxSystem
+import Logging
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLinuxSystem
-import Logging
 
 /// Keeps accepting from spinning when the daemon runs out of file descriptors.
 ///
@@ -46,7 +47,9 @@ struct DescriptorReserve {
     /// The soft open-file limit of this process; nil when unlimited (RLIM_INFINITY, all ones) or unknown.
     static func currentDescriptorLimit() -> Int? {
         var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return nil
+        }
         return Int(clamping: limit.rlim_cur)
     }
 

@@ -46,7 +46,8 @@ public struct ListeningSocket: ~Copyable {
     }
 
     /// Binds and listens at `configuration.path` with its mode and group.
-    public static func bind(_ configuration: SocketConfiguration, logger: Logger) throws(ListenError) -> ListeningSocket {
+    public static func bind(_ configuration: SocketConfiguration, logger: Logger) throws(ListenError) -> ListeningSocket
+    {
         let path = configuration.path
         guard !path.isEmpty, path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
             throw ListenError("socket path \"\(path)\" is empty or longer than 107 bytes")
@@ -60,10 +61,12 @@ public struct ListeningSocket: ~Copyable {
         defer { directory.close() }
         try removeStaleSocket(name, in: directory, path: path, logger: logger)
 
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ListenError("\(SystemError("socket(AF_UNIX)"))") }
         do {
-            let created = try createInPlace(fd: fd, name: name, in: directory, path: path, mode: configuration.mode, group: group)
+            let created = try createInPlace(
+                fd: fd, name: name, in: directory, path: path, mode: configuration.mode, group: group)
             return ListeningSocket(fd: fd, createdPath: path, createdFile: created)
         } catch {
             Sys.close(fd)
@@ -76,7 +79,9 @@ public struct ListeningSocket: ~Copyable {
         Sys.close(fd)
         guard let createdPath, let createdFile else { return }
         var info = stat()
-        if lstat(createdPath, &info) == 0, UInt64(info.st_dev) == createdFile.device, UInt64(info.st_ino) == createdFile.inode {
+        if lstat(createdPath, &info) == 0, UInt64(info.st_dev) == createdFile.device,
+            UInt64(info.st_ino) == createdFile.inode
+        {
             unlink(createdPath)
         }
     }
@@ -99,7 +104,9 @@ public struct ListeningSocket: ~Copyable {
     ) throws(ListenError) -> (device: UInt64, inode: UInt64) {
         // The file bind() creates takes the socket inode's mode less the umask (unix_bind_bsd), so set
         // both: the mode is right from the first instant, with no chmod through a path.
-        guard fchmod(fd, mode_t(mode)) == 0 else { throw ListenError("\(SystemError("fchmod", detail: "socket for \(path)"))") }
+        guard fchmod(fd, mode_t(mode)) == 0 else {
+            throw ListenError("\(SystemError("fchmod", detail: "socket for \(path)"))")
+        }
         let scratch = try PrivateDirectory(in: directory, for: path)
         defer { scratch.remove() }
         var address = unixAddress("/proc/self/fd/\(scratch.fd)/\(PrivateDirectory.socketName)")
@@ -121,7 +128,9 @@ public struct ListeningSocket: ~Copyable {
         guard fstatat(scratch.fd, PrivateDirectory.socketName, &info, AT_SYMLINK_NOFOLLOW) == 0,
             info.st_mode & S_IFMT == S_IFSOCK
         else { throw ListenError("\(SystemError("fstatat", detail: "new socket for \(path)"))") }
-        if UInt32(info.st_mode & 0o7777) != mode, fchmodat(scratch.fd, PrivateDirectory.socketName, mode_t(mode), 0) != 0 {
+        if UInt32(info.st_mode & 0o7777) != mode,
+            fchmodat(scratch.fd, PrivateDirectory.socketName, mode_t(mode), 0) != 0
+        {
             throw ListenError("\(SystemError("fchmodat", detail: "new socket for \(path)"))")
         }
         if let group, fchownat(scratch.fd, PrivateDirectory.socketName, uid_t.max, group, AT_SYMLINK_NOFOLLOW) != 0 {
@@ -173,7 +182,8 @@ public struct ListeningSocket: ~Copyable {
             throw ListenError("\(SystemError("lstat", detail: path))")
         }
         guard info.st_mode & S_IFMT == S_IFSOCK else {
-            throw ListenError("\(path) exists and is not a socket; refusing to replace it (remove it or choose another socket path)")
+            throw ListenError(
+                "\(path) exists and is not a socket; refusing to replace it (remove it or choose another socket path)")
         }
         let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard probe >= 0 else { throw ListenError("\(SystemError("socket(AF_UNIX)"))") }
@@ -189,7 +199,8 @@ public struct ListeningSocket: ~Copyable {
         }
         let code = errno
         guard code == ECONNREFUSED else {
-            throw ListenError("cannot tell whether \(path) is in use: \(SystemError("connect", errno: code, detail: path))")
+            throw ListenError(
+                "cannot tell whether \(path) is in use: \(SystemError("connect", errno: code, detail: path))")
         }
         logger.notice("socket: replacing stale socket file", metadata: ["socket.path": "\(path)"])
         if unlinkat(directory.fd, name, 0) != 0 { throw ListenError("\(SystemError("unlink", detail: path))") }
@@ -197,7 +208,8 @@ public struct ListeningSocket: ~Copyable {
 
     /// The configured group's id, nil to keep the daemon's own group. A name is looked up first, then a
     /// number is taken as a gid (the configuration allows both).
-    private static func resolveGroup(_ configuration: SocketConfiguration, logger: Logger) throws(ListenError) -> gid_t? {
+    private static func resolveGroup(_ configuration: SocketConfiguration, logger: Logger) throws(ListenError) -> gid_t?
+    {
         let name = configuration.group
         guard !name.isEmpty else { return nil }
         var group = group()
@@ -235,9 +247,12 @@ private struct SocketDirectory {
             Glibc.close(fd)
             throw ListenError("\(error)")
         }
-        if let problem = SocketDirectory.problem(mode: UInt32(info.st_mode), owner: info.st_uid, daemonUser: geteuid()) {
+        if let problem = SocketDirectory.problem(mode: UInt32(info.st_mode), owner: info.st_uid, daemonUser: geteuid())
+        {
             Glibc.close(fd)
-            throw ListenError("socket directory \(path) \(problem); another user could replace the socket with a link to another file. Use a directory only root or the daemon's user can write to (such as /run/multitouchd), or a sticky root-owned one such as /tmp")
+            throw ListenError(
+                "socket directory \(path) \(problem); another user could replace the socket with a link to another file. Use a directory only root or the daemon's user can write to (such as /run/multitouchd), or a sticky root-owned one such as /tmp"
+            )
         }
         self.fd = fd
         self.path = path

@@ -172,7 +172,9 @@ public struct TouchScripter {
     }
 
     /// `down(finger:x:y:)` at a position in millimetres.
-    public mutating func down(finger: Int, mm: Point, pressure: Double = 50, touchMajor: Int32? = nil, touchMinor: Int32? = nil) {
+    public mutating func down(
+        finger: Int, mm: Point, pressure: Double = 50, touchMajor: Int32? = nil, touchMinor: Int32? = nil
+    ) {
         let p = percent(millimeters: mm)
         down(finger: finger, x: p.x, y: p.y, pressure: pressure, touchMajor: touchMajor, touchMinor: touchMinor)
     }
@@ -183,7 +185,6 @@ public struct TouchScripter {
         move(finger: finger, x: p.x, y: p.y)
     }
 
-
     // MARK: Convenience verbs
 
     /// `steps` frames, each `durationMs / steps` later, moving `finger` in a straight line to (`x`, `y`).
@@ -192,19 +193,24 @@ public struct TouchScripter {
     }
 
     /// Same as `move(finger:toX:y:steps:durationMs:)`, with the target as a point in percent.
-    public mutating func move(finger: Int, to target: (x: Double, y: Double), steps: Int = 10, durationMs: Double = 100) {
+    public mutating func move(finger: Int, to target: (x: Double, y: Double), steps: Int = 10, durationMs: Double = 100)
+    {
         move(fingers: [(finger, target.x, target.y)], steps: steps, durationMs: durationMs)
     }
 
     /// `steps` frames moving several fingers together in straight lines to their targets.
-    public mutating func move(fingers targets: [(finger: Int, x: Double, y: Double)], steps: Int = 10, durationMs: Double = 100) {
+    public mutating func move(
+        fingers targets: [(finger: Int, x: Double, y: Double)], steps: Int = 10, durationMs: Double = 100
+    ) {
         let count = max(1, steps)
         let origins = targets.map { target in fingers[target.finger].map { ($0.x, $0.y) } }
         for step in 1...count {
             let t = Double(step) / Double(count)
             for (index, target) in targets.enumerated() {
                 guard let origin = origins[index] else { continue }
-                move(finger: target.finger, x: origin.0 + (target.x - origin.0) * t, y: origin.1 + (target.y - origin.1) * t)
+                move(
+                    finger: target.finger, x: origin.0 + (target.x - origin.0) * t,
+                    y: origin.1 + (target.y - origin.1) * t)
             }
             advance(ms: durationMs / Double(count))
             frame()
@@ -332,9 +338,12 @@ public struct TouchScripter {
     /// Values a contact sends on the device's axes.
     private func contactValues(_ state: Finger) -> [(UInt16, Int32)] {
         var values: [(UInt16, Int32)] = [
-            (AbsCode.mtPositionX, raw(state.x, AbsCode.mtPositionX)), (AbsCode.mtPositionY, raw(state.y, AbsCode.mtPositionY)),
+            (AbsCode.mtPositionX, raw(state.x, AbsCode.mtPositionX)),
+            (AbsCode.mtPositionY, raw(state.y, AbsCode.mtPositionY)),
         ]
-        if device.axes[AbsCode.mtPressure] != nil { values.append((AbsCode.mtPressure, raw(state.pressure, AbsCode.mtPressure))) }
+        if device.axes[AbsCode.mtPressure] != nil {
+            values.append((AbsCode.mtPressure, raw(state.pressure, AbsCode.mtPressure)))
+        }
         if device.axes[AbsCode.mtTouchMajor] != nil { values.append((AbsCode.mtTouchMajor, state.touchMajor ?? 0)) }
         if device.axes[AbsCode.mtTouchMinor] != nil { values.append((AbsCode.mtTouchMinor, state.touchMinor ?? 0)) }
         if device.axes[AbsCode.mtOrientation] != nil { values.append((AbsCode.mtOrientation, state.orientation ?? 0)) }
@@ -391,7 +400,7 @@ public struct TouchScripter {
                     emit(EventType.abs, AbsCode.mtTrackingID, -1)
                     emittedSlots[slot].trackingID = -1
                 }
-            case let (id, values)?:
+            case (let id, let values)?:
                 if emittedSlots[slot].trackingID != id {
                     selectSlot(slot)
                     emit(EventType.abs, AbsCode.mtTrackingID, id)

@@ -19,7 +19,9 @@ struct LibinputRecordParser {
         if let found = YAMLAliasCheck.firstAnchorOrAlias(in: text) {
             throw RecordingError(
                 file: file, line: found.line,
-                message: "YAML anchors and aliases are not supported (libinput record never writes them); found '\(found.token)'")
+                message:
+                    "YAML anchors and aliases are not supported (libinput record never writes them); found '\(found.token)'"
+            )
         }
         let root: Node
         do {
@@ -45,7 +47,8 @@ struct LibinputRecordParser {
         guard version == Int64(Self.supportedVersion) else {
             throw RecordingError(
                 file: file, line: line(versionNode),
-                message: "unknown libinput record version \(version) (this reader knows version \(Self.supportedVersion))")
+                message:
+                    "unknown libinput record version \(version) (this reader knows version \(Self.supportedVersion))")
         }
         guard let devicesNode = value(top, "devices") else {
             throw RecordingError(file: file, line: line(root), message: "libinput record file has no 'devices' key")
@@ -70,7 +73,8 @@ struct LibinputRecordParser {
     private func device(_ node: Node, index: Int) throws(RecordingError) -> RecordedDevice {
         let path = "devices[\(index)]"
         guard case .mapping(let device) = node else {
-            throw RecordingError(file: file, line: line(node), message: "\(path): expected a mapping with 'evdev' and 'events'")
+            throw RecordingError(
+                file: file, line: line(node), message: "\(path): expected a mapping with 'evdev' and 'events'")
         }
         guard let evdevNode = value(device, "evdev"), case .mapping(let evdev) = evdevNode else {
             throw RecordingError(file: file, line: line(node), message: "\(path): expected an 'evdev' mapping")
@@ -108,16 +112,19 @@ struct LibinputRecordParser {
                         break
                     default:
                         throw RecordingError(
-                            file: file, line: line(list), message: "\(path).evdev.codes[\(type)]: expected a list of codes")
+                            file: file, line: line(list),
+                            message: "\(path).evdev.codes[\(type)]: expected a list of codes")
                     }
                     codes[UInt16(type)] = set
                 }
             default:
                 throw RecordingError(
-                    file: file, line: line(codesNode), message: "\(path).evdev.codes: expected a mapping {type: [codes]}")
+                    file: file, line: line(codesNode),
+                    message: "\(path).evdev.codes: expected a mapping {type: [codes]}")
             }
         } else {
-            throw RecordingError(file: file, line: line(evdevNode), message: "\(path).evdev: expected a 'codes' mapping")
+            throw RecordingError(
+                file: file, line: line(evdevNode), message: "\(path).evdev: expected a 'codes' mapping")
         }
         // absinfo: {code: [min, max, fuzz, flat, resolution]}
         var axes: [UInt16: AxisInfo] = [:]
@@ -132,7 +139,8 @@ struct LibinputRecordParser {
                 guard case .sequence(let items) = list, items.count == 5 else {
                     throw RecordingError(
                         file: file, line: line(list),
-                        message: "\(path).evdev.absinfo[\(code)]: expected [min, max, fuzz, flat, resolution] (5 numbers)")
+                        message:
+                            "\(path).evdev.absinfo[\(code)]: expected [min, max, fuzz, flat, resolution] (5 numbers)")
                 }
                 var n: [Int32] = []
                 for item in items {
@@ -177,29 +185,34 @@ struct LibinputRecordParser {
                 guard case .sequence(let items) = evdevEvents else {
                     throw RecordingError(
                         file: file, line: line(evdevEvents),
-                        message: "\(path).events[\(frameIndex)].evdev: expected a list of [sec, usec, type, code, value]")
+                        message:
+                            "\(path).events[\(frameIndex)].evdev: expected a list of [sec, usec, type, code, value]")
                 }
                 for (eventIndex, item) in items.enumerated() {
-                    let where_ = "\(path).events[\(frameIndex)].evdev[\(eventIndex)]"
+                    let location = "\(path).events[\(frameIndex)].evdev[\(eventIndex)]"
                     guard case .sequence(let f) = item, f.count == 5 else {
                         throw RecordingError(
-                            file: file, line: line(item), message: "\(where_): expected [sec, usec, type, code, value]")
+                            file: file, line: line(item),
+                            message: "\(location): expected [sec, usec, type, code, value]")
                     }
-                    let sec = try integer(f[0], what: "\(where_) sec", range: 0...999_999_999_999)
-                    let usec = try integer(f[1], what: "\(where_) usec", range: 0...999_999)
-                    let type = try integer(f[2], what: "\(where_) type", range: 0...Int64(EventType.max))
-                    let code = try integer(f[3], what: "\(where_) code", range: 0...0xffff)
-                    let value = try integer(f[4], what: "\(where_) value", range: Self.int32Range)
+                    let sec = try integer(f[0], what: "\(location) sec", range: 0...999_999_999_999)
+                    let usec = try integer(f[1], what: "\(location) usec", range: 0...999_999)
+                    let type = try integer(f[2], what: "\(location) type", range: 0...Int64(EventType.max))
+                    let code = try integer(f[3], what: "\(location) code", range: 0...0xffff)
+                    let value = try integer(f[4], what: "\(location) value", range: Self.int32Range)
                     let time = sec * 1_000_000 + usec
                     if time < lastTime {
                         throw RecordingError(
                             file: file, line: line(item),
-                            message: "\(where_): time goes backwards: \(Timestamp(microseconds: time)) after \(Timestamp(microseconds: lastTime)); events must be in non-decreasing time")
+                            message:
+                                "\(location): time goes backwards: \(Timestamp(microseconds: time)) after \(Timestamp(microseconds: lastTime)); events must be in non-decreasing time"
+                        )
                     }
                     lastTime = time
                     events.append(
                         InputEvent(
-                            time: Timestamp(microseconds: time), type: UInt16(type), code: UInt16(code), value: Int32(value)))
+                            time: Timestamp(microseconds: time), type: UInt16(type), code: UInt16(code),
+                            value: Int32(value)))
                 }
             }
         }
@@ -249,8 +262,8 @@ struct LibinputRecordParser {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
-            let where_ = context.map { " (\($0.text), from line \($0.mark.line))" } ?? ""
-            return RecordingError(file: file, line: mark.line, message: "invalid YAML: \(problem)\(where_)")
+            let location = context.map { " (\($0.text), from line \($0.mark.line))" } ?? ""
+            return RecordingError(file: file, line: mark.line, message: "invalid YAML: \(problem)\(location)")
         case .reader(let problem, _, _, _):
             return RecordingError(file: file, line: 0, message: "invalid YAML input: \(problem)")
         case .duplicatedKeysInMapping(let duplicates, let context):

@@ -44,7 +44,9 @@ struct CheckObserver: PipelineObserver {
 /// `multitouchctl check` for one recording: replays it twice, compares the bytes, and verifies the
 /// invariants of DESIGN.md that the pipeline can check on its own output.
 public enum RecordingCheck {
-    public static func run(recording: Recording, name: String, settings: PipelineSettings = .init()) -> RecordingCheckReport {
+    public static func run(
+        recording: Recording, name: String, settings: PipelineSettings = .init()
+    ) -> RecordingCheckReport {
         var failures: [String] = []
         var observers = recording.devices.map {
             CheckObserver(isSemiMT: $0.description.isSemiMT, configuration: settings.gestures)
@@ -69,10 +71,15 @@ public enum RecordingCheck {
             }
         }
         if first.bytes != second.bytes {
-            let firstDiff = zip(first.bytes, second.bytes).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset
-            failures.append("determinism: two replays differ (first at byte \(firstDiff ?? min(first.bytes.count, second.bytes.count)))")
+            let firstDiff = zip(first.bytes, second.bytes).enumerated().first(where: { $0.element.0 != $0.element.1 })?
+                .offset
+            failures.append(
+                "determinism: two replays differ (first at byte \(firstDiff ?? min(first.bytes.count, second.bytes.count)))"
+            )
         }
-        if first.nonFiniteCount > 0 { failures.append("finite: \(first.nonFiniteCount) non-finite numbers written as null") }
+        if first.nonFiniteCount > 0 {
+            failures.append("finite: \(first.nonFiniteCount) non-finite numbers written as null")
+        }
         var devices: [RecordingCheckReport.DeviceReport] = []
         for index in observers.indices {
             observers[index].touches.finish()

@@ -29,8 +29,10 @@ struct PlotLayout {
     init(_ data: PlotData) {
         // Everything drawn on the device panel must fit: the outline, and any touch or mark outside it
         // (a calibrated touchscreen can report beyond the output's edge).
-        var minX = 0.0, minY = 0.0
-        var maxX = max(data.width, 0), maxY = max(data.height, 0)
+        var minX = 0.0
+        var minY = 0.0
+        var maxX = max(data.width, 0)
+        var maxY = max(data.height, 0)
         func include(_ p: Point) {
             guard p.isFinite else { return }
             minX = min(minX, p.x)
@@ -49,7 +51,9 @@ struct PlotLayout {
         deviceBottom = Self.deviceTop + boundsHeight * scale
         legendY = deviceBottom + 40
         bandTop = legendY + 42
-        axisY = bandTop + Self.bandHeight + 24 + Double(Self.panelCount) * (Self.panelHeight + Self.panelGap) - Self.panelGap
+        axisY =
+            bandTop + Self.bandHeight + 24 + Double(Self.panelCount) * (Self.panelHeight + Self.panelGap)
+            - Self.panelGap
         height = Int((axisY + 44).rounded(.up))
         start = data.start
         // A recording of one instant still gets an axis (one second wide).

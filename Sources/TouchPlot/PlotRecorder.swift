@@ -43,7 +43,7 @@ public struct PlotRecorder: PipelineObserver {
             }
             // A stationary touch adds nothing to draw unless a segment boundary passes it.
             if let last = data.trails[index].points.last, last.location == touch.location, last.segment == segment,
-               !touch.phase.isTerminal
+                !touch.phase.isTerminal
             {
                 continue
             }
@@ -70,7 +70,8 @@ public struct PlotRecorder: PipelineObserver {
                 case .began:
                     running = data.segments.count
                     data.segments.append(
-                        PlotSegment(session: u.session, mode: u.mode, fingers: u.fingers, began: u.time, centroid: u.centroid))
+                        PlotSegment(
+                            session: u.session, mode: u.mode, fingers: u.fingers, began: u.time, centroid: u.centroid))
                 case .changed:
                     break
                 case .ended, .cancelled:
@@ -82,12 +83,14 @@ public struct PlotRecorder: PipelineObserver {
                 }
                 sample(u.matrix, at: u.time)
             case .tap(_, let time, let location, let count, let fingers):
-                data.marks.append(GestureMark(kind: .tap(count: count, fingers: fingers), time: time, location: location))
+                data.marks.append(
+                    GestureMark(kind: .tap(count: count, fingers: fingers), time: time, location: location))
             case .doubleTap(_, let time, let location, let matrix):
                 data.marks.append(GestureMark(kind: .doubleTap, time: time, location: location))
                 sample(matrix, at: time)
             case .longPress(_, let time, let phase, let location, let fingers):
-                data.marks.append(GestureMark(kind: .longPress(phase, fingers: fingers), time: time, location: location))
+                data.marks.append(
+                    GestureMark(kind: .longPress(phase, fingers: fingers), time: time, location: location))
             }
         }
     }
@@ -102,9 +105,10 @@ public struct PlotRecorder: PipelineObserver {
         lastAngle = angle
         lastRotation += delta
         let next = TransformSample(
-            time: time, scale: matrix.scaleFactor, rotation: lastRotation, translation: Point(x: matrix.tx, y: matrix.ty))
+            time: time, scale: matrix.scaleFactor, rotation: lastRotation,
+            translation: Point(x: matrix.tx, y: matrix.ty))
         if let last = data.transforms.last, last.scale == next.scale, last.rotation == next.rotation,
-           last.translation == next.translation
+            last.translation == next.translation
         {
             return
         }

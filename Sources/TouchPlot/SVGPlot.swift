@@ -85,7 +85,9 @@ public enum SVGPlot {
             cls: "summary")
         let pans = data.segments.filter { $0.mode == .pan }.count
         let duration = Double(data.end.microseconds - data.start.microseconds) / 1_000_000
-        var taps = 0, doubleTaps = 0, longPresses = 0
+        var taps = 0
+        var doubleTaps = 0
+        var longPresses = 0
         for mark in data.marks {
             switch mark.kind {
             case .tap: taps += 1
@@ -145,7 +147,9 @@ public enum SVGPlot {
         }
     }
 
-    private static func touch(_ trail: TouchTrail, color: String, _ data: PlotData, _ layout: PlotLayout, _ w: inout SVGWriter) {
+    private static func touch(
+        _ trail: TouchTrail, color: String, _ data: PlotData, _ layout: PlotLayout, _ w: inout SVGWriter
+    ) {
         guard let first = trail.points.first, let last = trail.points.last else { return }
         w.raw("<g class=\"touch\"")
         w.attribute("data-id", Double(trail.id), digits: 0)
@@ -170,7 +174,7 @@ public enum SVGPlot {
         for i in trail.points.indices {
             let point = trail.points[i]
             guard let segment = point.segment, i == 0 || trail.points[i - 1].segment != segment,
-                  data.segments[segment].began == point.time
+                data.segments[segment].began == point.time
             else { continue }
             let (x, y) = layout.device(point.location)
             w.raw("<circle class=\"boundary\"")

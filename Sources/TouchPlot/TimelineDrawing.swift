@@ -69,7 +69,9 @@ enum TimelineDrawing {
             frame(panel, top: top, &w)
             switch index {
             case 0: series(data.transforms.map { ($0.time, $0.scale) }, "scale", panel, top, data, layout, &w)
-            case 1: series(data.transforms.map { ($0.time, $0.rotation * degrees) }, "rotation", panel, top, data, layout, &w)
+            case 1:
+                series(
+                    data.transforms.map { ($0.time, $0.rotation * degrees) }, "rotation", panel, top, data, layout, &w)
             case 2:
                 series(data.transforms.map { ($0.time, $0.translation.x) }, "tx", panel, top, data, layout, &w)
                 series(data.transforms.map { ($0.time, $0.translation.y) }, "ty", panel, top, data, layout, &w)
@@ -132,7 +134,8 @@ enum TimelineDrawing {
         high.number(panel.high, digits: panel.digits)
         var low = SVGWriter(capacity: 16)
         low.number(panel.low, digits: panel.digits)
-        w.label(String(decoding: high.bytes, as: UTF8.self), x: PlotLayout.left - 6, y: top + 9, cls: "axis", anchor: "end")
+        w.label(
+            String(decoding: high.bytes, as: UTF8.self), x: PlotLayout.left - 6, y: top + 9, cls: "axis", anchor: "end")
         w.label(
             String(decoding: low.bytes, as: UTF8.self), x: PlotLayout.left - 6, y: top + PlotLayout.panelHeight,
             cls: "axis", anchor: "end")

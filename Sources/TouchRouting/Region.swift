@@ -118,8 +118,11 @@ public struct Region: Hashable, Sendable {
         case .opaque, .passthrough, .observer:
             break
         }
-        if mode == .observer && (options.cancelsTouchesOnRecognition || options.delaysTouchesUntilFailure || options.exclusive) {
-            return "region \"\(id)\": cancelsTouchesOnRecognition, delaysTouchesUntilFailure and exclusive apply to owners, not observers"
+        if mode == .observer
+            && (options.cancelsTouchesOnRecognition || options.delaysTouchesUntilFailure || options.exclusive)
+        {
+            return
+                "region \"\(id)\": cancelsTouchesOnRecognition, delaysTouchesUntilFailure and exclusive apply to owners, not observers"
         }
         return nil
     }

@@ -76,7 +76,9 @@ public struct RoutingInvariantChecker: Sendable {
         if m.touches.isEmpty { violations.append("\(r): empty touches message at \(m.time)") }
         for t in m.touches {
             if let reason = m.reason {
-                if t.phase != .cancelled { violations.append("\(r): router message (\(reason.rawValue)) with a \(t.phase) touch \(t.id)") }
+                if t.phase != .cancelled {
+                    violations.append("\(r): router message (\(reason.rawValue)) with a \(t.phase) touch \(t.id)")
+                }
                 cancellations[reason, default: 0] += 1
             }
             if r.role == .owner {
@@ -104,14 +106,18 @@ public struct RoutingInvariantChecker: Sendable {
 
     private mutating func check(_ r: Recipient, _ e: GestureEvent) {
         gestureEvents += 1
-        if let last = lastGestureTime[r], e.time < last { violations.append("\(r): gesture time went back to \(e.time)") }
+        if let last = lastGestureTime[r], e.time < last {
+            violations.append("\(r): gesture time went back to \(e.time)")
+        }
         lastGestureTime[r] = e.time
         switch e {
         case .sessionBegan(let s, _):
             if let old = session[r] { violations.append("\(r): session \(s) began while \(old) is open") }
             session[r] = s
         case .sessionEnded(let s, _, _):
-            if session[r] != s { violations.append("\(r): session \(s) ended but \(session[r].map(String.init) ?? "none") is open") }
+            if session[r] != s {
+                violations.append("\(r): session \(s) ended but \(session[r].map(String.init) ?? "none") is open")
+            }
             if let m = segment[r] { violations.append("\(r): session \(s) ended inside a \(m) segment") }
             session[r] = nil
         case .update(let u):

@@ -76,14 +76,17 @@ enum DaemonRelay {
                                 switch frame.opcode {
                                 case .text:
                                     var line = frame.unmaskedData
-                                    if line.readableBytesView.last != UInt8(ascii: "\n") { line.writeInteger(UInt8(ascii: "\n")) }
+                                    if line.readableBytesView.last != UInt8(ascii: "\n") {
+                                        line.writeInteger(UInt8(ascii: "\n"))
+                                    }
                                     try await toDaemon.write(line)
                                 case .binary:
                                     return .browserSentBinary
                                 case .connectionClose:
                                     return .browserClosed
                                 case .ping:
-                                    try await toBrowser.write(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
+                                    try await toBrowser.write(
+                                        WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
                                 case .pong, .continuation:
                                     continue
                                 default:

@@ -34,7 +34,8 @@ enum HTTPRoutes {
             case .accept:
                 return .text(
                     .upgradeRequired,
-                    "multitouchctl bridge: \(webSocketPath) is a WebSocket (send Connection: Upgrade, Upgrade: websocket)")
+                    "multitouchctl bridge: \(webSocketPath) is a WebSocket (send Connection: Upgrade, Upgrade: websocket)"
+                )
             }
         }
         guard head.method == .GET || head.method == .HEAD else {
@@ -42,7 +43,8 @@ enum HTTPRoutes {
         }
         guard let asset = WebAssets.all[String(path)] else {
             let known = WebAssets.all.keys.sorted().joined(separator: ", ")
-            return .text(.notFound, "multitouchctl bridge: no page at \(path); pages: \(known), WebSocket: \(webSocketPath)")
+            return .text(
+                .notFound, "multitouchctl bridge: no page at \(path); pages: \(known), WebSocket: \(webSocketPath)")
         }
         return Response(status: .ok, contentType: asset.contentType, body: asset.bytes)
     }
@@ -63,7 +65,8 @@ enum HTTPRoutes {
                 // A refused or malformed WebSocket request ends the connection: the client expected a socket.
                 let keepAlive = head.isKeepAlive && path(of: head.uri) != webSocketPath
                 if !keepAlive { headers.add(name: "Connection", value: "close") }
-                try await outbound.write(.head(HTTPResponseHead(version: head.version, status: response.status, headers: headers)))
+                try await outbound.write(
+                    .head(HTTPResponseHead(version: head.version, status: response.status, headers: headers)))
                 if head.method != .HEAD {
                     try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
                 }

@@ -38,7 +38,9 @@ struct LineFrameDecoder: ByteToMessageDecoder {
         return .needMoreData
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    mutating func decodeLast(
+        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
+    ) throws -> DecodingState {
         // A last line without its newline (the daemon died mid-write) is incomplete JSON: drop it rather
         // than hand a browser half a message; the close that follows says the daemon went away.
         while try decode(context: context, buffer: &buffer) == .continue {}

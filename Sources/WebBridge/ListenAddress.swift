@@ -28,7 +28,8 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         let portPart: Substring
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
-                throw ParseError(description: "--listen \(text): an IPv6 address is written [ADDRESS]:PORT, e.g. [::1]:8080")
+                throw ParseError(
+                    description: "--listen \(text): an IPv6 address is written [ADDRESS]:PORT, e.g. [::1]:8080")
             }
             hostPart = text[text.index(after: text.startIndex)..<close]
             portPart = text[text.index(close, offsetBy: 2)...]
@@ -49,7 +50,9 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             isLoopback = words == [UInt8](repeating: 0, count: 15) + [1]
         } else {
             throw ParseError(
-                description: "--listen \(text): the host must be an IP address or localhost (not a name that may resolve elsewhere)")
+                description:
+                    "--listen \(text): the host must be an IP address or localhost (not a name that may resolve elsewhere)"
+            )
         }
         self.host = host
         self.port = port

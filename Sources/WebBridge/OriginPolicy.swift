@@ -36,7 +36,9 @@ public struct OriginPolicy: Sendable, Equatable {
     public func decide(host: String?, origin: String?) -> Decision {
         if requireLoopbackHost {
             guard let host, Self.isLoopbackAuthority(host) else {
-                return .refuse("Host \(host.map { "'\($0)'" } ?? "(none)") is not loopback; a loopback bridge needs a loopback Host")
+                return .refuse(
+                    "Host \(host.map { "'\($0)'" } ?? "(none)") is not loopback; a loopback bridge needs a loopback Host"
+                )
             }
         }
         guard let origin else { return .accept }

@@ -88,7 +88,9 @@ public final class WebBridge: Sendable {
     ) async throws -> WebBridge {
         guard configuration.listen.isLoopback || configuration.allowRemote else {
             throw BridgeError(
-                description: "refusing to listen on \(configuration.listen): not a loopback address. Anyone who can reach it could read the touches and set the transform; pass --allow-remote to do it anyway")
+                description:
+                    "refusing to listen on \(configuration.listen): not a loopback address. Anyone who can reach it could read the touches and set the transform; pass --allow-remote to do it anyway"
+            )
         }
         let listener: NIOAsyncChannel<EventLoopFuture<Connection>, Never>
         do {
@@ -131,8 +133,10 @@ public final class WebBridge: Sendable {
                     // Browsers may fragment a message; the relay wants whole ones.
                     try channel.pipeline.syncOperations.addHandler(
                         NIOWebSocketFrameAggregator(
-                            minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024, maxAccumulatedFrameSize: maximum))
-                    let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
+                            minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024, maxAccumulatedFrameSize: maximum
+                        ))
+                    let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
+                        wrappingChannelSynchronously: channel)
                     let path = HTTPRoutes.path(of: head.uri)
                     guard path == HTTPRoutes.webSocketPath else {
                         return .refusedWebSocket(webSocket, "no WebSocket at \(path); use \(HTTPRoutes.webSocketPath)")
@@ -170,7 +174,8 @@ public final class WebBridge: Sendable {
             case .refusedWebSocket(let browser, let reason):
                 log("bridge: WebSocket refused: \(reason)")
                 try await browser.executeThenClose { _, _ in
-                    await DaemonRelay.sendLast(DaemonRelay.closeFrame(.policyViolation, reason: reason), on: browser.channel)
+                    await DaemonRelay.sendLast(
+                        DaemonRelay.closeFrame(.policyViolation, reason: reason), on: browser.channel)
                 }
             case .http(let channel):
                 try await HTTPRoutes.serve(channel, policy: configuration.originPolicy)

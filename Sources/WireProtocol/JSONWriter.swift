@@ -172,7 +172,7 @@ public struct JSONWriter {
         separate()
         if abs(value) < 1e15, Double(Int64(value)) == value {  // integral (cheaper than rounded())
             appendDigits(Int64(value))
-            if value == 0 && value.sign == .minus { /* -0 prints as 0: JSON has no negative zero need */ }
+            // -0 prints as 0 here: JSON readers have no use for a negative zero.
         } else {
             append(reserving: ShortestDouble.maximumLength) { ShortestDouble.write(value, into: $0) }
         }

@@ -33,9 +33,10 @@ public enum TransformBounds {
     ///   `message` is written for the client (the decoder sends it as a `bad-field` error).
     public static func validate(_ components: [Double]) -> Result<AffineTransform, TransformBoundsError> {
         guard components.count == 6 else {
-            return .failure(TransformBoundsError(
-                entry: nil,
-                message: "\"matrix\" must hold 6 numbers [a, b, c, d, tx, ty], got \(components.count)"))
+            return .failure(
+                TransformBoundsError(
+                    entry: nil,
+                    message: "\"matrix\" must hold 6 numbers [a, b, c, d, tx, ty], got \(components.count)"))
         }
         for (index, value) in components.enumerated() {
             let name = entryNames[index]
@@ -44,9 +45,12 @@ public enum TransformBounds {
             }
             let limit = index < 4 ? maximumLinear : maximumTranslation
             guard abs(value) <= limit else {
-                return .failure(TransformBoundsError(
-                    entry: index,
-                    message: "\"matrix\" entry \(name) = \(value) is out of range; \(index < 4 ? "|a|, |b|, |c| and |d| must be at most 1e6" : "|tx| and |ty| must be at most 1e9")"))
+                return .failure(
+                    TransformBoundsError(
+                        entry: index,
+                        message:
+                            "\"matrix\" entry \(name) = \(value) is out of range; \(index < 4 ? "|a|, |b|, |c| and |d| must be at most 1e6" : "|tx| and |ty| must be at most 1e9")"
+                    ))
             }
         }
         let transform = AffineTransform(
@@ -55,9 +59,10 @@ public enum TransformBounds {
         let determinant = transform.determinant
         guard determinantRange.contains(abs(determinant)) else {
             let problem = determinant == 0 ? "is not invertible (a*d - b*c = 0)" : "has a*d - b*c = \(determinant)"
-            return .failure(TransformBoundsError(
-                entry: nil,
-                message: "\"matrix\" \(problem); |a*d - b*c| must be between 1e-12 and 1e12"))
+            return .failure(
+                TransformBoundsError(
+                    entry: nil,
+                    message: "\"matrix\" \(problem); |a*d - b*c| must be between 1e-12 and 1e12"))
         }
         return .success(transform)
     }

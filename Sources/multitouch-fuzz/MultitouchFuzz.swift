@@ -1,3 +1,4 @@
+import Foundation
 // multitouch-fuzz: the project's fuzz targets in one binary (docs/FUZZING.md).
 //
 // Built by scripts/fuzz.sh with -sanitize=fuzzer and -DFUZZING, it is a libFuzzer binary: libFuzzer
@@ -13,7 +14,6 @@
 //   multitouch-fuzz seeds NAME ROOT OUTDIR    write NAME's seed inputs from the repository at ROOT
 //   multitouch-fuzz replay NAME FILE...       run inputs through NAME and print each outcome
 import FuzzHarnesses
-import Foundation
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("multitouch-fuzz: \(message)\n".utf8))
@@ -33,7 +33,8 @@ nonisolated(unsafe) var selected: FuzzHarness?
 
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzerInitialize(
-    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
 ) -> Int32 {
     guard let name = ProcessInfo.processInfo.environment["MULTITOUCH_FUZZ_HARNESS"] else {
         fail("set MULTITOUCH_FUZZ_HARNESS to one of: \(FuzzHarness.all.map(\.name).joined(separator: ", "))")
@@ -63,7 +64,8 @@ struct MultitouchFuzz {
             try? FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             let seeds = harness(arguments[1]).seeds(arguments[2])
             for seed in seeds {
-                guard FileManager.default.createFile(atPath: output + "/" + seed.name, contents: Data(seed.bytes)) else {
+                guard FileManager.default.createFile(atPath: output + "/" + seed.name, contents: Data(seed.bytes))
+                else {
                     fail("cannot write \(output)/\(seed.name)")
                 }
             }

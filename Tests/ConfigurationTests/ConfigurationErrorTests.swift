@@ -6,7 +6,10 @@ import Testing
 @Suite struct ConfigurationErrorTests {
     @Test func wrongTypeNamesKeyValueFileAndLine() {
         let found = issues("[gestures]\npan_slop_mm = \"abc\"\n", source: "my.toml")
-        #expect(found.map(\.description) == [#"my.toml:2: gestures.pan_slop_mm: expected a non-negative number, found "abc""#])
+        #expect(
+            found.map(\.description) == [
+                #"my.toml:2: gestures.pan_slop_mm: expected a non-negative number, found "abc""#
+            ])
         #expect(found.first?.line == 2)
         #expect(found.first?.keyPath == "gestures.pan_slop_mm")
     }
@@ -14,19 +17,46 @@ import Testing
     @Test(arguments: [
         ("pan_slop_mm = -1", "gestures.pan_slop_mm: expected a non-negative number, found -1"),
         ("tap_max_movement_mm = -0.5", "gestures.tap_max_movement_mm: expected a non-negative number, found -0.5"),
-        ("rotation_threshold_deg = nan", "gestures.rotation_threshold_deg: expected an angle from 0 to 180 degrees, found nan"),
+        (
+            "rotation_threshold_deg = nan",
+            "gestures.rotation_threshold_deg: expected an angle from 0 to 180 degrees, found nan"
+        ),
         ("long_press_movement_mm = inf", "gestures.long_press_movement_mm: expected a non-negative number, found inf"),
-        ("scale_threshold_percent = 101", "gestures.scale_threshold_percent: expected a percentage from 0 to 100, found 101"),
-        ("momentum_deceleration_rate = 1", "gestures.momentum_deceleration_rate: expected a number between 0 and 1 (exclusive), found 1"),
+        (
+            "scale_threshold_percent = 101",
+            "gestures.scale_threshold_percent: expected a percentage from 0 to 100, found 101"
+        ),
+        (
+            "momentum_deceleration_rate = 1",
+            "gestures.momentum_deceleration_rate: expected a number between 0 and 1 (exclusive), found 1"
+        ),
         ("animation_frame_rate_hz = 0", "gestures.animation_frame_rate_hz: expected a rate from 1 to 1000 Hz, found 0"),
         ("thumb_pressure = 2", "gestures.thumb_pressure: expected a number from 0 to 1, found 2"),
         ("rotation = 1", "gestures.rotation: expected true or false, found 1"),
-        ("velocity_window_ms = 0", "gestures.velocity_window_ms: expected a positive duration of at most 86400000 ms (one day), found 0"),
-        ("tap_max_duration_ms = true", "gestures.tap_max_duration_ms: expected a positive duration of at most 86400000 ms (one day), found true"),
-        ("double_tap_interval_ms = 1e9", "gestures.double_tap_interval_ms: expected a duration from 0 to 86400000 ms (one day), found 1000000000"),
-        ("finger_churn_debounce_ms = -1", "gestures.finger_churn_debounce_ms: expected a duration from 0 to 86400000 ms (one day), found -1"),
-        ("single_tap_waits_for_double_tap = 1", "gestures.single_tap_waits_for_double_tap: expected true or false, found 1"),
-        ("min_scale = 0", "gestures.min_scale: expected a number > 0 and at most 1 (the identity transform must be in range), found 0"),
+        (
+            "velocity_window_ms = 0",
+            "gestures.velocity_window_ms: expected a positive duration of at most 86400000 ms (one day), found 0"
+        ),
+        (
+            "tap_max_duration_ms = true",
+            "gestures.tap_max_duration_ms: expected a positive duration of at most 86400000 ms (one day), found true"
+        ),
+        (
+            "double_tap_interval_ms = 1e9",
+            "gestures.double_tap_interval_ms: expected a duration from 0 to 86400000 ms (one day), found 1000000000"
+        ),
+        (
+            "finger_churn_debounce_ms = -1",
+            "gestures.finger_churn_debounce_ms: expected a duration from 0 to 86400000 ms (one day), found -1"
+        ),
+        (
+            "single_tap_waits_for_double_tap = 1",
+            "gestures.single_tap_waits_for_double_tap: expected true or false, found 1"
+        ),
+        (
+            "min_scale = 0",
+            "gestures.min_scale: expected a number > 0 and at most 1 (the identity transform must be in range), found 0"
+        ),
     ])
     func badGestureValues(line: String, expected: String) {
         let found = issues("[gestures]\n\(line)\n")
@@ -35,7 +65,10 @@ import Testing
 
     @Test func minimumScaleMustBeBelowMaximum() {
         let found = issues("[gestures]\nmin_scale = 1\nmax_scale = 1\n")
-        #expect(found.map(\.description) == ["test.toml:2: gestures.min_scale: min_scale (1) must be less than max_scale (1)"])
+        #expect(
+            found.map(\.description) == [
+                "test.toml:2: gestures.min_scale: min_scale (1) must be less than max_scale (1)"
+            ])
         let above = issues("[gestures]\nmin_scale = 2\nmax_scale = 3\n")
         #expect(above.map(\.keyPath) == ["gestures.min_scale"])
         #expect(above.first?.message.contains("at most 1") == true)
@@ -123,9 +156,10 @@ import Testing
         #expect(exclude.map(\.keyPath) == ["devices.rule[1].grab", "devices.rule[1].size_mm"])
         #expect(exclude.first?.message == "has no effect in a rule with action = \"exclude\"")
         let touchpad = issues("[[devices.rule]]\nclass = \"touchpad\"\noutput = { width = 1, height = 1 }\n")
-        #expect(touchpad.map(\.description) == [
-            "test.toml:3: devices.rule[1].output: applies to touchscreens only; this rule matches class = \"touchpad\""
-        ])
+        #expect(
+            touchpad.map(\.description) == [
+                "test.toml:3: devices.rule[1].output: applies to touchscreens only; this rule matches class = \"touchpad\""
+            ])
     }
 
     @Test func unknownKeysAtEveryLevel() {
@@ -236,7 +270,8 @@ import Testing
     }
 
     @Test func missingFileNamesTheFileAndReason() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("multitouchd-no-such-\(getpid()).toml").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("multitouchd-no-such-\(getpid()).toml")
+            .path
         do {
             _ = try DaemonConfiguration.load(path: path)
             Issue.record("loading a missing file succeeded")

@@ -62,12 +62,15 @@ func propertyNames(of value: Any) -> Set<String> {
     /// docs/CONFIGURATION.md has its row (range, default, meaning word for word) and docs/GESTURES.md
     /// names each property in its table of thresholds and sources.
     @Test func gestureFieldsAreDocumentedFromTheOneTable() throws {
-        let root = URL(fileURLWithPath: shippedConfigurationPath).deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: shippedConfigurationPath).deletingLastPathComponent()
+            .deletingLastPathComponent()
         let toml = try shippedConfigurationText()
-        let configurationDoc = try String(contentsOf: root.appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8)
+        let configurationDoc = try String(
+            contentsOf: root.appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8)
         let gesturesDoc = try String(contentsOf: root.appendingPathComponent("docs/GESTURES.md"), encoding: .utf8)
         for field in GestureConfiguration.fields {
-            #expect(toml.contains("\n\(field.key) = \(field.defaultLiteral)\n"), "config/multitouchd.toml: \(field.key)")
+            #expect(
+                toml.contains("\n\(field.key) = \(field.defaultLiteral)\n"), "config/multitouchd.toml: \(field.key)")
             let accepted: String
             switch field.value {
             case .number(_, let range): accepted = range.expectation
@@ -92,7 +95,9 @@ func propertyNames(of value: Any) -> Set<String> {
             "softQueueLimit": "soft_queue_limit", "hardQueueLimitBytes": "hard_queue_limit_bytes",
             "maximumLineBytes": "max_line_bytes", "maximumClients": "max_clients",
         ]
-        let root = ["socket": "socket", "devices": "devices", "gestures": "gestures", "clients": "clients", "logLevel": "log"]
+        let root = [
+            "socket": "socket", "devices": "devices", "gestures": "gestures", "clients": "clients", "logLevel": "log",
+        ]
         let cases: [(Any, [String: String], [String])] = [
             (SocketConfiguration(), socket, ConfigurationKeys.socket),
             (DevicesConfiguration(), devices, ConfigurationKeys.devices),
@@ -125,7 +130,8 @@ func propertyNames(of value: Any) -> Set<String> {
         #expect(rules[1].path == "/dev/input/by-path/*-event")
         #expect(rules[1].deviceClass == .touchscreen)
         #expect(rules[1].grab == true)
-        #expect(rules[1].output == OutputMapping(width: 1920, height: 1080, rotation: 0, calibration: [1, 0, 0, 0, 1, 0]))
+        #expect(
+            rules[1].output == OutputMapping(width: 1920, height: 1080, rotation: 0, calibration: [1, 0, 0, 0, 1, 0]))
         #expect(rules[1].sizeMillimeters == [344, 194])
     }
 }

@@ -20,7 +20,8 @@ import Testing
         // strings
         #"a = "tab\there""#, #"a = "\u00e9\U0001F600""#, #"a = "\uD800""#, #"a = "\U00110000""#, #"a = "\x41""#,
         #"a = "\e""#, #"a = "\u12""#, "a = \"unterminated\n", "a = 'lit\\eral'", "a = 'a\u{7F}'", "a = \"a\u{01}\"",
-        "a = \"\"\"\nline1\nline2\"\"\"", "a = \"\"\"a \\\n   \n  b\"\"\"", "a = \"\"\"a \\  x\"\"\"", "a = \"\"\"a\"\"\"\"\"",
+        "a = \"\"\"\nline1\nline2\"\"\"", "a = \"\"\"a \\\n   \n  b\"\"\"", "a = \"\"\"a \\  x\"\"\"",
+        "a = \"\"\"a\"\"\"\"\"",
         "a = \"\"\"a\"\"\"\"\"\"", "a = '''\nraw\\n'''", "a = ''''x'''''", "a = ''''x''''''", "a = \"\"\"\r\nx\"\"\"",
         "a = \"\"\"tab\there\u{01}\"\"\"", "a = 'é'\nb = \"ü\"", "a = \"\"\"a\\\n\"\"\"", "a = \"\"\"\\\"\"\"",
         // numbers
@@ -29,43 +30,54 @@ import Testing
         "a = 9223372036854775807", "a = 9223372036854775808", "a = -9223372036854775808", "a = -9223372036854775809",
         "a = 0x7FFFFFFFFFFFFFFF", "a = 0x8000000000000000",
         "a = +1.0\nb = 3.1415\nc = -0.01\nd = 5e+22\ne = 1e06\nf = -2E-2\ng = 6.626e-34\nh = 224_617.445_991_228\n",
-        "a = 1.", "a = .5", "a = 1.e5", "a = 1e", "a = 1e_5", "a = 03.14", "a = -0.0\nb = +0.0", "a = 1e400\nb = -1e-400",
+        "a = 1.", "a = .5", "a = 1.e5", "a = 1e", "a = 1e_5", "a = 03.14", "a = -0.0\nb = +0.0",
+        "a = 1e400\nb = -1e-400",
         "a = inf\nb = +inf\nc = -inf\nd = nan\ne = +nan\nf = -nan\n", "a = Inf", "a = NaN", "a = infinity",
         "a = 0.1e1_0", "a = 1_2.3_4e5_6", "a = 12.", "a = 0e0", "a = 00e0", "a = 0.0e-0",
         // booleans
         "a = true\nb = false\n", "a = True", "a = truee", "a = fals",
         // dates and times
         "a = 1979-05-27T07:32:00Z\nb = 1979-05-27T00:32:00-07:00\nc = 1979-05-27T00:32:00.999999-07:00\n",
-        "a = 1979-05-27 07:32:00Z\nb = 1979-05-27t07:32:00z\n", "a = 1979-05-27T07:32:00\nb = 1979-05-27T00:32:00.999999\n",
+        "a = 1979-05-27 07:32:00Z\nb = 1979-05-27t07:32:00z\n",
+        "a = 1979-05-27T07:32:00\nb = 1979-05-27T00:32:00.999999\n",
         "a = 1979-05-27\nb = 07:32:00\nc = 00:32:00.999999\nd = 00:32:00.1234567891\n", "a = 1979-05-27T07:32Z",
         "a = 2000-02-29", "a = 2001-02-29", "a = 1900-02-29", "a = 0000-01-01", "a = 1979-13-01", "a = 1979-05-32",
         "a = 24:00:00", "a = 23:60:00", "a = 23:59:60", "a = 1979-05-27T07:32:00+24:00", "a = 1979-05-27T07:32:00.",
         "a = 1979-05-27 # date then comment\n", "a = 1979-05-27T07:32:00 Z", "a = 07:32", "a = 1979-05-27T",
         // arrays
         "a = [ 1, 2, 3 ]\nb = [ \"red\", 'yellow', \"\"\"green\"\"\" ]\nc = [ [ 1, 2 ], [3, 4, 5] ]\n",
-        "a = [ 0.1, 0.2, 0.5, 1, 2, 5 ]\nb = [\n  1,\n  2, # comment\n]\n", "a = [1,,2]", "a = [,]", "a = []\nb = [ ]\n",
+        "a = [ 0.1, 0.2, 0.5, 1, 2, 5 ]\nb = [\n  1,\n  2, # comment\n]\n", "a = [1,,2]", "a = [,]",
+        "a = []\nb = [ ]\n",
         "a = [1 2]", "a = [\n1\n,\n2\n,\n]", "a = [1,\n# c\n]", "a = [ { x = 1 }, { y = [ 2 ] } ]", "a = [",
         "a = [1, [2, [3, [4]]]]", "a = [[]]",
         // inline tables
         "a = { first = \"Tom\", last = \"Preston-Werner\" }\nb = { x = 1, y = 2 }\nc = { type.name = \"pug\" }\n",
-        "a = {}", "a = { }", "a = {x = 1,}", "a = {x = 1\n}", "a = {\nx = 1}", "a = {x = 1, x = 2}", "a = {x.y = 1, x.z = 2}",
+        "a = {}", "a = { }", "a = {x = 1,}", "a = {x = 1\n}", "a = {\nx = 1}", "a = {x = 1, x = 2}",
+        "a = {x.y = 1, x.z = 2}",
         "a = {x = {y = 1}, x.z = 2}", "a = {x.y = 1, x = 2}", "a = {x.y = 1, x.y.z = 2}", "a = {x = 1}\na.y = 2\n",
         "a = {x = 1}\n[a]\n", "a = {x = 1}\n[a.b]\n", "a = [1]\n[[a]]\n", "a = {}\n[[a]]\n", "a = {b = [1]}",
         // tables
-        "[table]\n[table-1]\nkey1 = \"some string\"\n[table-2]\nkey1 = \"another\"\n", "[dog.\"tater.man\"]\ntype.name = \"pug\"\n",
-        "[a.b.c]\n[ d.e.f ]\n[ g .  h  . i ]\n[ j . \"ʞ\" . 'l' ]\n", "[x.y.z.w]\n[x]\n", "[a]\n[a]\n", "[a]\n[a.b]\n[a]\n",
-        "[fruit]\napple = \"red\"\n[fruit.apple]\n", "[fruit]\napple.color = \"red\"\napple.taste.sweet = true\n[fruit.apple.texture]\nsmooth = true\n",
+        "[table]\n[table-1]\nkey1 = \"some string\"\n[table-2]\nkey1 = \"another\"\n",
+        "[dog.\"tater.man\"]\ntype.name = \"pug\"\n",
+        "[a.b.c]\n[ d.e.f ]\n[ g .  h  . i ]\n[ j . \"ʞ\" . 'l' ]\n", "[x.y.z.w]\n[x]\n", "[a]\n[a]\n",
+        "[a]\n[a.b]\n[a]\n",
+        "[fruit]\napple = \"red\"\n[fruit.apple]\n",
+        "[fruit]\napple.color = \"red\"\napple.taste.sweet = true\n[fruit.apple.texture]\nsmooth = true\n",
         "[fruit]\napple.color = \"red\"\n[fruit.apple]\n", "[fruit]\napple.color = \"red\"\n[fruit.apple.taste]\n",
-        "a.b.c = 1\n[a.b.d]\n", "a.b.c = 1\n[a]\n", "[a.b]\nc = 1\n[a]\nb.d = 2\n", "[a.b.c]\n[a]\nb.d = 1\n", "[a.b.c]\n[a]\nb.d = 1\n[a.b]\n",
-        "[]\n", "[a.]\n", "[a\n", "[a]]\n", "[[a]\n", "[ [a]]\n", "[a] b = 1\n", "[a] # comment\nb = 1\n", "[+a]\n", "[\u{01}]\n", "[[+a]]\n",
+        "a.b.c = 1\n[a.b.d]\n", "a.b.c = 1\n[a]\n", "[a.b]\nc = 1\n[a]\nb.d = 2\n", "[a.b.c]\n[a]\nb.d = 1\n",
+        "[a.b.c]\n[a]\nb.d = 1\n[a.b]\n",
+        "[]\n", "[a.]\n", "[a\n", "[a]]\n", "[[a]\n", "[ [a]]\n", "[a] b = 1\n", "[a] # comment\nb = 1\n", "[+a]\n",
+        "[\u{01}]\n", "[[+a]]\n",
         "[a.+b]\n", "a.+b = 1\n", "[\"\"]\n\"\" = 1\n", "[a]\nb = 1\n[a.b]\n", "[a.b]\n[a]\nb = 1\n",
         // arrays of tables
         "[[products]]\nname = \"Hammer\"\n[[products]]\n[[products]]\nname = \"Nail\"\n",
         "[[fruits]]\nname = \"apple\"\n[fruits.physical]\ncolor = \"red\"\n[[fruits.varieties]]\nname = \"red delicious\"\n[[fruits]]\nname = \"banana\"\n[[fruits.varieties]]\nname = \"plantain\"\n",
-        "[fruit.physical]\n[[fruit]]\n", "[[fruits]]\n[fruits]\n", "[[a]]\n[a.b]\n[[a]]\n[a.b]\n", "[[a]]\nb.c = 1\n[[a]]\nb.c = 2\n",
+        "[fruit.physical]\n[[fruit]]\n", "[[fruits]]\n[fruits]\n", "[[a]]\n[a.b]\n[[a]]\n[a.b]\n",
+        "[[a]]\nb.c = 1\n[[a]]\nb.c = 2\n",
         "[[a.b]]\n[a]\nb.c = 1\n", "[a]\n[[a.b]]\n[a.b.c]\n", "[[a]]\n[[a.b]]\n[a.b]\n", "[[a]]\nb = 1\n[a.b]\n",
         // statements and comments
-        "a = 1 # comment\n", "a = 1 b = 2\n", "a = 1 # c\u{01}\n", "# \u{7F}\n", "a = \"x\" # é\n", "\u{FEFF}a = 1\n", "a = 1\n\t\t b = 2 \t\n",
+        "a = 1 # comment\n", "a = 1 b = 2\n", "a = 1 # c\u{01}\n", "# \u{7F}\n", "a = \"x\" # é\n", "\u{FEFF}a = 1\n",
+        "a = 1\n\t\t b = 2 \t\n",
         "  [a]  \n  b = 1  \n", "a = 1\u{0B}\n", "a = 1\0", "a = 'x'\u{0C}\n",
     ]
 
@@ -73,7 +85,8 @@ import Testing
         var documents = Self.handWritten
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let shipped = try String(contentsOf: repository.appendingPathComponent("config/multitouchd.toml"), encoding: .utf8)
+        let shipped = try String(
+            contentsOf: repository.appendingPathComponent("config/multitouchd.toml"), encoding: .utf8)
         documents.append(shipped)
         documents.append(uncommentingExamples(shipped))
         var random = XorShift(seed: 0x746f_6d6c)
@@ -94,7 +107,9 @@ import Testing
         var refused = 0
         var skipped = 0
         for (document, expected) in zip(documents, oracle) {
-            let ours: Result<TOMLDocument, TOMLSyntaxError> = Result { () throws(TOMLSyntaxError) in try TOMLParser.parse(document) }
+            let ours: Result<TOMLDocument, TOMLSyntaxError> = Result { () throws(TOMLSyntaxError) in
+                try TOMLParser.parse(document)
+            }
             switch (expected, ours) {
             case (.skipped, _):
                 skipped += 1
@@ -138,7 +153,8 @@ import Testing
 
     /// Every line of an implicitly created table is known, so an unknown key under it has a line.
     @Test func implicitTablesHaveLines() throws {
-        let document = try TOMLParser.parse("# x\n[a.b.c]\nd = 1\n[e]\nf.g.h = 2\n[[i.j]]\n[[i.j]]\nk = [1,\n  {l = 3}]\n")
+        let document = try TOMLParser.parse(
+            "# x\n[a.b.c]\nd = 1\n[e]\nf.g.h = 2\n[[i.j]]\n[[i.j]]\nk = [1,\n  {l = 3}]\n")
         #expect(document.keyLines["a"] == 2)
         #expect(document.keyLines["a.b"] == 2)
         #expect(document.keyLines["a.b.c.d"] == 3)
@@ -154,7 +170,10 @@ import Testing
     @Test func tableRefusesAKeyDefinedTwice() throws {
         var table = TOMLTable()
         try table.append("a", .integer(1), line: 2)
-        #expect(throws: TOMLSyntaxError(line: 7, column: nil, message: "a is already defined in this table; a key is defined only once")) {
+        #expect(
+            throws: TOMLSyntaxError(
+                line: 7, column: nil, message: "a is already defined in this table; a key is defined only once")
+        ) {
             try table.append("a", .integer(2), line: 7)
         }
         #expect(table["a"] == .integer(1))
@@ -225,7 +244,8 @@ enum PythonTomllib {
         """#
 
     static func load(_ documents: [String]) throws -> [Outcome] {
-        let input = documents.map { Array($0.utf8).map { String(format: "%02x", $0) }.joined() }.joined(separator: "\n") + "\n"
+        let input =
+            documents.map { Array($0.utf8).map { String(format: "%02x", $0) }.joined() }.joined(separator: "\n") + "\n"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script]
@@ -235,12 +255,18 @@ enum PythonTomllib {
         process.standardOutput = stdout
         try process.run()
         // Write from another thread: the output pipe would fill while this one blocks on input.
-        let writer = Thread { stdin.fileHandleForWriting.write(Data(input.utf8)); try? stdin.fileHandleForWriting.close() }
+        let writer = Thread {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try? stdin.fileHandleForWriting.close()
+        }
         writer.start()
         let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw OracleError(description: "python3 with tomllib (Python 3.11 or later) is needed for this test; exit \(process.terminationStatus)")
+            throw OracleError(
+                description:
+                    "python3 with tomllib (Python 3.11 or later) is needed for this test; exit \(process.terminationStatus)"
+            )
         }
         return output.split(separator: "\n").map { line in
             if line.hasPrefix("ok ") { return .accepted(String(line.dropFirst(3))) }
@@ -319,7 +345,8 @@ enum TOMLGenerator {
                     lines.append(contentsOf: keyValues(&random, into: &local))
                 }
             } else {
-                lines.append(random.below(2) == 0 ? "[\(name)]" : "[ \(name.replacingOccurrences(of: ".", with: " . ")) ]")
+                lines.append(
+                    random.below(2) == 0 ? "[\(name)]" : "[ \(name.replacingOccurrences(of: ".", with: " . ")) ]")
                 var local = Set<String>()
                 lines.append(contentsOf: keyValues(&random, into: &local))
             }
@@ -353,7 +380,9 @@ enum TOMLGenerator {
     static func value(_ random: inout XorShift, depth: Int) -> String {
         switch random.below(depth < 3 ? 8 : 6) {
         case 0:
-            return random.pick(["0", "-1", "+42", "1_000", "0xdead_BEEF", "0o17", "0b1010", "9223372036854775807", "-0"])
+            return random.pick([
+                "0", "-1", "+42", "1_000", "0xdead_BEEF", "0o17", "0b1010", "9223372036854775807", "-0",
+            ])
         case 1:
             return random.pick(["1.5", "-0.0", "6.02e23", "1e-3", "3.14_15", "inf", "-inf", "nan", "1E+2", "2.5e-1_0"])
         case 2:
@@ -364,7 +393,8 @@ enum TOMLGenerator {
         case 3: return random.pick(["true", "false"])
         case 4:
             return random.pick([
-                "1979-05-27T07:32:00Z", "1979-05-27 07:32:00.5+01:30", "1979-05-27T07:32:00", "1979-05-27", "07:32:00.123",
+                "1979-05-27T07:32:00Z", "1979-05-27 07:32:00.5+01:30", "1979-05-27T07:32:00", "1979-05-27",
+                "07:32:00.123",
                 "2000-02-29T23:59:59.999999999-12:00",
             ])
         case 5: return random.pick(["\"group\"", "0660", "\"0660\"", "[1920, 1080]"])

@@ -63,7 +63,9 @@ struct FeelTargetTests {
 
     /// The recordings the issue names (two-finger scrolls, Wacom circles, N-Trig) and the lift frames
     /// of every shared recording.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: recordings), "needs ../shared/recordings beside the checkout"))
+    @Test(
+        .enabled(
+            if: FileManager.default.fileExists(atPath: recordings), "needs ../shared/recordings beside the checkout"))
     func sharedRecordings() {
         let rows = FeelRecordings.measure(directory: Self.recordings, configuration: .default)
         #expect(rows.count >= 5)

@@ -98,7 +98,8 @@ struct DiscreteGestureTests {
     @Test func twoFingerTap() {
         var h = Harness()
         var f = FrameBuilder()
-        let a = f.down(30, 40), b = f.down(50, 40)
+        let a = f.down(30, 40)
+        let b = f.down(50, 40)
         h.feed(f.frame())
         f.up(a)
         h.feed(f.frame(after: 60))

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Gestures
 import MultitouchCore
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Whatever cumulative transform a client sets, every number the engine publishes stays finite: issue
 /// 11 saw `setTransform [1,0,0,1,1.7e308,1.7e308]` turn 78 of 84 later gesture matrices into `null`.
@@ -25,7 +26,8 @@ import Testing
         // the engine publishes `changed` only when M changes.
         #expect(updates.count >= 4)
         for u in updates {
-            let finite = u.centroid.isFinite && u.translation.isFinite && u.scale.isFinite && u.rotation.isFinite
+            let finite =
+                u.centroid.isFinite && u.translation.isFinite && u.scale.isFinite && u.rotation.isFinite
                 && u.velocity.translation.isFinite && u.velocity.scale.isFinite && u.velocity.rotation.isFinite
                 && u.matrix.isFinite
             #expect(finite, "\(u)")
@@ -66,7 +68,8 @@ import Testing
             }
             events += engine.process(frame)
         }
-        let first = f.down(40, 50), second = f.down(60, 50)
+        let first = f.down(40, 50)
+        let second = f.down(60, 50)
         feed(f.frame())
         for step in 1...30 {
             let radius = 10 + Double(step)

@@ -105,7 +105,8 @@ struct PropertyTests {
 
     /// Invariant 6: the same input gives the same output.
     @Test(arguments: [UInt64(3), 11]) func deterministic(seed: UInt64) {
-        let a = GeneratedRun(seed: seed), b = GeneratedRun(seed: seed)
+        let a = GeneratedRun(seed: seed)
+        let b = GeneratedRun(seed: seed)
         #expect(a.events == b.events)
         #expect(a.events.count > 100)
     }
@@ -163,10 +164,11 @@ struct CheckerTests {
         _ phase: GesturePhase, seq: UInt64, matrix: AffineTransform, centroid: Point = .zero,
         translation: Point = .zero, mode: GestureMode = .pan
     ) -> GestureEvent {
-        .update(GestureUpdate(
-            session: 1, seq: seq, time: Timestamp(microseconds: Int64(seq)), phase: phase, mode: mode,
-            fingers: mode == .pan ? 1 : 2, centroid: centroid, translation: translation, scale: 1, rotation: 0,
-            velocity: .zero, matrix: matrix))
+        .update(
+            GestureUpdate(
+                session: 1, seq: seq, time: Timestamp(microseconds: Int64(seq)), phase: phase, mode: mode,
+                fingers: mode == .pan ? 1 : 2, centroid: centroid, translation: translation, scale: 1, rotation: 0,
+                velocity: .zero, matrix: matrix))
     }
 
     @Test func reportsAJumpAndAnUnbalancedSession() {
@@ -175,9 +177,11 @@ struct CheckerTests {
         checker.check(timerEvents: [
             .sessionBegan(session: 1, time: t0),
             update(.began, seq: 1, matrix: .identity),
-            update(.changed, seq: 2, matrix: .translation(Point(x: 5, y: 0)), centroid: Point(x: 5, y: 0),
+            update(
+                .changed, seq: 2, matrix: .translation(Point(x: 5, y: 0)), centroid: Point(x: 5, y: 0),
                 translation: Point(x: 5, y: 0)),
-            update(.ended, seq: 3, matrix: .translation(Point(x: 5, y: 0)), centroid: Point(x: 5, y: 0),
+            update(
+                .ended, seq: 3, matrix: .translation(Point(x: 5, y: 0)), centroid: Point(x: 5, y: 0),
                 translation: Point(x: 5, y: 0)),
             // The next segment begins somewhere else: a jump.
             update(.began, seq: 4, matrix: .identity),
@@ -223,10 +227,11 @@ struct GarbageInputTests {
                 }
                 let p = Point(x: coordinate(), y: coordinate())
                 let stamp = Timestamp(microseconds: time)
-                touches.append(Touch(
-                    id: UInt64.random(in: 0...7, using: &rng), slot: 0, trackingID: 0,
-                    phase: phases.randomElement(using: &rng) ?? .moved, location: p, previousLocation: p,
-                    millimeters: p, normalized: p, timestamp: stamp, type: .direct))
+                touches.append(
+                    Touch(
+                        id: UInt64.random(in: 0...7, using: &rng), slot: 0, trackingID: 0,
+                        phase: phases.randomElement(using: &rng) ?? .moved, location: p, previousLocation: p,
+                        millimeters: p, normalized: p, timestamp: stamp, type: .direct))
             }
             let frame = TouchFrame(
                 time: Timestamp(microseconds: time), touches: touches, fingerCount: Int.random(in: -2...8, using: &rng),
@@ -236,10 +241,11 @@ struct GarbageInputTests {
             for event in events {
                 if case .update(let u) = event {
                     published += 1
-                    let numbers = [
-                        u.centroid.x, u.centroid.y, u.translation.x, u.translation.y, u.scale, u.rotation,
-                        u.velocity.translation.x, u.velocity.translation.y, u.velocity.scale, u.velocity.rotation,
-                    ] + u.matrix.components
+                    let numbers =
+                        [
+                            u.centroid.x, u.centroid.y, u.translation.x, u.translation.y, u.scale, u.rotation,
+                            u.velocity.translation.x, u.velocity.translation.y, u.velocity.scale, u.velocity.rotation,
+                        ] + u.matrix.components
                     let finite = numbers.allSatisfy { $0.isFinite }
                     #expect(finite, "\(u)")
                 }

@@ -1,12 +1,13 @@
+import MultitouchCore
+import Testing
+
+@testable import Gestures
+
 #if canImport(Glibc)
 import Glibc
 #else
 import Darwin
 #endif
-import MultitouchCore
-import Testing
-
-@testable import Gestures
 
 /// Positions of two fingers on a circle about `c`: radius `r`, angle `theta` (radians) for the first,
 /// opposite for the second.
@@ -20,7 +21,8 @@ struct SegmentTests {
     @Test func pinchToScaleTwoAboutKnownCentroid() throws {
         var h = Harness()
         var f = FrameBuilder()
-        let a = f.down(40, 50), b = f.down(60, 50)
+        let a = f.down(40, 50)
+        let b = f.down(60, 50)
         h.feed(f.frame())
         for i in 1...20 {
             let d = 10 + Double(i) * 0.5
@@ -50,7 +52,8 @@ struct SegmentTests {
         var f = FrameBuilder()
         let c = Point(x: 50, y: 50)
         var (p, q) = pair(c, 10, 0)
-        let a = f.down(p.x, p.y), b = f.down(q.x, q.y)
+        let a = f.down(p.x, p.y)
+        let b = f.down(q.x, q.y)
         h.feed(f.frame())
         for i in 1...18 {
             (p, q) = pair(c, 10, Double(i) * 5 * .pi / 180)
@@ -72,7 +75,8 @@ struct SegmentTests {
         var f = FrameBuilder()
         let c = Point(x: 50, y: 50)
         var (p, q) = pair(c, 15, 0)
-        let a = f.down(p.x, p.y), b = f.down(q.x, q.y)
+        let a = f.down(p.x, p.y)
+        let b = f.down(q.x, q.y)
         h.feed(f.frame())
         for i in 1...40 {
             (p, q) = pair(c, 15, Double(i) * 10 * .pi / 180)
@@ -128,7 +132,10 @@ struct SegmentTests {
             let b1 = f.position(b)
             f.up(b)
             h.feed(f.frame(after: 5))
-            for _ in 1...4 { f.moveBy(a, d.x / 4, d.y / 4); h.feed(f.frame()) }
+            for _ in 1...4 {
+                f.moveBy(a, d.x / 4, d.y / 4)
+                h.feed(f.frame())
+            }
             b = f.down(b1.x + d.x, b1.y + d.y)
             h.feed(f.frame())
             // Pinch back to 1 and turn back about c + d.
@@ -141,7 +148,10 @@ struct SegmentTests {
             }
             f.up(b)
             h.feed(f.frame(after: 5))
-            for _ in 1...4 { f.moveBy(a, -d.x / 4, -d.y / 4); h.feed(f.frame()) }
+            for _ in 1...4 {
+                f.moveBy(a, -d.x / 4, -d.y / 4)
+                h.feed(f.frame())
+            }
             b = f.down(b0.x, b0.y)
             h.feed(f.frame())
             if cycle == 19 { afterFirst = h.engine.transform }
@@ -164,7 +174,8 @@ struct SegmentTests {
     @Test func everyHandoffPublishesEndedThenBegan() throws {
         var h = Harness()
         var f = FrameBuilder()
-        let a = f.down(40, 50), b = f.down(60, 50)
+        let a = f.down(40, 50)
+        let b = f.down(60, 50)
         h.feed(f.frame())
         f.move(a, to: 35, 50)
         h.feed(f.frame())
@@ -200,7 +211,8 @@ struct SegmentTests {
         #expect(out.updates.isEmpty)
 
         // A swap inside one frame (one finger lifts, another lands) is a segment change too.
-        let p = f.down(40, 50), q = f.down(60, 50)
+        let p = f.down(40, 50)
+        let q = f.down(60, 50)
         h.feed(f.frame(after: 500))
         f.move(p, to: 30, 50)
         h.feed(f.frame())
@@ -220,7 +232,8 @@ struct SegmentTests {
         var h = Harness()
         var f = FrameBuilder()
         // Start coincident: no NaN, scale taken once they separate.
-        let a = f.down(50, 50), b = f.down(50, 50)
+        let a = f.down(50, 50)
+        let b = f.down(50, 50)
         h.feed(f.frame())
         f.move(b, to: 50, 50)
         h.feed(f.frame())
@@ -253,7 +266,8 @@ struct SegmentTests {
     @Test func churnDebounceMakesNoSpuriousPan() {
         var h = Harness()
         var f = FrameBuilder()
-        let a = f.down(40, 50), b = f.down(60, 50)
+        let a = f.down(40, 50)
+        let b = f.down(60, 50)
         h.feed(f.frame())
         f.move(a, to: 30, 50)
         h.feed(f.frame())
@@ -268,7 +282,8 @@ struct SegmentTests {
         // the content followed the slide (issue 10 target 3: the open segment follows the finger that
         // stays during the debounce instead of freezing; DESIGN.md's "no spurious segment" holds
         // because no segment of its own is made).
-        let c = f.down(40, 50), d = f.down(60, 50)
+        let c = f.down(40, 50)
+        let d = f.down(60, 50)
         h.feed(f.frame(after: 500))
         f.move(c, to: 30, 50)
         h.feed(f.frame())
@@ -289,7 +304,8 @@ struct SegmentTests {
     @Test func debounceElapsesIntoAPan() throws {
         var h = Harness()
         var f = FrameBuilder()
-        let a = f.down(40, 50), b = f.down(60, 50)
+        let a = f.down(40, 50)
+        let b = f.down(60, 50)
         h.feed(f.frame())
         f.move(a, to: 30, 50)
         h.feed(f.frame())
@@ -340,7 +356,8 @@ struct SegmentTests {
     @Test func twoFingerSmallMotionOpensNoSegment() {
         var h = Harness()
         var f = FrameBuilder()
-        let a = f.down(40, 50), b = f.down(60, 50)
+        let a = f.down(40, 50)
+        let b = f.down(60, 50)
         h.feed(f.frame())
         f.move(a, to: 39.7, 50.2)  // centroid 0.18 mm, spread 0.15 mm, angle < 1 degree
         h.feed(f.frame())
@@ -361,7 +378,8 @@ struct SegmentTests {
         config.minimumScale = 0.5
         var h = Harness(config)
         var f = FrameBuilder()
-        let a = f.down(45, 50), b = f.down(55, 50)
+        let a = f.down(45, 50)
+        let b = f.down(55, 50)
         h.feed(f.frame())
         for i in 1...10 {
             f.move(a, to: 45 - Double(i), 50)
@@ -374,7 +392,8 @@ struct SegmentTests {
         f.up(b)
         h.feed(f.frame())
         // A new segment may not grow the total beyond the limit but may shrink it.
-        let c = f.down(45, 50), d = f.down(55, 50)
+        let c = f.down(45, 50)
+        let d = f.down(55, 50)
         h.feed(f.frame(after: 500))
         f.move(c, to: 40, 50)
         f.move(d, to: 60, 50)
@@ -391,7 +410,8 @@ struct SegmentTests {
         h.feed(f.frame())
         // A transform set beyond the limits starts no jump: the segment begins where it is.
         h.setTransform(AffineTransform(a: 4, b: 0, c: 0, d: 4, tx: 0, ty: 0))
-        let e = f.down(45, 50), g = f.down(55, 50)
+        let e = f.down(45, 50)
+        let g = f.down(55, 50)
         #expect(h.feed(f.frame(after: 500)).updates.isEmpty)
         f.move(e, to: 40, 50)
         f.move(g, to: 60, 50)
@@ -461,7 +481,10 @@ struct SegmentTests {
         // A pause before the lift: the end velocity is zero.
         let b = f.down(10, 10)
         h.feed(f.frame(after: 500))
-        for _ in 1...5 { f.moveBy(b, 1, 0); h.feed(f.frame()) }
+        for _ in 1...5 {
+            f.moveBy(b, 1, 0)
+            h.feed(f.frame())
+        }
         f.up(b)
         let paused = try #require(h.feed(f.frame(after: 200)).updates.last)
         #expect(paused.phase == .ended && paused.velocity == .zero)
@@ -469,7 +492,8 @@ struct SegmentTests {
         // Pinch: scale and rotation per second.
         let c = Point(x: 50, y: 50)
         var (p, q) = pair(c, 10, 0)
-        let u = f.down(p.x, p.y), v = f.down(q.x, q.y)
+        let u = f.down(p.x, p.y)
+        let v = f.down(q.x, q.y)
         h.feed(f.frame(after: 500))
         for i in 1...10 {
             // Log scale +0.01 and +0.01 rad per 10 ms: the velocities are fitted on the log scale (a
@@ -480,7 +504,9 @@ struct SegmentTests {
             h.feed(f.frame())
         }
         let pinch = try #require(h.updates.last)
-        #expect(close(pinch.velocity.scale, pinch.scale, 1e-9) && close(pinch.velocity.rotation, 1, 1e-9), "\(pinch.velocity)")
+        #expect(
+            close(pinch.velocity.scale, pinch.scale, 1e-9) && close(pinch.velocity.rotation, 1, 1e-9),
+            "\(pinch.velocity)")
         // Time that does not advance gives zero, never infinity.
         (p, q) = pair(c, 12, 0.2)
         f.move(u, to: p.x, p.y)
@@ -497,7 +523,8 @@ struct SegmentTests {
     @Test func velocityIsZeroWhenTimeDoesNotAdvance() throws {
         var h = Harness()
         var f = FrameBuilder()
-        let a = f.down(40, 50), b = f.down(60, 50)
+        let a = f.down(40, 50)
+        let b = f.down(60, 50)
         h.feed(f.frame())
         f.move(a, to: 30, 50)
         let out = h.feed(f.frame(after: 0))
@@ -514,7 +541,8 @@ struct SegmentTests {
         var h = Harness(isSemiMT: true)
         var f = FrameBuilder()
         f.isSemiMT = true
-        let a = f.down(40, 40), b = f.down(60, 60)
+        let a = f.down(40, 40)
+        let b = f.down(60, 60)
         h.feed(f.frame())
         // The corners swap diagonals (what a semi-mt pad reports when fingers turn): no rotation.
         f.move(a, to: 40, 60)
@@ -536,7 +564,8 @@ struct SegmentTests {
     @Test func cancelledTouchCancelsSegmentAndSession() {
         var h = Harness()
         var f = FrameBuilder()
-        let a = f.down(40, 50), b = f.down(60, 50)
+        let a = f.down(40, 50)
+        let b = f.down(60, 50)
         h.feed(f.frame())
         f.move(a, to: 30, 50)
         h.feed(f.frame())
@@ -558,7 +587,8 @@ struct SegmentTests {
         var h = Harness()
         var f = FrameBuilder()
         f.fingerCountOverride = 3
-        let a = f.down(40, 50), b = f.down(60, 50)
+        let a = f.down(40, 50)
+        let b = f.down(60, 50)
         h.feed(f.frame())
         f.move(a, to: 30, 50)
         f.move(b, to: 70, 50)
@@ -582,7 +612,8 @@ struct SegmentTests {
     @Test func outputOrderWithinAFrame() {
         var h = Harness()
         var f = FrameBuilder()
-        let a = f.down(40, 50), b = f.down(60, 50)
+        let a = f.down(40, 50)
+        let b = f.down(60, 50)
         let first = h.feed(f.frame())
         #expect(first.first == .sessionBegan(session: 1, time: f.now))
         #expect(first.phases.isEmpty)  // no segment before the slop or a threshold
@@ -598,7 +629,8 @@ struct SegmentTests {
         }
         #expect(u.phase == .ended)
         // A two-finger tap: discrete (the tap), then session ended.
-        let c = f.down(40, 50), d = f.down(60, 50)
+        let c = f.down(40, 50)
+        let d = f.down(60, 50)
         h.feed(f.frame(after: 500))
         f.up(c)
         f.up(d)

@@ -1,11 +1,12 @@
+import Testing
+
+@testable import Gestures
+
 #if canImport(Glibc)
 import Glibc
 #else
 import Darwin
 #endif
-import Testing
-
-@testable import Gestures
 
 /// docs/state-machines/gesture.md must name every state: adding a case without drawing it fails here.
 @Suite("State diagram")
@@ -27,13 +28,15 @@ struct StateDiagramTests {
 
     @Test func everyStateCaseIsInTheDiagram() throws {
         let text = try diagram()
-        let names = SegmentStateMachine.State.Name.allCases.map(\.rawValue)
+        let names =
+            SegmentStateMachine.State.Name.allCases.map(\.rawValue)
             + LongPressRecognizer.State.Name.allCases.map(\.rawValue)
             + TapRecognizer.State.Name.allCases.map(\.rawValue)
             + TransformAnimator.State.Name.allCases.map(\.rawValue)
         for name in names {
             // Drawn as a node of a transition, not just mentioned in prose.
-            #expect(text.contains("--> \(name)") && text.contains("    \(name) -->"),
+            #expect(
+                text.contains("--> \(name)") && text.contains("    \(name) -->"),
                 "state \(name) is not drawn in docs/state-machines/gesture.md")
         }
         #expect(text.contains("```mermaid"))

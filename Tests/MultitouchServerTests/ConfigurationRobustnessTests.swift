@@ -51,7 +51,11 @@ struct ConfigurationRobustnessTests {
             var bytes = base
             for _ in 0..<(1 + random(3)) {
                 let at = random(bytes.count)
-                if random(2) == 0 { bytes.insert(interesting[random(interesting.count)], at: at) } else { bytes.remove(at: at) }
+                if random(2) == 0 {
+                    bytes.insert(interesting[random(interesting.count)], at: at)
+                } else {
+                    bytes.remove(at: at)
+                }
             }
             let path = dir.write("mutated-\(index).toml", String(decoding: bytes, as: UTF8.self))
             let result = try checkConfig(path)

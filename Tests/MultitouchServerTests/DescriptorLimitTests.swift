@@ -2,11 +2,11 @@ import Foundation
 import MultitouchClient
 import Testing
 
+@testable import MultitouchServer
+
 #if canImport(Glibc)
 import Glibc
 #endif
-
-@testable import MultitouchServer
 
 /// Running out of file descriptors neither spins the accept loop nor floods the log (issue 11: with
 /// `max_clients` above the open-file limit, 5 s of CPU in 5 s and 690,000 log lines).
@@ -63,7 +63,10 @@ struct DescriptorLimitTests {
                 client.close()
             }
         }
-        #expect(silent == 0, "\(silent) connections got no answer: \(daemon.log.split(separator: "\n").filter { !$0.contains(" debug ") }.suffix(30).joined(separator: "\n"))")
+        #expect(
+            silent == 0,
+            "\(silent) connections got no answer: \(daemon.log.split(separator: "\n").filter { !$0.contains(" debug ") }.suffix(30).joined(separator: "\n"))"
+        )
         #expect(refused > 0 && !served.isEmpty, "served \(served.count), refused \(refused)")
         // A departure makes room again.
         served.removeFirst().close()

@@ -40,7 +40,8 @@ struct SocketOwnershipTests {
             let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config], waitForSocket: false)
             // Ready, or refused: either way the daemon is past creating its socket.
             var waited = 0
-            while !daemon.log.contains("daemon: ready") && !daemon.log.contains("cannot listen") && daemon.process.isRunning
+            while !daemon.log.contains("daemon: ready") && !daemon.log.contains("cannot listen")
+                && daemon.process.isRunning
                 && waited < 1000
             {
                 usleep(10_000)
@@ -66,7 +67,9 @@ struct SocketOwnershipTests {
 
     /// Starts the daemon on `dir/sub/mtd.sock` after giving `dir/sub` a mode (and owner), and returns
     /// whether it became ready, with its log.
-    func start(inDirectoryWithMode mode: mode_t, owner: uid_t? = nil, config: String = "[socket]\ngroup = \"\"\n")
+    func start(
+        inDirectoryWithMode mode: mode_t, owner: uid_t? = nil, config: String = "[socket]\ngroup = \"\"\n"
+    )
         throws -> (ready: Bool, log: String, directory: TemporaryDirectory)
     {
         let dir = TemporaryDirectory()
@@ -75,7 +78,8 @@ struct SocketOwnershipTests {
         #expect(chmod(sub, mode) == 0)
         if let owner { #expect(chown(sub, owner, gid_t.max) == 0) }
         let configPath = dir.write("mtd.toml", config)
-        let daemon = try DaemonProcess(directory: dir, socketName: "sub/mtd.sock", arguments: ["--config", configPath], waitForSocket: false)
+        let daemon = try DaemonProcess(
+            directory: dir, socketName: "sub/mtd.sock", arguments: ["--config", configPath], waitForSocket: false)
         var waited = 0
         while !daemon.log.contains("daemon: ready") && daemon.process.isRunning && waited < 1000 {
             usleep(10_000)
@@ -90,7 +94,9 @@ struct SocketOwnershipTests {
     @Test func directoryWritableByOthersWithoutStickyBitIsRefused() throws {
         let (ready, log, dir) = try start(inDirectoryWithMode: 0o777)
         #expect(!ready)
-        #expect(log.contains("socket directory \(dir.file("sub")) is writable by others (mode 0777) without the sticky bit"))
+        #expect(
+            log.contains("socket directory \(dir.file("sub")) is writable by others (mode 0777) without the sticky bit")
+        )
         #expect(log.contains("another user could replace the socket with a link"))
         #expect((try? FileManager.default.contentsOfDirectory(atPath: dir.file("sub"))) == [])
         let group = try start(inDirectoryWithMode: 0o770)

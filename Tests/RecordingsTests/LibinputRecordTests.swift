@@ -1,8 +1,7 @@
 import Foundation
 import MultitouchCore
-import Testing
-
 import Recordings
+import Testing
 
 /// `libinput record` YAML version 1, written inline in the shape libinput 1.22 writes.
 @Suite struct LibinputRecordTests {
@@ -132,24 +131,41 @@ import Recordings
         Case(text: "version: one\n", line: 1, message: "version: expected an integer, found 'one'"),
         Case(text: "version: 1\n", line: 1, message: "no 'devices' key"),
         Case(text: "version: 1\ndevices: []\n", line: 2, message: "'devices' must be a non-empty list"),
-        Case(text: "version: 1\ndevices:\n- evdev:\n    name: \"x\"\n    id: [1, 2\n", line: 6, message: "invalid YAML"),
+        Case(
+            text: "version: 1\ndevices:\n- evdev:\n    name: \"x\"\n    id: [1, 2\n", line: 6, message: "invalid YAML"),
         Case(text: "version: 1\ndevices: [\n", line: 3, message: "invalid YAML"),
         Case(text: "version: 1\ndevices:\n- foo: 1\n", line: 3, message: "devices[0]: expected an 'evdev' mapping"),
-        Case(text: "version: 1\ndevices:\n- evdev:\n    id: [1, 2, 3, 4]\n", line: 4, message: "expected 'name: <string>'"),
-        Case(text: "version: 1\ndevices:\n- evdev:\n    name: x\n    id: [1, 2, 3]\n", line: 5, message: "with 4 numbers"),
-        Case(text: "version: 1\ndevices:\n- evdev:\n    name: x\n    id: [1, 2, 3, 65536]\n", line: 5, message: "65536 out of range 0...65535"),
-        Case(text: "version: 1\ndevices:\n- evdev:\n    name: x\n    id: [1, 2, 3, 4]\n", line: 4, message: "expected a 'codes' mapping"),
-        Case(text: device(events: "    - [0, 0, 3, 0]"), line: 14, message: "devices[0].events[0].evdev[1]: expected [sec, usec, type, code, value]"),
-        Case(text: device(events: "    - [0, 0, 3, 0, 2147483648]"), line: 14, message: "evdev[1] value: 2147483648 out of range"),
+        Case(
+            text: "version: 1\ndevices:\n- evdev:\n    id: [1, 2, 3, 4]\n", line: 4,
+            message: "expected 'name: <string>'"),
+        Case(
+            text: "version: 1\ndevices:\n- evdev:\n    name: x\n    id: [1, 2, 3]\n", line: 5, message: "with 4 numbers"
+        ),
+        Case(
+            text: "version: 1\ndevices:\n- evdev:\n    name: x\n    id: [1, 2, 3, 65536]\n", line: 5,
+            message: "65536 out of range 0...65535"),
+        Case(
+            text: "version: 1\ndevices:\n- evdev:\n    name: x\n    id: [1, 2, 3, 4]\n", line: 4,
+            message: "expected a 'codes' mapping"),
+        Case(
+            text: device(events: "    - [0, 0, 3, 0]"), line: 14,
+            message: "devices[0].events[0].evdev[1]: expected [sec, usec, type, code, value]"),
+        Case(
+            text: device(events: "    - [0, 0, 3, 0, 2147483648]"), line: 14,
+            message: "evdev[1] value: 2147483648 out of range"),
         Case(text: device(events: "    - [0, 1000000, 3, 0, 1]"), line: 14, message: "usec: 1000000 out of range"),
         Case(text: device(events: "    - [0, 0, 32, 0, 1]"), line: 14, message: "type: 32 out of range"),
         Case(text: device(events: "  - evdev:\n    - [-1, 0, 3, 0, 1]"), line: 15, message: "sec: -1 out of range"),
-        Case(text: device(events: "  - evdev: 5"), line: 14, message: "expected a list of [sec, usec, type, code, value]"),
+        Case(
+            text: device(events: "  - evdev: 5"), line: 14, message: "expected a list of [sec, usec, type, code, value]"
+        ),
         Case(text: device(events: "  - 5"), line: 14, message: "devices[0].events[1]: expected a mapping"),
         Case(text: device("    properties: 3"), line: 10, message: "properties: expected a list of numbers"),
         Case(text: device("    properties: [x]"), line: 10, message: "properties: expected an integer, found 'x'"),
         Case(text: device("    properties: [[1]]"), line: 10, message: "properties: expected an integer, found a list"),
-        Case(text: device(events: "  - evdev:\n    - [0, 0, 3, 0, 1]\n  - evdev:\n    - [0, 0, 3, 0, 1]"), line: 0, message: "never"),
+        Case(
+            text: device(events: "  - evdev:\n    - [0, 0, 3, 0, 1]\n  - evdev:\n    - [0, 0, 3, 0, 1]"), line: 0,
+            message: "never"),
     ]
 
     @Test(arguments: cases)
@@ -194,7 +210,8 @@ import Recordings
         } throws: { error in
             let e = error as? RecordingError
             return e?.file == "alias.yml" && e?.line == 14
-                && e?.message == "YAML anchors and aliases are not supported (libinput record never writes them); found '&frame'"
+                && e?.message
+                    == "YAML anchors and aliases are not supported (libinput record never writes them); found '&frame'"
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MultitouchTestKit
 import Testing
+
 @testable import TouchPlot
 
 /// The number format the SVG's determinism rests on, and the PNG made from it.
@@ -63,7 +64,8 @@ import Testing
         let expected = SVGPlot.size(of: data)
         #expect(size == (expected.width, expected.height))
         // The temporary SVG beside the output is gone.
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: (path as NSString).deletingLastPathComponent)
         #expect(!leftovers.contains { $0.hasSuffix(".svg") })
     }
 

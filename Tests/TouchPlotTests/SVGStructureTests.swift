@@ -5,6 +5,7 @@ import MultitouchTestKit
 import Recordings
 import Testing
 import TouchPipeline
+
 @testable import TouchPlot
 
 /// Golden structure of the plot: the SVG parsed back, its elements counted and measured against what
@@ -13,8 +14,10 @@ import TouchPipeline
     /// The outline rectangle in px: (x0, y0, x1, y1).
     private func outline(_ doc: SVGDocument) throws -> (Double, Double, Double, Double) {
         let rect = try #require(doc.all("rect", "outline").first)
-        let x = try #require(rect.number("x")), y = try #require(rect.number("y"))
-        let w = try #require(rect.number("width")), h = try #require(rect.number("height"))
+        let x = try #require(rect.number("x"))
+        let y = try #require(rect.number("y"))
+        let w = try #require(rect.number("width"))
+        let h = try #require(rect.number("height"))
         return (x, y, x + w, y + h)
     }
 
@@ -58,11 +61,14 @@ import TouchPipeline
             #expect(trail.has("pan") || trail.has("pinchRotate") || trail.has("idle"))
             for p in trail.points {
                 pointCount += 1
-                #expect(p.x >= x0 - 0.05 && p.x <= x1 + 0.05 && p.y >= y0 - 0.05 && p.y <= y1 + 0.05, "(\(p.x), \(p.y)) outside")
+                #expect(
+                    p.x >= x0 - 0.05 && p.x <= x1 + 0.05 && p.y >= y0 - 0.05 && p.y <= y1 + 0.05,
+                    "(\(p.x), \(p.y)) outside")
             }
         }
         for dot in doc.all("circle", "land") {
-            let cx = try #require(dot.number("cx")), cy = try #require(dot.number("cy"))
+            let cx = try #require(dot.number("cx"))
+            let cy = try #require(dot.number("cy"))
             #expect(cx >= x0 - 0.05 && cx <= x1 + 0.05 && cy >= y0 - 0.05 && cy <= y1 + 0.05)
         }
 
@@ -83,12 +89,17 @@ import TouchPipeline
 
         // The timeline: four panels; every series inside its panel's frame, spanning the time axis.
         let panels = doc.index { $0.name == "g" && $0.has("panel") }
-        #expect(panels.map { doc.elements[$0].attributes["data-quantity"] } == ["scale", "rotation", "translation", "fingers"])
+        #expect(
+            panels.map { doc.elements[$0].attributes["data-quantity"] } == [
+                "scale", "rotation", "translation", "fingers",
+            ])
         for index in panels {
             let children = doc.children(of: index)
             let frame = try #require(children.first { $0.has("panel-frame") })
-            let fx = try #require(frame.number("x")), fy = try #require(frame.number("y"))
-            let fw = try #require(frame.number("width")), fh = try #require(frame.number("height"))
+            let fx = try #require(frame.number("x"))
+            let fy = try #require(frame.number("y"))
+            let fw = try #require(frame.number("width"))
+            let fh = try #require(frame.number("height"))
             let series = children.filter { $0.name == "polyline" && $0.has("series") }
             #expect(!series.isEmpty)
             for line in series {
@@ -101,7 +112,8 @@ import TouchPipeline
             }
         }
         let scalePanel = doc.elements[panels[0]]
-        let low = try #require(scalePanel.number("data-min")), high = try #require(scalePanel.number("data-max"))
+        let low = try #require(scalePanel.number("data-min"))
+        let high = try #require(scalePanel.number("data-max"))
         for scale in tally.scales { #expect(scale >= low && scale <= high) }
         let fingerPanel = doc.elements[panels[3]]
         #expect(fingerPanel.number("data-min") == 0)
@@ -122,7 +134,8 @@ import TouchPipeline
         // begins when a debounce ends, between frames, has no touch point there to mark).
         #expect(!doc.all("polyline", "trail", "pan").isEmpty)
         #expect(!doc.all("polyline", "trail", "pinchRotate").isEmpty)
-        #expect(doc.all("circle", "boundary").filter { $0.inside("touch") }.count == tally.fingersOfSegmentsBegunInFrames)
+        #expect(
+            doc.all("circle", "boundary").filter { $0.inside("touch") }.count == tally.fingersOfSegmentsBegunInFrames)
         #expect(tally.fingersOfSegmentsBegunInFrames > 0)
         // The zoom shows: the scale panel's range covers the 2x pinch-out.
         let scale = try #require(doc.all("g", "panel").first)
@@ -171,7 +184,8 @@ import TouchPipeline
         var device = TestDevices.touchscreen()
         device.name = "<evil & \"co\"> \u{1}\u{7f} ünïcödé"
         let fixture = Fixtures.mapTour()
-        let recording = Recording(format: .evemu, devices: [RecordedDevice(description: device, events: fixture.events)])
+        let recording = Recording(
+            format: .evemu, devices: [RecordedDevice(description: device, events: fixture.events)])
         let doc = try SVGDocument(PlotFixtures.svg(recording, name: "a<b>&c.evemu"))
         #expect(doc.all("text", "title").first?.text == "a<b>&c.evemu")
         #expect(doc.elements.contains { $0.text.hasPrefix("<evil & \"co\"> ?") })
@@ -185,12 +199,16 @@ import TouchPipeline
         let fresh = SVGPlot.render(PlotData.replay(recording: recording, name: name))
         let committed = try Data(contentsOf: root.appendingPathComponent("docs/plots/touchscreen-map-tour.svg"))
         let current = Array(committed) == fresh
-        #expect(current, "run `multitouchctl plot tests/fixtures/\(name) -o docs/plots/touchscreen-map-tour.svg` and commit it")
+        #expect(
+            current,
+            "run `multitouchctl plot tests/fixtures/\(name) -o docs/plots/touchscreen-map-tour.svg` and commit it")
         // The PNG beside it (its pixels depend on the installed renderer and fonts; its size must not).
         let png = try [UInt8](Data(contentsOf: root.appendingPathComponent("docs/plots/touchscreen-map-tour.png")))
         let size = SVGPlot.size(of: PlotData.replay(recording: recording, name: name))
         #expect(Array(png.prefix(8)) == PNGRenderer.signature)
-        #expect(png.count >= 24 && Array(png[16..<24]) == bigEndian(size.width) + bigEndian(size.height), "regenerate the PNG too")
+        #expect(
+            png.count >= 24 && Array(png[16..<24]) == bigEndian(size.width) + bigEndian(size.height),
+            "regenerate the PNG too")
     }
 
     private func bigEndian(_ value: Int) -> [UInt8] {

@@ -11,7 +11,10 @@ struct HitTestingTests {
         let p = Point(x: x, y: y)
         var obs: [Int] = []
         set.index.observers(at: p, into: &obs)
-        return (set.index.owner(at: p).map { set.index.entries[$0].key.description }, obs.map { set.index.entries[$0].key.description })
+        return (
+            set.index.owner(at: p).map { set.index.entries[$0].key.description },
+            obs.map { set.index.entries[$0].key.description }
+        )
     }
 
     func kiosk() throws -> RegionSet {
@@ -64,7 +67,8 @@ struct HitTestingTests {
         var set = RegionSet()
         // A triangle over a square; equal z: the later declaration is in front.
         let square = Region(id: "square", shape: rect(0, 0, 100, 100))
-        let triangle = Region(id: "triangle", shape: .polygon([Point(x: 0, y: 0), Point(x: 100, y: 0), Point(x: 0, y: 100)]))
+        let triangle = Region(
+            id: "triangle", shape: .polygon([Point(x: 0, y: 0), Point(x: 100, y: 0), Point(x: 0, y: 100)]))
         try set.replace(client: ClientID(1), with: [square, triangle])
         #expect(hit(set, 10, 10).owner == "1/triangle")
         #expect(hit(set, 90, 90).owner == "1/square")
@@ -84,7 +88,9 @@ struct HitTestingTests {
             Region(id: "p", shape: rect(0, 0, 10, 10), mode: .passthrough),
             Region(id: "o", shape: rect(0, 0, 10, 10), mask: AlphaMask(columns: 1, rows: 1, solid: [true])),
             Region(id: "z", shape: rect(0, 0, 0, 10)),
-            Region(id: "m", shape: rect(0, 0, 10, 10), mask: AlphaMask(columns: 2, rows: 2, solid: [true]), mode: .observer),
+            Region(
+                id: "m", shape: rect(0, 0, 10, 10), mask: AlphaMask(columns: 2, rows: 2, solid: [true]), mode: .observer
+            ),
             Region(id: "poly", shape: .polygon([Point(x: 0, y: 0), Point(x: 1, y: 1)])),
             Region(id: "inf", shape: rect(.infinity, 0, 10, 10)),
             Region(id: "obs", shape: rect(0, 0, 10, 10), mode: .observer, options: RegionOptions(exclusive: true)),
@@ -111,14 +117,17 @@ struct HitTestingTests {
             let x = Double.random(in: -50...1000, using: &rng)
             let y = Double.random(in: -50...600, using: &rng)
             let mode = [RegionMode.opaque, .opaque, .passthrough, .observer][Int.random(in: 0..<4, using: &rng)]
-            let shape: RegionShape = Bool.random(using: &rng)
+            let shape: RegionShape =
+                Bool.random(using: &rng)
                 ? rect(x, y, w, h)
                 : .polygon([Point(x: x, y: y), Point(x: x + w, y: y + h / 3), Point(x: x + w / 2, y: y + h)])
-            let mask: AlphaMask? = mode == .passthrough
+            let mask: AlphaMask? =
+                mode == .passthrough
                 ? AlphaMask(columns: 4, rows: 4, solid: (0..<16).map { _ in Bool.random(using: &rng) }) : nil
-            perClient[UInt64(i % 5), default: []].append(Region(
-                id: "r\(i)", shape: shape, mask: mask, z: Int.random(in: 0..<4, using: &rng), mode: mode,
-                hidden: Int.random(in: 0..<20, using: &rng) == 0))
+            perClient[UInt64(i % 5), default: []].append(
+                Region(
+                    id: "r\(i)", shape: shape, mask: mask, z: Int.random(in: 0..<4, using: &rng), mode: mode,
+                    hidden: Int.random(in: 0..<20, using: &rng) == 0))
         }
         for (c, list) in perClient { try set.replace(client: ClientID(c), with: list) }
         for _ in 0..<2000 {
@@ -145,7 +154,8 @@ struct RegionUpdateTests {
         try set.replace(client: c, with: [a, b])
         var a2 = a
         a2.z = 5
-        let merged = try set.merged(client: c, upserting: [Region(id: "c", shape: rect(0, 10, 10, 10)), a2], removing: ["b"])
+        let merged = try set.merged(
+            client: c, upserting: [Region(id: "c", shape: rect(0, 10, 10, 10)), a2], removing: ["b"])
         #expect(merged.map(\.id) == ["a", "c"])
         #expect(merged.first?.z == 5)
         #expect(throws: RoutingRequestError.self) { try set.merged(client: c, upserting: [], removing: ["nope"]) }

@@ -141,7 +141,9 @@ struct RouterTests {
         let out = h.send(.regionsReplaced(client: ClientID(Kiosk.toolbar), regions: []))
         // The raw touch and the region's gesture session are both cancelled, in that order.
         #expect(out.count == 2)
-        #expect(out.last.map { if case .gesture(_, .sessionEnded(_, _, true)) = $0 { return true } else { return false } } == true)
+        #expect(
+            out.last.map { if case .gesture(_, .sessionEnded(_, _, true)) = $0 { return true } else { return false } }
+                == true)
         guard case .touches(let m) = out.first else {
             Issue.record("expected a cancellation, got \(out)")
             return
@@ -270,7 +272,11 @@ struct RouterTests {
         h.feed(s.frame(after: 1000))
         s.moveBy(b, 1, 0)
         let held = h.feed(s.frame(after: 150))
-        #expect(held.allSatisfy { $0.client != ClientID(Kiosk.toolbar) || { if case .gesture = $0 { return true } else { return false } }($0) })
+        #expect(
+            held.allSatisfy {
+                $0.client != ClientID(Kiosk.toolbar)
+                    || { if case .gesture = $0 { return true } else { return false } }($0)
+            })
         s.up(b)
         h.feed(s.frame(after: 200))
         let raw = h.touches(for: Kiosk.toolbar)
@@ -301,7 +307,9 @@ struct RouterTests {
     @Test func clientsWithoutRegionsAreNotRouted() {
         var h = Kiosk.harness()
         #expect(h.router.regions.hasRegions(ClientID(9)) == false)
-        let out = h.send(.regionsReplaced(client: ClientID(9), regions: [Region(id: "x", shape: rect(0, 0, 1, 1), mode: .passthrough)]))
+        let out = h.send(
+            .regionsReplaced(
+                client: ClientID(9), regions: [Region(id: "x", shape: rect(0, 0, 1, 1), mode: .passthrough)]))
         guard case .rejected(let client, let error) = out.first else {
             Issue.record("expected a rejection, got \(out)")
             return
@@ -320,7 +328,14 @@ struct RouterTests {
         guard let deadline = h.router.nextDeadline else { return }
         let out = h.send(.advance(to: deadline))
         #expect(out.count == 1)
-        #expect(out.first.map { if case .gesture(let r, .longPress(_, _, .began, _, _)) = $0 { return r.key.region == "toolbar" } else { return false } } == true)
+        #expect(
+            out.first.map {
+                if case .gesture(let r, .longPress(_, _, .began, _, _)) = $0 {
+                    return r.key.region == "toolbar"
+                } else {
+                    return false
+                }
+            } == true)
         s.up(a)
         h.feed(s.frame(after: 600))
         #expect(h.checker.isClean, "\(h.checker.violations)")

@@ -13,7 +13,8 @@ struct RoutingPropertyTests {
             let w = Double.random(in: 80...900, using: &rng)
             let h = Double.random(in: 60...500, using: &rng)
             let shape = rect(Double.random(in: 0...500, using: &rng), Double.random(in: 0...300, using: &rng), w, h)
-            let mask: AlphaMask? = mode == .passthrough
+            let mask: AlphaMask? =
+                mode == .passthrough
                 ? AlphaMask(columns: 3, rows: 3, solid: (0..<9).map { _ in Bool.random(using: &rng) }) : nil
             let owner = mode != .observer
             let options = RegionOptions(
@@ -35,7 +36,9 @@ struct RoutingPropertyTests {
         var h = RoutingHarness()
         var clients: [UInt64] = [1, 2, 3, 4]
         var nextClient: UInt64 = 5
-        for c in clients { h.declare(c, Self.randomRegions(&rng, count: Int.random(in: 1...4, using: &rng), prefix: "r")) }
+        for c in clients {
+            h.declare(c, Self.randomRegions(&rng, count: Int.random(in: 1...4, using: &rng), prefix: "r"))
+        }
         var s = Screen()
         for _ in 0..<400 {
             switch Int.random(in: 0..<100, using: &rng) {
@@ -56,7 +59,9 @@ struct RoutingPropertyTests {
                 }
             case 18..<20:
                 if let c = clients.randomElement(using: &rng) {
-                    h.send(.gestureRecognized(RegionKey(client: ClientID(c), region: "r\(Int.random(in: 0..<3, using: &rng))")))
+                    h.send(
+                        .gestureRecognized(
+                            RegionKey(client: ClientID(c), region: "r\(Int.random(in: 0..<3, using: &rng))")))
                 }
             case 20..<23:
                 // As the loop does: a deadline fires when it comes before the next frame.

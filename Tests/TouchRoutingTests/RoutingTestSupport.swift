@@ -47,13 +47,15 @@ struct Screen {
         let stamp = Timestamp(microseconds: time)
         var touches: [Touch] = []
         for f in fingers {
-            touches.append(Touch(
-                id: f.id, slot: Int(f.id % 16), trackingID: Int32(truncatingIfNeeded: f.id), phase: f.phase,
-                location: f.at, previousLocation: f.phase == .began ? f.at : f.previous,
-                millimeters: f.at / Self.pixelsPerMillimeter, normalized: Point(x: f.at.x / 1000, y: f.at.y / 600),
-                timestamp: stamp, type: .direct))
+            touches.append(
+                Touch(
+                    id: f.id, slot: Int(f.id % 16), trackingID: Int32(truncatingIfNeeded: f.id), phase: f.phase,
+                    location: f.at, previousLocation: f.phase == .began ? f.at : f.previous,
+                    millimeters: f.at / Self.pixelsPerMillimeter, normalized: Point(x: f.at.x / 1000, y: f.at.y / 600),
+                    timestamp: stamp, type: .direct))
         }
-        let frame = TouchFrame(time: stamp, touches: touches, fingerCount: touches.filter { !$0.phase.isTerminal }.count)
+        let frame = TouchFrame(
+            time: stamp, touches: touches, fingerCount: touches.filter { !$0.phase.isTerminal }.count)
         fingers.removeAll(where: { $0.phase.isTerminal })
         for i in fingers.indices {
             fingers[i].phase = .stationary
@@ -89,7 +91,9 @@ struct RoutingHarness {
 
     /// Raw touch messages for `client` (every region), in order.
     func touches(for client: UInt64) -> [RoutedTouches] {
-        all.compactMap { if case .touches(let t) = $0, t.recipient.client == ClientID(client) { return t } else { return nil } }
+        all.compactMap {
+            if case .touches(let t) = $0, t.recipient.client == ClientID(client) { return t } else { return nil }
+        }
     }
 
     /// Touch ids `client` ever received, by phase.
@@ -100,7 +104,9 @@ struct RoutingHarness {
     /// Gesture events for `client`'s region `region`.
     func gestures(for client: UInt64, _ region: String) -> [GestureEvent] {
         all.compactMap {
-            if case .gesture(let r, let e) = $0, r.key == RegionKey(client: ClientID(client), region: region) { return e }
+            if case .gesture(let r, let e) = $0, r.key == RegionKey(client: ClientID(client), region: region) {
+                return e
+            }
             return nil
         }
     }
@@ -135,7 +141,9 @@ enum Kiosk {
     }
 
     static func fluidRegion(gestures: Bool = false) -> Region {
-        Region(id: "fluid", shape: rect(0, 0, 1000, 600), z: 0, mode: .observer, options: RegionOptions(gestures: gestures))
+        Region(
+            id: "fluid", shape: rect(0, 0, 1000, 600), z: 0, mode: .observer, options: RegionOptions(gestures: gestures)
+        )
     }
 
     static func harness(map: RegionOptions? = nil, toolbar: RegionOptions? = nil) -> RoutingHarness {

@@ -22,13 +22,16 @@ struct AddressAndOriginTests {
         #expect(address.isLoopback == loopback)
     }
 
-    @Test(arguments: ["8080", "127.0.0.1", "127.0.0.1:70000", "127.0.0.1:x", "example.com:80", "::1:80", "[::1]8080", ":80"])
+    @Test(arguments: [
+        "8080", "127.0.0.1", "127.0.0.1:70000", "127.0.0.1:x", "example.com:80", "::1:80", "[::1]8080", ":80",
+    ])
     func refusesBadListenAddresses(text: String) {
         #expect(throws: ListenAddress.ParseError.self) { try ListenAddress(parsing: text) }
     }
 
     @Test func bindRefusesANonLoopbackAddressWithoutTheFlag() async throws {
-        let configuration = BridgeConfiguration(listen: try ListenAddress(parsing: "0.0.0.0:0"), socketPath: "/nonexistent")
+        let configuration = BridgeConfiguration(
+            listen: try ListenAddress(parsing: "0.0.0.0:0"), socketPath: "/nonexistent")
         do {
             _ = try await WebBridge.bind(configuration)
             Issue.record("bind on 0.0.0.0 succeeded without allowRemote")
@@ -58,8 +61,12 @@ struct AddressAndOriginTests {
 
     @Test func routesServeTheEmbeddedPagesAndExplainTheRest() {
         let policy = OriginPolicy()
-        func get(_ uri: String, method: HTTPMethod = .GET, headers: [(String, String)] = [("Host", "127.0.0.1:1")]) -> HTTPRoutes.Response {
-            HTTPRoutes.response(to: HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: HTTPHeaders(headers)), policy: policy)
+        func get(
+            _ uri: String, method: HTTPMethod = .GET, headers: [(String, String)] = [("Host", "127.0.0.1:1")]
+        ) -> HTTPRoutes.Response {
+            HTTPRoutes.response(
+                to: HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: HTTPHeaders(headers)),
+                policy: policy)
         }
         let script = get("/multitouch.js?v=2")
         #expect(script.status == .ok)

@@ -129,8 +129,10 @@ struct RelayTests {
         // with policy violation (1008) and the reason. NIO's test client sometimes loses a close frame
         // that arrives together with the 101 response, so a bare end also counts as closed here; what
         // must never happen is a daemon connection (checked below) or a relayed message.
-        for (origin, host, hint) in [("https://evil.example", nil, "--allow-origin https://evil.example"),
-                                     (nil, "evil.example:\(bridge.port)", "not loopback")] {
+        for (origin, host, hint) in [
+            ("https://evil.example", nil, "--allow-origin https://evil.example"),
+            (nil, "evil.example:\(bridge.port)", "not loopback"),
+        ] {
             let refused = try await TestBrowser.connect(port: bridge.port, origin: origin, host: host)
             var frames = FrameReader(refused)
             switch try await frames.next() {
@@ -145,7 +147,8 @@ struct RelayTests {
         }
         // A page request with the same foreign origin is answered in words, not upgraded.
         let response = try await rawHTTP(
-            port: bridge.port, "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(bridge.port)\r\nOrigin: https://evil.example\r\n\r\n")
+            port: bridge.port,
+            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(bridge.port)\r\nOrigin: https://evil.example\r\n\r\n")
         #expect(response.hasPrefix("HTTP/1.1 403 Forbidden"))
         // The allowed path still works, and it is the first daemon connection: the refusals made none.
         var events = daemon.events.makeAsyncIterator()

@@ -53,7 +53,9 @@ final class FakeDaemon: Sendable {
                         let id = next
                         group.addTask {
                             try? await connection.executeThenClose { inbound, outbound in
-                                writers.withLock { $0[id] = WriterTable.Entry(writer: outbound, channel: connection.channel) }
+                                writers.withLock {
+                                    $0[id] = WriterTable.Entry(writer: outbound, channel: connection.channel)
+                                }
                                 continuation.yield(.connected(id))
                                 try await outbound.write(ByteBuffer(string: greeting + "\n"))
                                 for try await line in inbound {
@@ -154,29 +156,32 @@ struct TestBrowser {
     }
 
     static func attempt(port: Int, origin: String?, host: String? = nil) async throws -> Upgrade {
-        let negotiated: EventLoopFuture<Upgrade> = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: 1 << 20) { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            .webSocket(try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
-                        }
+        let negotiated: EventLoopFuture<Upgrade> = try await ClientBootstrap(
+            group: MultiThreadedEventLoopGroup.singleton
+        )
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: 1 << 20) { channel, _ in
+                    channel.eventLoop.makeCompletedFuture {
+                        .webSocket(
+                            try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
                     }
-                    var headers = HTTPHeaders()
-                    headers.add(name: "Host", value: host ?? "127.0.0.1:\(port)")
-                    if let origin { headers.add(name: "Origin", value: origin) }
-                    headers.add(name: "Content-Length", value: "0")
-                    let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/ws", headers: headers)
-                    let configuration = NIOTypedHTTPClientUpgradeConfiguration<Upgrade>(
-                        upgradeRequestHead: head, upgraders: [upgrader],
-                        notUpgradingCompletionHandler: { channel in
-                            channel.close(promise: nil)
-                            return channel.eventLoop.makeSucceededFuture(.refused)
-                        })
-                    return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                        configuration: .init(upgradeConfiguration: configuration))
                 }
+                var headers = HTTPHeaders()
+                headers.add(name: "Host", value: host ?? "127.0.0.1:\(port)")
+                if let origin { headers.add(name: "Origin", value: origin) }
+                headers.add(name: "Content-Length", value: "0")
+                let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/ws", headers: headers)
+                let configuration = NIOTypedHTTPClientUpgradeConfiguration<Upgrade>(
+                    upgradeRequestHead: head, upgraders: [upgrader],
+                    notUpgradingCompletionHandler: { channel in
+                        channel.close(promise: nil)
+                        return channel.eventLoop.makeSucceededFuture(.refused)
+                    })
+                return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+                    configuration: .init(upgradeConfiguration: configuration))
             }
+        }
         return try await negotiated.get()
     }
 
@@ -252,7 +257,9 @@ private func blockingRawHTTP(port: Int, _ request: String) throws -> String {
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     guard connected == 0 else { throw TestFailure(description: "connect failed: errno \(errno)") }
     let bytes = Array(request.utf8)

@@ -34,10 +34,22 @@ struct RequestDecodingTests {
     /// Issue 11: a finite, invertible but enormous matrix made every later gesture matrix of the device
     /// overflow. The decoder refuses it with `bad-field` and the bound in words, keeping the id.
     @Test(arguments: [
-        (#"[1,0,0,1,1.7e308,1.7e308]"#, #""matrix" entry tx = 1.7e+308 is out of range; |tx| and |ty| must be at most 1e9"#),
-        (#"[1e7,0,0,1,0,0]"#, #""matrix" entry a = 10000000.0 is out of range; |a|, |b|, |c| and |d| must be at most 1e6"#),
-        (#"[1e-7,0,0,1e-7,0,0]"#, #""matrix" has a*d - b*c = 9.999999999999998e-15; |a*d - b*c| must be between 1e-12 and 1e12"#),
-        (#"[1,0,-2e6,1,0,0]"#, #""matrix" entry c = -2000000.0 is out of range; |a|, |b|, |c| and |d| must be at most 1e6"#),
+        (
+            #"[1,0,0,1,1.7e308,1.7e308]"#,
+            #""matrix" entry tx = 1.7e+308 is out of range; |tx| and |ty| must be at most 1e9"#
+        ),
+        (
+            #"[1e7,0,0,1,0,0]"#,
+            #""matrix" entry a = 10000000.0 is out of range; |a|, |b|, |c| and |d| must be at most 1e6"#
+        ),
+        (
+            #"[1e-7,0,0,1e-7,0,0]"#,
+            #""matrix" has a*d - b*c = 9.999999999999998e-15; |a*d - b*c| must be between 1e-12 and 1e12"#
+        ),
+        (
+            #"[1,0,-2e6,1,0,0]"#,
+            #""matrix" entry c = -2000000.0 is out of range; |a|, |b|, |c| and |d| must be at most 1e6"#
+        ),
         (#"[0,0,0,0,1,1]"#, #""matrix" is not invertible (a*d - b*c = 0); |a*d - b*c| must be between 1e-12 and 1e12"#),
     ])
     func setTransformOutsideTheBoundsIsABadField(matrix: String, message: String) {
@@ -53,7 +65,10 @@ struct RequestDecodingTests {
 
     @Test func setTransformAtTheBoundsIsAccepted() throws {
         let request = try decode(#"{"type":"setTransform","device":1,"matrix":[1e6,0,0,1e6,1e9,-1e9]}"#)
-        #expect(request == ClientRequest(.setTransform(device: 1, matrix: AffineTransform(a: 1e6, b: 0, c: 0, d: 1e6, tx: 1e9, ty: -1e9))))
+        #expect(
+            request
+                == ClientRequest(
+                    .setTransform(device: 1, matrix: AffineTransform(a: 1e6, b: 0, c: 0, d: 1e6, tx: 1e9, ty: -1e9))))
     }
 
     @Test(arguments: [

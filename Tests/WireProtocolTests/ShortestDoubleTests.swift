@@ -2,6 +2,7 @@ import Foundation
 import MultitouchCore
 import MultitouchTestKit
 import Testing
+
 @testable import WireProtocol
 
 /// ShortestDouble must spell every double exactly as `description` does: the JSON encoder switched to

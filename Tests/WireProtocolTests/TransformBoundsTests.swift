@@ -18,10 +18,22 @@ import WireProtocol
     }
 
     static let outOfRange: [(matrix: [Double], entry: Int, message: String)] = [
-        ([1.0, 0, 0, 1, 1.7e308, 1.7e308], 4, "\"matrix\" entry tx = 1.7e+308 is out of range; |tx| and |ty| must be at most 1e9"),
-        ([1, 0, 0, 1, 0, -1e9 - 1], 5, "\"matrix\" entry ty = -1000000001.0 is out of range; |tx| and |ty| must be at most 1e9"),
-        ([1e6 + 1, 0, 0, 1, 0, 0], 0, "\"matrix\" entry a = 1000001.0 is out of range; |a|, |b|, |c| and |d| must be at most 1e6"),
-        ([1, 0, 0, -1e300, 0, 0], 3, "\"matrix\" entry d = -1e+300 is out of range; |a|, |b|, |c| and |d| must be at most 1e6"),
+        (
+            [1.0, 0, 0, 1, 1.7e308, 1.7e308], 4,
+            "\"matrix\" entry tx = 1.7e+308 is out of range; |tx| and |ty| must be at most 1e9"
+        ),
+        (
+            [1, 0, 0, 1, 0, -1e9 - 1], 5,
+            "\"matrix\" entry ty = -1000000001.0 is out of range; |tx| and |ty| must be at most 1e9"
+        ),
+        (
+            [1e6 + 1, 0, 0, 1, 0, 0], 0,
+            "\"matrix\" entry a = 1000001.0 is out of range; |a|, |b|, |c| and |d| must be at most 1e6"
+        ),
+        (
+            [1, 0, 0, -1e300, 0, 0], 3,
+            "\"matrix\" entry d = -1e+300 is out of range; |a|, |b|, |c| and |d| must be at most 1e6"
+        ),
         ([Double.nan, 0, 0, 1, 0, 0], 0, "\"matrix\" entry a is not finite"),
         ([1, 0, .infinity, 1, 0, 0], 2, "\"matrix\" entry c is not finite"),
         ([1, 0, 0, 1, 0, -.infinity], 5, "\"matrix\" entry ty is not finite"),
@@ -33,8 +45,14 @@ import WireProtocol
     }
 
     static let singular: [(matrix: [Double], message: String)] = [
-        ([0.0, 0, 0, 0, 1, 1], "\"matrix\" is not invertible (a*d - b*c = 0); |a*d - b*c| must be between 1e-12 and 1e12"),
-        ([1, 2, 2, 4, 0, 0], "\"matrix\" is not invertible (a*d - b*c = 0); |a*d - b*c| must be between 1e-12 and 1e12"),
+        (
+            [0.0, 0, 0, 0, 1, 1],
+            "\"matrix\" is not invertible (a*d - b*c = 0); |a*d - b*c| must be between 1e-12 and 1e12"
+        ),
+        (
+            [1, 2, 2, 4, 0, 0],
+            "\"matrix\" is not invertible (a*d - b*c = 0); |a*d - b*c| must be between 1e-12 and 1e12"
+        ),
         ([0.5, 0, 0, 1e-12, 0, 0], "\"matrix\" has a*d - b*c = 5e-13; |a*d - b*c| must be between 1e-12 and 1e12"),
     ]
 
@@ -45,15 +63,23 @@ import WireProtocol
 
     @Test func aDeterminantAboveTheRangeIsRefused() {
         let result = TransformBounds.validate([1e6, 1e6, -1e6, 1e6, 0, 0])
-        #expect(result == .failure(TransformBoundsError(
-            entry: nil, message: "\"matrix\" has a*d - b*c = 2000000000000.0; |a*d - b*c| must be between 1e-12 and 1e12")))
+        #expect(
+            result
+                == .failure(
+                    TransformBoundsError(
+                        entry: nil,
+                        message:
+                            "\"matrix\" has a*d - b*c = 2000000000000.0; |a*d - b*c| must be between 1e-12 and 1e12")))
     }
 
     @Test(arguments: [0, 5, 7])
     func anyOtherCountIsRefused(count: Int) {
         let result = TransformBounds.validate(Array(repeating: 1, count: count))
-        #expect(result == .failure(TransformBoundsError(
-            entry: nil, message: "\"matrix\" must hold 6 numbers [a, b, c, d, tx, ty], got \(count)")))
+        #expect(
+            result
+                == .failure(
+                    TransformBoundsError(
+                        entry: nil, message: "\"matrix\" must hold 6 numbers [a, b, c, d, tx, ty], got \(count)")))
     }
 
     /// The promise behind the bounds: any accepted base, composed with the largest similarity a segment

@@ -67,7 +67,8 @@ struct BenchRouting: ParsableCommand {
         let probes = (0..<min(points, 1 << 16)).map { _ in
             Point(x: Double.random(in: 0..<1920, using: &rng), y: Double.random(in: 0..<1080, using: &rng))
         }
-        print("bench-routing: \(regions) regions from \(clients) clients, \(index.entries.count) hittable; seed \(seed)")
+        print(
+            "bench-routing: \(regions) regions from \(clients) clients, \(index.entries.count) hittable; seed \(seed)")
 
         // 1. The hit test alone (owner and observers, as a began does).
         var sink = 0
@@ -98,15 +99,17 @@ struct BenchRouting: ParsableCommand {
             func frame(_ phases: [UInt64: TouchPhase]) {
                 time += 8_000
                 let stamp = Timestamp(microseconds: time)
-                frames.append(TouchFrame(
-                    time: stamp,
-                    touches: down.map { f in
-                        Touch(
-                            id: f.id, slot: Int(f.id % 64), trackingID: Int32(truncatingIfNeeded: f.id),
-                            phase: phases[f.id] ?? .stationary, location: f.at, previousLocation: f.at,
-                            millimeters: f.at / 4, normalized: Point(x: f.at.x / 1920, y: f.at.y / 1080), timestamp: stamp,
-                            type: .direct)
-                    }, fingerCount: down.count))
+                frames.append(
+                    TouchFrame(
+                        time: stamp,
+                        touches: down.map { f in
+                            Touch(
+                                id: f.id, slot: Int(f.id % 64), trackingID: Int32(truncatingIfNeeded: f.id),
+                                phase: phases[f.id] ?? .stationary, location: f.at, previousLocation: f.at,
+                                millimeters: f.at / 4, normalized: Point(x: f.at.x / 1920, y: f.at.y / 1080),
+                                timestamp: stamp,
+                                type: .direct)
+                        }, fingerCount: down.count))
             }
             for _ in 0..<fingers {
                 down.append((nextID, probes[Int(nextID) & (probes.count - 1)]))
@@ -145,8 +148,12 @@ struct BenchRouting: ParsableCommand {
             beganFrameSeconds.append(
                 Double(beganTime.components.seconds) + Double(beganTime.components.attoseconds) / 1e18)
         }
-        report("router, frames with a began (binding + delivery + sessions)", beganFrameSeconds.sorted(), per: begans, unit: "began")
-        report("router, all frames (\(fingers) fingers, \(frames.count / cycles) frames per cycle)", routed, per: frames.count, unit: "frame")
+        report(
+            "router, frames with a began (binding + delivery + sessions)", beganFrameSeconds.sorted(), per: begans,
+            unit: "began")
+        report(
+            "router, all frames (\(fingers) fingers, \(frames.count / cycles) frames per cycle)", routed,
+            per: frames.count, unit: "frame")
         print("bench-routing: \(deliveries) deliveries per router run (checksum \(sink & 0xffff))")
     }
 
@@ -161,12 +168,14 @@ struct BenchRouting: ParsableCommand {
             let y = Double.random(in: 0...(1080 - h), using: &rng)
             let kind = i % 20
             let mode: RegionMode = kind == 0 ? .observer : (kind % 10 == 5 ? .passthrough : .opaque)
-            let mask = mode == .passthrough
+            let mask =
+                mode == .passthrough
                 ? AlphaMask(columns: 16, rows: 16, solid: (0..<256).map { _ in Bool.random(using: &rng) }) : nil
-            byClient[i % clients].append(Region(
-                id: "r\(i)", shape: .rectangle(RegionRect(x: x, y: y, width: w, height: h)), mask: mask,
-                z: Int.random(in: 0..<8, using: &rng), mode: mode,
-                options: RegionOptions(gestures: gestures && mode != .observer)))
+            byClient[i % clients].append(
+                Region(
+                    id: "r\(i)", shape: .rectangle(RegionRect(x: x, y: y, width: w, height: h)), mask: mask,
+                    z: Int.random(in: 0..<8, using: &rng), mode: mode,
+                    options: RegionOptions(gestures: gestures && mode != .observer)))
         }
         return byClient.enumerated().map { (ClientID(UInt64($0.offset + 1)), $0.element) }
     }
@@ -184,8 +193,9 @@ struct BenchRouting: ParsableCommand {
 
     private func report(_ name: String, _ seconds: [Double], per count: Int, unit: String) {
         let ns = seconds.map { $0 / Double(count) * 1e9 }
-        print(String(
-            format: "bench-routing: %@: median %.0f ns per %@ (min %.0f, max %.0f)", name, ns[ns.count / 2], unit,
-            ns.first ?? 0, ns.last ?? 0))
+        print(
+            String(
+                format: "bench-routing: %@: median %.0f ns per %@ (min %.0f, max %.0f)", name, ns[ns.count / 2], unit,
+                ns.first ?? 0, ns.last ?? 0))
     }
 }

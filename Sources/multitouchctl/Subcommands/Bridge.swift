@@ -8,13 +8,22 @@ import Glibc
 
 /// The listening options `bridge` and `view` share.
 struct BridgeListenOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Where browsers connect: HOST:PORT, e.g. 127.0.0.1:8080 (port 0: any free port).", valueName: "host:port"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where browsers connect: HOST:PORT, e.g. 127.0.0.1:8080 (port 0: any free port).", valueName: "host:port"))
     var listen: String
 
-    @Flag(name: .long, help: "Allow a non-loopback --listen address (anyone who reaches it can read touches and set transforms).")
+    @Flag(
+        name: .long,
+        help: "Allow a non-loopback --listen address (anyone who reaches it can read touches and set transforms).")
     var allowRemote = false
 
-    @Option(name: .long, help: ArgumentHelp("Also accept WebSockets from pages of this origin, e.g. https://kiosk.example (repeatable; 'null' for file:// pages).", valueName: "origin"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also accept WebSockets from pages of this origin, e.g. https://kiosk.example (repeatable; 'null' for file:// pages).",
+            valueName: "origin"))
     var allowOrigin: [String] = []
 
     func validate() throws {

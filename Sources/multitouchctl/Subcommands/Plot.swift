@@ -25,7 +25,8 @@ struct Plot: ParsableCommand {
     @Option(name: .long, help: "Device description (.desc) for an events-only evemu file.")
     var desc: String?
 
-    @Option(name: .long, help: "Configuration file whose [gestures] and device rules apply (default: built-in defaults).")
+    @Option(
+        name: .long, help: "Configuration file whose [gestures] and device rules apply (default: built-in defaults).")
     var config: String?
 
     @Option(name: .long, help: "Which device of a multi-device recording to draw (1 is the first).")
@@ -56,7 +57,9 @@ struct Plot: ParsableCommand {
         }
         for note in recording.notes { printError("multitouchctl plot: note: \(note)") }
         if recording.devices.count > 1 {
-            printError("multitouchctl plot: \(file) has \(recording.devices.count) devices; drawing device \(device) (--device)")
+            printError(
+                "multitouchctl plot: \(file) has \(recording.devices.count) devices; drawing device \(device) (--device)"
+            )
         }
         let settings = try loadSettings(
             configPath: config, path: file, description: recording.devices[device - 1].description)
@@ -78,6 +81,7 @@ struct Plot: ParsableCommand {
         }
         print(
             "plot: wrote \(output) (\(size.width)x\(size.height) px): \(data.frameCount) frames, "
-                + "\(data.trails.count) touches, \(data.segments.count) segments, \(data.marks.count) discrete gestures")
+                + "\(data.trails.count) touches, \(data.segments.count) segments, \(data.marks.count) discrete gestures"
+        )
     }
 }

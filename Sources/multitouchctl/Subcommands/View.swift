@@ -24,7 +24,8 @@ struct View: AsyncParsableCommand {
 
     @OptionGroup var listenOptions: BridgeListenOptions
 
-    @Option(name: .long, help: "The daemon's socket (default: \(MultitouchClient.defaultSocketPath); not with --replay).")
+    @Option(
+        name: .long, help: "The daemon's socket (default: \(MultitouchClient.defaultSocketPath); not with --replay).")
     var socket: String?
 
     @Option(name: .long, help: "Play this recording (evemu or libinput record) through a private multitouchd.")
@@ -69,7 +70,8 @@ struct View: AsyncParsableCommand {
         let signals = TerminationHandler { privateDaemon?.stop() }
         printNow("multitouchctl view: open http://\(bridge.address)/view.html")
         if let replay {
-            printNow("  replaying \(replay) through a private multitouchd (\(socketPath)); it starts when the page connects")
+            printNow(
+                "  replaying \(replay) through a private multitouchd (\(socketPath)); it starts when the page connects")
         } else {
             printNow("  showing the daemon at \(socketPath)")
         }
@@ -114,10 +116,11 @@ final class ReplayDaemon: @unchecked Sendable {
         let process = Process()
         let (binary, prefix) = daemonCommand()
         process.executableURL = URL(fileURLWithPath: binary)
-        var arguments = prefix + [
-            "--replay", recording, "--no-devices", "--socket", socketPath, "--wait-for-subscribers", "1",
-            "--log-level", "warning", "--speed", String(speed),
-        ]
+        var arguments =
+            prefix + [
+                "--replay", recording, "--no-devices", "--socket", socketPath, "--wait-for-subscribers", "1",
+                "--log-level", "warning", "--speed", String(speed),
+            ]
         if let desc { arguments += ["--desc", desc] }
         if loop { arguments.append("--loop") }
         process.arguments = arguments
@@ -126,7 +129,8 @@ final class ReplayDaemon: @unchecked Sendable {
             try process.run()
         } catch {
             daemon.removeDirectory()
-            throw StartError(description: "cannot start multitouchd (\(binary) \(prefix.joined(separator: " "))): \(error)")
+            throw StartError(
+                description: "cannot start multitouchd (\(binary) \(prefix.joined(separator: " "))): \(error)")
         }
         for _ in 0..<1000 {
             if let client = try? MultitouchClient(path: socketPath) {
@@ -135,7 +139,10 @@ final class ReplayDaemon: @unchecked Sendable {
             }
             if !process.isRunning {
                 daemon.removeDirectory()
-                throw StartError(description: "multitouchd --replay \(recording) exited with status \(process.terminationStatus) (its message is above)")
+                throw StartError(
+                    description:
+                        "multitouchd --replay \(recording) exited with status \(process.terminationStatus) (its message is above)"
+                )
             }
             usleep(10_000)
         }
@@ -169,7 +176,8 @@ final class ReplayDaemon: @unchecked Sendable {
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         if length > 0 {
             let executable = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let sibling = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            let sibling =
+                executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
                 + "/multitouchd"
             if access(sibling, X_OK) == 0 { return (sibling, []) }
         }
