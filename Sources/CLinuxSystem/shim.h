@@ -1,6 +1,7 @@
 #ifndef MULTITOUCHD_CLINUXSYSTEM_SHIM_H
 #define MULTITOUCHD_CLINUXSYSTEM_SHIM_H
 /* Linux event-loop system calls that Swift's Glibc module does not export: epoll, timerfd, signalfd,
+   malloc_trim,
    and SO_PEERCRED's struct ucred (which glibc hides behind _GNU_SOURCE; defining that here would change
    the socket declarations Swift sees, so the struct is spelled out below). Header-only. */
 #include <sys/epoll.h>
@@ -13,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <malloc.h>
 
 /* SO_PEERCRED's struct, spelled out so it is visible whatever the include order. */
 struct multitouchd_ucred { int pid; unsigned int uid; unsigned int gid; };

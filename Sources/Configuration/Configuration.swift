@@ -53,6 +53,9 @@ public struct ClientsConfiguration: Hashable, Sendable {
     public var maximumLineBytes: Int = 64 * 1024
     /// Most clients connected at once.
     public var maximumClients: Int = 64
+    /// Most clients of one user (peer uid) connected at once, so one member of the socket's group
+    /// cannot take every slot.
+    public var maximumClientsPerUser: Int = 16
     public init() {}
 }
 

@@ -33,7 +33,7 @@ public enum ConfigurationCheck {
         }
         let clients = configuration.clients
         lines.append(
-            "  clients: at most \(clients.maximumClients), soft queue \(clients.softQueueLimit) messages, "
+            "  clients: at most \(clients.maximumClients) (\(clients.maximumClientsPerUser) per user), soft queue \(clients.softQueueLimit) messages, "
                 + "hard queue \(clients.hardQueueLimitBytes) bytes, request lines up to \(clients.maximumLineBytes) bytes"
         )
         let gestures = configuration.gestures

@@ -28,7 +28,9 @@ enum ConfigurationKeys {
     static let devices = ["grab", "rule"]
     static let rule = ["action", "name", "path", "class", "grab", "output", "size_mm"]
     static let output = ["width", "height", "rotation", "calibration"]
-    static let clients = ["soft_queue_limit", "hard_queue_limit_bytes", "max_line_bytes", "max_clients"]
+    static let clients = [
+        "soft_queue_limit", "hard_queue_limit_bytes", "max_line_bytes", "max_clients", "max_clients_per_user",
+    ]
     static let log = ["level"]
     /// The gesture keys come from the one table of gesture options (module Gestures).
     static var gestures: [String] { GestureConfiguration.fields.map(\.key) }
@@ -237,6 +239,9 @@ struct ConfigurationParser {
             clients.maximumLineBytes = value
         }
         if let value = integer(table, "max_clients", in: "clients", minimum: 1) { clients.maximumClients = value }
+        if let value = integer(table, "max_clients_per_user", in: "clients", minimum: 1) {
+            clients.maximumClientsPerUser = value
+        }
         return clients
     }
 

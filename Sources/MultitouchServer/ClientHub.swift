@@ -127,6 +127,20 @@ final class ClientHub {
             Sys.close(fd)
             return nil
         }
+        if let peer, clients.values.count(where: { $0.peer?.uid == peer.uid }) >= configuration.maximumClientsPerUser {
+            logger.warning("client: refused, too many clients of one user", metadata: ["peer": "\(peer)"])
+            var line: [UInt8] = []
+            Message.error(
+                ErrorMessage(
+                    .tooManyClients,
+                    "the daemon serves at most \(configuration.maximumClientsPerUser) clients of one user (uid \(peer.uid))"
+                )
+            )
+            .encode(into: &line)
+            _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            Sys.close(fd)
+            return nil
+        }
         let client = ClientSession(id: nextClientID, fd: fd, peer: peer)
         nextClientID += 1
         do {
@@ -355,9 +369,17 @@ final class ClientHub {
     private func fail(_ client: ClientSession, _ code: ErrorCode, _ message: String) {
         var line: [UInt8] = []
         Message.error(ErrorMessage(code, message)).encode(into: &line)
+        let dropped = client.pendingBytes
         client.replacePending(with: line)
+        // The room held back in the socket since connect: the line goes in even if the client never
+        // reads again (ClientSession.reserveSendBuffer).
+        client.releaseSendReserve()
+        if dropped >= ClientHub.releaseMemoryAfterBytes { Sys.releaseFreedMemory() }
         beginClosing(client)
     }
+
+    /// Dropping a queue this large hands the freed heap back to the system.
+    static let releaseMemoryAfterBytes = 1024 * 1024
 
     private func beginClosing(_ client: ClientSession) {
         guard !client.closing else { return }
@@ -386,7 +408,9 @@ final class ClientHub {
         watcher.unwatch(fd: client.fd)
         Sys.close(client.fd)
         if descriptorReserve.clientLeft(), let listenFD = pausedListenFD.take() { watcher.watchListener(fd: listenFD) }
+        let dropped = client.pendingBytes
         client.queue.removeAll()
+        if dropped >= ClientHub.releaseMemoryAfterBytes { Sys.releaseFreedMemory() }
         logger.info(
             "client: disconnected",
             metadata: [

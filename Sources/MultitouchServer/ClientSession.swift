@@ -25,12 +25,48 @@ final class ClientSession {
     /// Messages that arrived for the client, for stats.
     var delivered: UInt64 = 0
 
+    /// The socket's own send buffer (SO_SNDBUF as the kernel keeps it) and the part of it held back
+    /// for the last line; 0 when the buffer could not be read or set.
+    private var sendBufferBytes: Int32 = 0
+    private(set) var reservedSendBytes: Int32 = 0
+
     init(id: Int, fd: Int32, peer: PeerCredentials?) {
         self.id = id
         self.fd = fd
         self.peer = peer
         staging.reserveCapacity(ClientSession.stagingBytes)
+        reserveSendBuffer()
     }
+
+    /// Room for the overflow line even when the client reads nothing: normal output may fill the
+    /// socket only up to its send buffer minus a reserve; `releaseSendReserve` gives the reserve back
+    /// for the final line. A unix stream socket accepts a write while its unread bytes (counted with
+    /// the kernel's per-buffer overhead) are below SO_SNDBUF, so lowering SO_SNDBUF by the reserve at
+    /// connect and raising it back at the end is enough: no check per write. Setting SO_SNDBUF to the
+    /// value it had needs no privilege (it is at most net.core.wmem_max by default).
+    private func reserveSendBuffer() {
+        var size: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0, size > 0 else { return }
+        // A quarter of the buffer, at most 64 KiB: the rest of a half-sent message plus the error line.
+        let reserve = min(ClientSession.maximumSendReserve, size / 4)
+        // The kernel doubles what is set (bookkeeping overhead) and reports the doubled value.
+        var lowered = (size - reserve) / 2
+        guard setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &lowered, socklen_t(MemoryLayout<Int32>.size)) == 0 else { return }
+        sendBufferBytes = size
+        reservedSendBytes = reserve
+    }
+
+    /// Gives the held-back room to the final line (see `reserveSendBuffer`).
+    func releaseSendReserve() {
+        guard reservedSendBytes > 0 else { return }
+        var original = sendBufferBytes / 2
+        if setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &original, socklen_t(MemoryLayout<Int32>.size)) == 0 {
+            reservedSendBytes = 0
+        }
+    }
+
+    static let maximumSendReserve: Int32 = 64 * 1024
 
     /// Bytes queued plus staged: what the hard limit is compared with.
     var pendingBytes: Int { queue.bytes + staging.count - stagingOffset }
@@ -113,11 +149,15 @@ final class ClientSession {
     /// Replaces everything pending with one final line (the queue-overflow error).
     func replacePending(with line: [UInt8]) {
         queue.removeAll()
-        // Bytes of a line already partly sent must still go out, or the final line would be glued to
-        // half a message.
-        let unsent = Array(staging[stagingOffset...])
-        let partial = stagingOffset > 0 && stagingOffset < staging.count
-        staging = partial ? unsent + line : line
+        // The rest of a line already partly sent must still go out, or the final line would be glued to
+        // half a message; the whole lines staged after it are dropped with the queue. Messages are JSON
+        // lines with no raw newline inside, so the partial one ends at the first newline.
+        var rest: [UInt8] = []
+        if stagingOffset > 0 && stagingOffset < staging.count && staging[stagingOffset - 1] != 0x0A {
+            let end = staging[stagingOffset...].firstIndex(of: 0x0A).map { $0 + 1 } ?? staging.count
+            rest = Array(staging[stagingOffset..<end])
+        }
+        staging = rest + line
         stagingOffset = 0
     }
 }

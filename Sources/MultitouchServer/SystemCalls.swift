@@ -22,6 +22,10 @@ public struct SystemError: Error, CustomStringConvertible, Sendable {
 
 /// Thin wrappers that retry `EINTR` in one place and turn -1 into a thrown `SystemError`.
 enum Sys {
+    /// Hands free heap pages back to the system (malloc_trim): after a large client queue was dropped,
+    /// so a daemon's memory returns to its usual size instead of staying at the peak.
+    static func releaseFreedMemory() { _ = malloc_trim(0) }
+
     @inline(__always)
     static func retrying(_ call: String, _ body: () -> Int) throws(SystemError) -> Int {
         while true {
@@ -89,7 +93,9 @@ struct Epoll: ~Copyable {
     }
 
     /// Waits for events; `timeoutMilliseconds` -1 blocks until something happens (no polling).
-    func wait(into buffer: UnsafeMutableBufferPointer<epoll_event>, timeoutMilliseconds: Int32) throws(SystemError)
+    func wait(
+        into buffer: UnsafeMutableBufferPointer<epoll_event>, timeoutMilliseconds: Int32
+    ) throws(SystemError)
         -> Int
     {
         while true {

@@ -94,6 +94,7 @@ func propertyNames(of value: Any) -> Set<String> {
         let clients = [
             "softQueueLimit": "soft_queue_limit", "hardQueueLimitBytes": "hard_queue_limit_bytes",
             "maximumLineBytes": "max_line_bytes", "maximumClients": "max_clients",
+            "maximumClientsPerUser": "max_clients_per_user",
         ]
         let root = [
             "socket": "socket", "devices": "devices", "gestures": "gestures", "clients": "clients", "logLevel": "log",

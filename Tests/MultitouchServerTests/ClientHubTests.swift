@@ -196,6 +196,31 @@ struct ClientHubTests {
         #expect(hub.clientCount == 2)
     }
 
+    /// One user cannot take every slot: past `max_clients_per_user` connections of one uid, the next
+    /// one of that uid is refused with the reason, while another user still gets in.
+    @Test func oneUserPastItsShareIsRefusedAndAnotherUserStillConnects() throws {
+        hub.configuration.maximumClients = 3
+        hub.configuration.maximumClientsPerUser = 1
+        func pair() -> [Int32] {
+            var fds: [Int32] = [0, 0]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+            return fds
+        }
+        let alice = PeerCredentials(pid: 10, uid: 1000, gid: 1000)
+        let first = pair()
+        #expect(hub.adopt(fd: first[0], peer: alice) != nil)
+        let second = pair()
+        #expect(hub.adopt(fd: second[0], peer: alice) == nil)
+        var refused = Peer(fd: second[1], id: -1)
+        let refusal = refused.lines().first ?? ""
+        #expect(refusal.contains(#""code":"too-many-clients""#))
+        #expect(refusal.contains("at most 1 clients of one user (uid 1000)"))
+        #expect(refused.isClosedByHub())
+        let bob = pair()
+        #expect(hub.adopt(fd: bob[0], peer: PeerCredentials(pid: 11, uid: 1001, gid: 1000)) != nil)
+        #expect(hub.clientCount == 2)
+    }
+
     @Test func anOversizeLineIsFatalAndTheClientGoesOnceTheLineIsWritten() throws {
         var peer = try connect()
         _ = peer.lines()
@@ -220,13 +245,17 @@ struct ClientHubTests {
         #expect(peer.isClosedByHub())
     }
 
-    /// A client that never reads: the coalescing keeps its queue short while the hard limit is not
-    /// reached; past it the client gets the `queue-overflow` line as its last, and if it still does not
-    /// read, the grace time (virtual) runs out and it is closed.
-    @Test func aClientThatNeverReadsIsCutOffAtTheHardLimitAfterTheGraceTime() throws {
+    /// When not even the final line fits (here the socket is filled past the room the hub keeps for it,
+    /// by writing on the hub's end directly), the hub waits for the grace time (virtual), then closes
+    /// the client: a client that never reads cannot hold its slot.
+    @Test func aClientWithNoRoomEvenForTheLastLineIsClosedAfterTheGraceTime() throws {
         let peer = try connect(receiveBuffer: 4096)
         peer.send(#"{"type":"subscribe","streams":["gestures"]}"# + "\n")
         deliverRequests(peer)
+        var size: Int32 = 8192
+        setsockopt(peer.hubFD, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        let filler = [UInt8](repeating: 0x20, count: 1024)
+        while filler.withUnsafeBytes({ send(peer.hubFD, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
         var closesAt: UInt64?
         for i in 0..<2000 where closesAt == nil {
             let time = Timestamp(microseconds: Int64(i) * 1000)
@@ -247,6 +276,32 @@ struct ClientHubTests {
         hub.closeExpiredClients()
         #expect(hub.clientCount == 0)
         #expect(host.changes == 2)
+    }
+
+    /// A subscriber that never reads a byte: the socket fills up to its send buffer minus the room kept
+    /// for the last line, so when the hard limit is passed the `queue-overflow` line still goes into
+    /// the socket at once, after whole lines, and the client is closed without waiting for the grace
+    /// time. Reading afterwards, the client finds that line last, then EOF (before, it found 87,904
+    /// bytes of messages and EOF, the reason lost).
+    @Test func aClientThatNeverReadsStillFindsTheOverflowLineLast() throws {
+        var peer = try connect(receiveBuffer: 4096)
+        peer.send(#"{"type":"subscribe","streams":["gestures"]}"# + "\n")
+        deliverRequests(peer)
+        for i in 0..<2000 where hub.clientCount == 1 && hub.nextCloseDeadline == nil {
+            let time = Timestamp(microseconds: Int64(i) * 1000)
+            hub.dispatch(
+                [.gesture(GestureMessage(device: 1, event: .sessionBegan(session: UInt64(i), time: time)))],
+                readAt: clock.now)
+        }
+        // Written and closed at once: no grace deadline is left waiting.
+        #expect(hub.clientCount == 0)
+        #expect(hub.nextCloseDeadline == nil)
+        let lines = peer.lines()
+        #expect(lines.count > 2)
+        #expect(lines.last?.hasPrefix(#"{"type":"error","code":"queue-overflow""#) == true)
+        #expect(lines.allSatisfy { $0.hasPrefix(#"{"type":"#) && $0.hasSuffix("}") })
+        #expect(peer.buffer.isEmpty)
+        #expect(peer.isClosedByHub())
     }
 
     /// A client that reads, but too slowly: past the hard limit its last line is `queue-overflow`,
