@@ -56,10 +56,15 @@ def main():
         with open(path, "w") as f:
             f.write(pinch_recording(args.frames))
         sock = os.path.join(tmp, "mtd.sock")
+        # The default max_clients (64) would refuse the observer that asks for `stats` after the
+        # replay when 64 clients are measured: allow one more than the clients.
+        config = os.path.join(tmp, "multitouchd.toml")
+        with open(config, "w") as f:
+            f.write("[clients]\nmax_clients = %d\n" % (args.clients + 1))
         log = open(os.path.join(tmp, "daemon.log"), "wb")
         prefix = ["chrt", "-f", "10"] if args.realtime else []
         daemon = subprocess.Popen(
-            prefix + [os.path.join(args.bin_dir, "multitouchd"), "--socket", sock, "--no-devices", "--log-level", "warning",
+            prefix + [os.path.join(args.bin_dir, "multitouchd"), "--config", config, "--socket", sock, "--no-devices", "--log-level", "warning",
              "--replay", path, "--speed", str(args.speed), "--wait-for-subscribers", str(args.clients)],
             stderr=log)
         for _ in range(500):
