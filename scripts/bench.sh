@@ -9,8 +9,9 @@
 # 2. valgrind --tool=callgrind, counting only the measured loop (--toggle-collect=*benchmarkBody*):
 #    instructions per event for the pipeline and for pipeline + JSON, and malloc calls per frame on
 #    that hot path (repeatable on a noisy machine).
-# 3. clients/python/bench_server.py: the daemon serving a replay to 1 and 8 clients: latency p50/p99
+# 3. clients/python/bench_server.py: the daemon serving a replay to 1, 8 and 64 clients: latency p50/p99
 #    and daemon CPU per frame and per frame and client, RSS.
+#    Full runs also serve 64 clients (the script raises max_clients for its `stats` connection).
 # --short (CI): debug binaries as built by the test stage, 20,000 events, 1 run, callgrind over 2,000
 # events of fingers-2, 300 daemon frames; it checks that every part runs and reports, with no timing threshold.
 # Needs: valgrind (stage 2 is skipped with a note without it), python3.
@@ -26,7 +27,7 @@ if [ "$short" = 1 ]; then
 else
   swift build -c release --product multitouchctl >&2 && swift build -c release --product multitouchd >&2 || exit 2
   bin=$(swift build -c release --show-bin-path)
-  events=2000000 runs=5 cg_events=200000 frames=6000 clients_list="1 8"
+  events=2000000 runs=5 cg_events=200000 frames=6000 clients_list="1 8 64"
 fi
 ctl=$bin/multitouchctl
 recordings=("$@")

@@ -2,7 +2,7 @@
 """Measures multitouchd serving N clients: per-frame latency (device read -> last client write, from
 the daemon's own stats), idle wake-ups and memory.
 
-    python3 clients/python/bench_server.py BIN_DIR [--clients 8] [--frames 6000] [--speed 5]
+    python3 clients/python/bench_server.py BIN_DIR [--clients 8] [--frames 6000] [--speed 5] [--nice N] [--realtime]
 
 BIN_DIR holds the `multitouchd` to measure (use a release build). Prints a small report, with the
 daemon's CPU time (/proc/PID/schedstat) over the replay per frame and per frame and client.
@@ -48,6 +48,8 @@ def main():
     parser.add_argument("--idle-seconds", type=float, default=10)
     parser.add_argument("--realtime", action="store_true",
                         help="run the daemon with SCHED_FIFO (chrt -f 10) to separate its own cost from a busy machine")
+    parser.add_argument("--nice", type=int,
+                        help="run the daemon at this nice value (normal scheduling; negative needs root)")
     args = parser.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="mtd-bench-")
@@ -56,10 +58,17 @@ def main():
         with open(path, "w") as f:
             f.write(pinch_recording(args.frames))
         sock = os.path.join(tmp, "mtd.sock")
+        # The defaults (max_clients 64, max_clients_per_user 16) would refuse the measured clients, all
+        # of one user, and the observer that asks for `stats` after the replay: allow one more.
+        config = os.path.join(tmp, "multitouchd.toml")
+        with open(config, "w") as f:
+            f.write("[clients]\nmax_clients = %d\nmax_clients_per_user = %d\n" % (args.clients + 1, args.clients + 1))
         log = open(os.path.join(tmp, "daemon.log"), "wb")
         prefix = ["chrt", "-f", "10"] if args.realtime else []
+        if args.nice is not None:
+            prefix = ["nice", "-n", str(args.nice)] + prefix
         daemon = subprocess.Popen(
-            prefix + [os.path.join(args.bin_dir, "multitouchd"), "--socket", sock, "--no-devices", "--log-level", "warning",
+            prefix + [os.path.join(args.bin_dir, "multitouchd"), "--config", config, "--socket", sock, "--no-devices", "--log-level", "warning",
              "--replay", path, "--speed", str(args.speed), "--wait-for-subscribers", str(args.clients)],
             stderr=log)
         for _ in range(500):
