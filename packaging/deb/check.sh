@@ -5,7 +5,8 @@
 # nothing of the host touched, maintainer scripts not run), checks the file list, then runs what it
 # installed from there: `multitouchctl check` and `bench` on the installed sample recordings from
 # another directory, the daemon serving an installed recording to the installed Python client, the
-# installed C header through pkg-config, the man pages and completions.
+# installed C header through pkg-config (and that example against the installed daemon), headless
+# Chromium against the installed view/bridge, the man pages and completions.
 #
 # MULTITOUCHD_DEB_CHROOT=1 also installs it with apt into a debootstrap'ed Debian 12 (minbase; about
 # 3 minutes of downloads, so not part of every CI run), running the maintainer scripts, and runs
@@ -91,6 +92,35 @@ daemon=""
 cflags=$(PKG_CONFIG_PATH=$root/usr/share/pkgconfig pkg-config --define-variable=prefix="$root/usr" --cflags multitouchd)
 cc $cflags -Wall -Werror -o "$work/pg" "$root/usr/share/multitouchd/examples/c/print_gestures.c" -lm \
   && pass "the C example builds with \`pkg-config --cflags multitouchd\` ($cflags)" || fail "C example build"
+
+# That C example against the installed daemon serving an installed recording: it prints each gesture
+# and ends by itself when the replayed device goes away.
+if [ -x "$work/pg" ]; then
+  "$root/usr/bin/multitouchd" --socket "$sock" --no-devices --wait-for-subscribers 1 --speed 20 \
+    --replay "$root/usr/share/multitouchd/recordings/touchscreen-map-tour.evemu" 2> "$work/daemon-c.log" &
+  daemon=$!
+  for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
+  if (cd / && timeout 60 "$work/pg" "$sock" > "$work/c.txt" 2> "$work/c.err") \
+    && grep -q '^gesture ' "$work/c.txt" && grep -q '^device 1 removed' "$work/c.txt"; then
+    pass "installed daemon + C example: $(grep -c '^gesture ' "$work/c.txt") gesture lines, then the device removed"
+  else
+    fail "C example against the installed daemon: $(tail -2 "$work/c.txt" "$work/c.err" | tr '\n' ' ')"
+  fi
+  kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null || true
+  daemon=""
+fi
+
+# A browser against the installed binaries: headless Chromium loads the live view and the JavaScript
+# demo served by the installed multitouchctl (tests/web/browser-check.py, given the installed bin dir).
+if command -v chromium > /dev/null || command -v chromium-browser > /dev/null; then
+  if python3 "$root_dir/tests/web/browser-check.py" "$root/usr/bin" > "$work/browser.txt" 2>&1; then
+    pass "installed multitouchctl view/bridge + headless Chromium: $(grep -c '^ok' "$work/browser.txt") checks"
+  else
+    fail "browser against the installed binaries: $(tail -3 "$work/browser.txt" | tr '\n' ' ')"
+  fi
+else
+  echo "deb-check: chromium not installed; the browser check against the package did not run"
+fi
 
 # Man pages render; completions parse.
 for page in "$root"/usr/share/man/man1/*.1.gz; do
