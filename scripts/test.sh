@@ -61,7 +61,9 @@ stage "debian package" bash -c 'DEB_COMPRESSION=gzip bash packaging/deb/build.sh
 stage "systemd units" bash tests/service/verify-units.sh
 stage "make install" bash tests/service/install-check.sh
 stage "guest: live devices" bash tests/guest/run-checks.sh
-stage "guest: service" bash tests/service/guest-service-check.sh
+# The systemd part installs the .deb the "debian package" stage built (dpkg -i, maintainer scripts run).
+stage "guest: service" env MTD_DEB="$(ls -t dist/multitouchd_*.deb 2> /dev/null | head -1)" \
+  bash tests/service/guest-service-check.sh
 stage "guest: side by side (short: runs and reports)" bash tests/bench/side-by-side.sh --short
 
 echo

@@ -7,7 +7,8 @@
 # also leaves out the live-device step under systemd (both print what they leave out; until the
 # daemon serves live devices, the live checks fail).
 # Then, with MTD_SYSTEMD=1 (default), boots systemd as PID 1 of a PID namespace inside the guest and
-# runs the installed units for real (tests/service/guest/systemd-inner.sh).
+# runs the installed units for real (tests/service/guest/systemd-inner.sh); with MTD_DEB=dist/X.deb
+# that step installs the Debian package with dpkg -i instead (scripts/test.sh passes the one it built).
 # Needs: root, a built multitouchd/multitouchctl (swift build), the guest runner's packages.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,8 +32,14 @@ for mode in $modes; do
     "$runner" bash "$repo/tests/service/guest/service-inner.sh" || status=1
 done
 if [ "${MTD_SYSTEMD:-1}" = 1 ]; then
-  echo "=== guest check under systemd (PID 1 of a PID namespace)"
-  MTD_REPO=$repo MTD_BIN=$bin MTD_LIVE=${MTD_LIVE:-1} QP_PASSENV="MTD_REPO MTD_BIN MTD_LIVE" QP_TIMEOUT=1000 \
+  # MTD_DEB=PATH: the systemd check installs that Debian package (dpkg -i) instead of `make install`.
+  deb=
+  if [ -n "${MTD_DEB:-}" ]; then
+    deb=$(readlink -f "$MTD_DEB")   # the guest sees the host's root read-only, so any path works
+    [ -f "$deb" ] || { echo "guest-service-check: no package $MTD_DEB" >&2; exit 1; }
+  fi
+  echo "=== guest check under systemd (PID 1 of a PID namespace)${deb:+, installed from $(basename "$deb")}"
+  MTD_REPO=$repo MTD_BIN=$bin MTD_LIVE=${MTD_LIVE:-1} MTD_DEB=$deb QP_PASSENV="MTD_REPO MTD_BIN MTD_LIVE MTD_DEB" QP_TIMEOUT=1000 \
     "$runner" bash "$repo/tests/service/guest/systemd-inner.sh" || status=1
 fi
 [ "${MTD_LIVE:-1}" = 0 ] && echo "guest-service-check: SKIPPED the live-device checks (MTD_LIVE=0); not counted as passed"

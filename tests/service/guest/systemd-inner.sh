@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs INSIDE the QEMU guest as root (tests/service/guest-service-check.sh starts it): installs
-# multitouchd with `make install`, then boots the host's systemd (seen through 9p) as PID 1 of a new
+# multitouchd from its Debian package (MTD_DEB) or with `make install`, then boots the host's systemd (seen through 9p) as PID 1 of a new
 # PID namespace. Its default unit, mtd-check.target, pulls in sysinit/basic (udevd, journald,
 # sysusers...), multitouchd.socket, multitouchd.service and mtd-probe.service, which runs
 # systemd-probe.sh against the real, hardened units and ends systemd with `systemctl exit <failures>`.
@@ -10,12 +10,28 @@ set -uo pipefail
 repo=${MTD_REPO:?}
 bin=${MTD_BIN:?}
 cd "$repo"
-if ! make -s install BUILD_DIR="$bin" > /run/mtd-install.log 2>&1; then
-  cat /run/mtd-install.log
-  echo "guest-systemd: FAIL: make install"
-  exit 1
+# MTD_DEB: install the Debian package (dpkg -i runs its maintainer scripts: the multitouch group
+# through systemd-sysusers, the units enabled), as a user would; else `make install` under /usr/local.
+if [ -n "${MTD_DEB:-}" ]; then
+  if ! dpkg -i "$MTD_DEB" > /run/mtd-install.log 2>&1; then
+    cat /run/mtd-install.log
+    echo "guest-systemd: FAIL: dpkg -i $MTD_DEB"
+    exit 1
+  fi
+  prefix=/usr
+  unitdir=/usr/lib/systemd/system
+  echo "guest-systemd: installed $(basename "$MTD_DEB") with dpkg -i ($(dpkg-query -W -f '${Version}' multitouchd))"
+else
+  if ! make -s install BUILD_DIR="$bin" > /run/mtd-install.log 2>&1; then
+    cat /run/mtd-install.log
+    echo "guest-systemd: FAIL: make install"
+    exit 1
+  fi
+  prefix=/usr/local
+  unitdir=/usr/local/lib/systemd/system
+  echo "guest-systemd: installed with make install"
 fi
-echo "guest-systemd: installed; booting systemd $(systemctl --version | head -1 | cut -d' ' -f2) in a PID namespace"
+echo "guest-systemd: booting systemd $(systemctl --version | head -1 | cut -d' ' -f2) in a PID namespace"
 
 mkdir -p /etc/systemd/system
 cat > /etc/systemd/system/mtd-check.target <<EOF
@@ -29,7 +45,7 @@ Description=multitouchd service check probe
 After=multitouchd.service
 [Service]
 Type=oneshot
-Environment=MTD_REPO=$repo QP_OUT=${QP_OUT:-/run} MTD_DEBUG=${MTD_DEBUG:-} MTD_LIVE=${MTD_LIVE:-1}
+Environment=MTD_REPO=$repo QP_OUT=${QP_OUT:-/run} MTD_DEBUG=${MTD_DEBUG:-} MTD_LIVE=${MTD_LIVE:-1} MTD_PREFIX=$prefix MTD_UNITDIR=$unitdir
 ExecStart=/bin/bash $repo/tests/service/guest/systemd-probe.sh
 StandardOutput=file:${QP_OUT:-/run}/systemd-probe.log
 StandardError=inherit

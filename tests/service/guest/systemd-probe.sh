@@ -9,6 +9,8 @@
 # cancelled; the stop is clean.
 set -uo pipefail
 repo=${MTD_REPO:?}
+prefix=${MTD_PREFIX:-/usr/local}            # /usr when installed from the .deb
+unitdir=${MTD_UNITDIR:-$prefix/lib/systemd/system}
 here=$repo/tests/service/guest
 helper="python3 $here/service_check.py"
 work=$(mktemp -d /run/mtd-probe.XXXXXX)
@@ -62,7 +64,9 @@ echo "guest-systemd: pid $pid uid $uid groups$groups; $(grep -E '^(CapEff|CapBnd
 grep -q '^CapBnd:.*0000000000000000' "$status" && pass "no capabilities (bounding set empty)" || fail "capabilities: $(grep ^CapBnd "$status")"
 grep -q '^NoNewPrivs:.*1' "$status" && pass "no_new_privs" || fail "no_new_privs not set"
 grep -q '^Seccomp:.*2' "$status" && pass "seccomp filter active (SystemCallFilter)" || fail "no seccomp filter"
-grep -q "^MemoryDenyWriteExecute=yes" /usr/local/lib/systemd/system/multitouchd.service \
+grep -q "^ExecStart=$prefix/bin/multitouchd" "$unitdir/multitouchd.service" \
+  && pass "the installed unit ($unitdir) runs $prefix/bin/multitouchd" || fail "the unit in $unitdir does not run $prefix/bin/multitouchd"
+grep -q "^MemoryDenyWriteExecute=yes" "$unitdir/multitouchd.service" \
   && pass "the Swift daemon runs under MemoryDenyWriteExecute=yes" || fail "MemoryDenyWriteExecute=yes missing from the unit"
 
 useradd --system --no-create-home -G multitouch mtd-member
@@ -115,8 +119,8 @@ echo "guest-systemd: uinput touchscreen $device: $(stat -c '%U:%G %a' "$device" 
 # udev's netlink monitor reports a second touchscreen plugged in while it watches).
 sed -e 's/^Type=notify/Type=exec/' -e '/^NotifyAccess=/d' -e '/^WatchdogSec=/d' -e '/^ExecReload=/d' \
     -e '/^Requires=/d' -e '/^Restart/d' \
-    -e "s|^ExecStart=.*|ExecStart=/usr/local/bin/multitouchctl devices --json --watch --timeout 20|" \
-    /usr/local/lib/systemd/system/multitouchd.service > /run/systemd/system/mtd-devices.service
+    -e "s|^ExecStart=.*|ExecStart=$prefix/bin/multitouchctl devices --json --watch --timeout 20|" \
+    "$unitdir/multitouchd.service" > /run/systemd/system/mtd-devices.service
 # Its output goes to the journal: a StandardOutput=file: under /run came back empty in this sandbox.
 printf 'StandardOutput=journal\nStandardError=journal\n' >> /run/systemd/system/mtd-devices.service
 systemctl daemon-reload
@@ -157,7 +161,7 @@ mkdir -p /run/systemd/system/multitouchd.service.d
 cat > /run/systemd/system/multitouchd.service.d/replay.conf <<EOF
 [Service]
 ExecStart=
-ExecStart=/usr/local/bin/multitouchd --config /etc/multitouchd/multitouchd.toml --replay $here/hold-replay.events --desc $here/touchscreen.desc --no-devices --wait-for-subscribers 1
+ExecStart=$prefix/bin/multitouchd --config /etc/multitouchd/multitouchd.toml --replay $here/hold-replay.events --desc $here/touchscreen.desc --no-devices --wait-for-subscribers 1
 EOF
 systemctl daemon-reload
 systemctl restart multitouchd.service && pass "restarted with a replay drop-in" || fail "restart with the replay drop-in"
