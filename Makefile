@@ -77,7 +77,7 @@ man:
 	$(SWIFT) build --product generate-manual
 	rm -rf $(DIST_DIR)/man && mkdir -p $(DIST_DIR)/man
 	for c in $(COMMANDS); do \
-	    "$$($(SWIFT) build --show-bin-path)/generate-manual-tool" $(BUILD_DIR)/$$c --multi-page \
+	    "$$($(SWIFT) build --show-bin-path)/generate-manual" $(BUILD_DIR)/$$c --multi-page \
 	        --date "$$(git log -1 --format=%cs 2>/dev/null || date -u +%F)" --output-directory $(DIST_DIR)/man || exit 1; \
 	done
 	rm -f $(DIST_DIR)/man/*.help.1

@@ -2,7 +2,7 @@
 # Sets up and runs every test of multitouchd: unit and end-to-end tests (swift test), the invariant
 # check over the project's fixtures and ../shared/recordings, the feel report, the protocol schema over
 # the golden files and the replays, `multitouchctl plot` from the command line, the fuzzers, the tests
-# under AddressSanitizer and ThreadSanitizer, the Python and C client tests, multitouchctl's edges, the
+# under AddressSanitizer (and ThreadSanitizer with MULTITOUCHD_TSAN=1), the Python and C client tests, multitouchctl's edges, the
 # browser pages in headless Chromium, the short benchmarks, the Debian package (built, unpacked with
 # dpkg into an empty root and run from there; MULTITOUCHD_DEB_CHROOT=1 adds an apt install into a
 # debootstrap'ed Debian 12), the systemd unit checks, and the real-kernel checks in a QEMU guest.
@@ -45,10 +45,15 @@ fi
 stage "protocol schema" bash -c 'python3 protocol/check-golden.py && bash protocol/check-replays.sh "$0" tests/fixtures ../shared/recordings' "$ctl"
 stage "plot CLI" bash tests/plot/cli-check.sh "$ctl"
 # Hardening (docs/FUZZING.md): each fuzz harness for a bounded time (any crash, hang or memory blow-up
-# fails), then the tests under AddressSanitizer and ThreadSanitizer, each in a scratch path of its own.
-stage "fuzz (30 s per harness)" bash scripts/fuzz.sh 30
+# fails), then the tests under AddressSanitizer in a scratch path of its own. ThreadSanitizer (a third
+# full build, about 3 minutes) runs with MULTITOUCHD_TSAN=1: CI's 20-minute budget has no room for it.
+stage "fuzz (20 s per harness)" bash scripts/fuzz.sh 20
 stage "swift test (AddressSanitizer)" bash scripts/sanitized-tests.sh address
-stage "swift test (ThreadSanitizer)" bash scripts/sanitized-tests.sh thread
+if [ "${MULTITOUCHD_TSAN:-0}" = 1 ]; then
+  stage "swift test (ThreadSanitizer)" bash scripts/sanitized-tests.sh thread
+else
+  echo "=== swift test (ThreadSanitizer): not run (MULTITOUCHD_TSAN=1 runs it); not counted as passed"
+fi
 stage "python client" python3 clients/python/test_client.py
 stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
 stage "c client" python3 clients/c/test_c_client.py
