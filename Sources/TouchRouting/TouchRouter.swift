@@ -49,6 +49,7 @@ public struct TouchRouter: Sendable {
     public private(set) var regions = RegionSet()
     private let gestureConfiguration: GestureConfiguration
     private let isSemiMT: Bool
+    private let surface: GestureSurface
     /// The latest time seen (frames, advances): the time of cancellations the router makes itself.
     public private(set) var now = Timestamp(microseconds: 0)
 
@@ -95,8 +96,16 @@ public struct TouchRouter: Sendable {
     ///   - gestureConfiguration: thresholds for every region's gesture session.
     ///   - isSemiMT: the device is semi-mt (passed to each gesture engine).
     public init(gestureConfiguration: GestureConfiguration = .default, isSemiMT: Bool = false) {
+        self.init(
+            gestureConfiguration: gestureConfiguration, surface: GestureSurface(type: .direct, isSemiMT: isSemiMT))
+    }
+
+    /// A router whose regions' gesture sessions run on `surface`, the device's own (its type, clickpad
+    /// button area and height), exactly as the device's whole-device session does in `DevicePipeline`.
+    public init(gestureConfiguration: GestureConfiguration = .default, surface: GestureSurface) {
         self.gestureConfiguration = gestureConfiguration
-        self.isSemiMT = isSemiMT
+        self.surface = surface
+        self.isSemiMT = surface.isSemiMT
     }
 
     /// The earliest deadline any region's gesture session has pending, for the loop to arm; nil when
@@ -146,13 +155,18 @@ public struct TouchRouter: Sendable {
 
     // MARK: - Regions
 
-    private mutating func setTransform(_ key: RegionKey, _ transform: AffineTransform, into out: inout [RoutingDelivery]) {
+    private mutating func setTransform(
+        _ key: RegionKey, _ transform: AffineTransform, into out: inout [RoutingDelivery]
+    ) {
         guard let region = regions.regions[key] else {
-            out.append(.rejected(key.client, RoutingRequestError(problems: ["no region \"\(key.region)\" on this device"])))
+            out.append(
+                .rejected(key.client, RoutingRequestError(problems: ["no region \"\(key.region)\" on this device"])))
             return
         }
         guard region.options.gestures else {
-            out.append(.rejected(key.client, RoutingRequestError(problems: ["region \"\(key.region)\" has no gesture session"])))
+            out.append(
+                .rejected(
+                    key.client, RoutingRequestError(problems: ["region \"\(key.region)\" has no gesture session"])))
             return
         }
         let recipient = Recipient(key: key, role: region.mode == .observer ? .observer : .owner)
@@ -181,7 +195,9 @@ public struct TouchRouter: Sendable {
         }
     }
 
-    private mutating func removeStreams(of key: RegionKey, reason: RoutingCancelReason, into out: inout [RoutingDelivery]) {
+    private mutating func removeStreams(
+        of key: RegionKey, reason: RoutingCancelReason, into out: inout [RoutingDelivery]
+    ) {
         for role in [RoutingRole.owner, .observer] {
             let recipient = Recipient(key: key, role: role)
             guard let sid = streamOf[recipient] else { continue }
@@ -278,8 +294,9 @@ public struct TouchRouter: Sendable {
         let sid = nextStream
         nextStream += 1
         streamOf[recipient] = sid
-        let engine = region.options.gestures
-            ? GestureEngine(configuration: gestureConfiguration, isSemiMT: isSemiMT) : nil
+        let engine =
+            region.options.gestures
+            ? GestureEngine(configuration: gestureConfiguration, surface: surface) : nil
         streams[sid] = Stream(recipient: recipient, engine: engine)
         return sid
     }
@@ -289,7 +306,8 @@ public struct TouchRouter: Sendable {
     ///
     /// The stream is changed in place (`streams.values[i]`): moving it out of the table and back, or
     /// copying it, costs more than the routing itself (it holds a whole gesture engine).
-    private mutating func deliver(_ touches: [Touch], to sid: Int, frame: TouchFrame, into out: inout [RoutingDelivery]) {
+    private mutating func deliver(_ touches: [Touch], to sid: Int, frame: TouchFrame, into out: inout [RoutingDelivery])
+    {
         guard let i = streams.index(forKey: sid) else { return }
         // Only `inout` accesses to `streams.values[i]` (a getter would copy the stream).
         let r = Self.step(&streams.values[i], touches: touches, frame: frame, regions: regions.regions, into: &out)
@@ -392,7 +410,7 @@ public struct TouchRouter: Sendable {
     /// its region's options. Once per session; nothing happens between sessions.
     private mutating func recognize(_ sid: Int, into out: inout [RoutingDelivery]) {
         guard let peek = streams[sid], !peek.recognized, !peek.live.isEmpty,
-              var s = streams.removeValue(forKey: sid)
+            var s = streams.removeValue(forKey: sid)
         else { return }
         s.recognized = true
         let options = regions.regions[s.recipient.key]?.options ?? RegionOptions()
@@ -440,7 +458,9 @@ public struct TouchRouter: Sendable {
                 }
                 touches.sort { $0.id < $1.id }
                 let active = touches.reduce(0) { $0 + ($1.phase.isTerminal ? 0 : 1) }
-                for e in engine.process(TouchFrame(time: now, touches: touches, fingerCount: active, isSemiMT: isSemiMT)) {
+                for e in engine.process(
+                    TouchFrame(time: now, touches: touches, fingerCount: active, isSemiMT: isSemiMT))
+                {
                     out.append(.gesture(o.recipient, e))
                 }
                 if engine.nextDeadline != nil { timed.insert(oid) } else { timed.remove(oid) }
@@ -454,7 +474,9 @@ public struct TouchRouter: Sendable {
     }
 
     /// Sends `cancelled` for `ids` (touches the recipient has open) with the router's reason.
-    private func cancelOpen(_ s: inout Stream, ids: [UInt64], reason: RoutingCancelReason, into out: inout [RoutingDelivery]) {
+    private func cancelOpen(
+        _ s: inout Stream, ids: [UInt64], reason: RoutingCancelReason, into out: inout [RoutingDelivery]
+    ) {
         let touches = ids.sorted().compactMap { s.live[$0] }.map { cancelled($0) }
         guard !touches.isEmpty else { return }
         for t in touches {

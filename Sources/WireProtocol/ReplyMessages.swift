@@ -78,6 +78,41 @@ public struct TransformMessage: Hashable, Sendable {
     }
 }
 
+/// `regions`: the reply to `declareRegions` and `updateRegions`, with the ids of the client's regions
+/// on the device now in force, in declaration order (empty: the connection is no longer routed there).
+public struct RegionsMessage: Hashable, Sendable {
+    public var id: RequestID?
+    public var device: Int
+    public var regions: [String]
+
+    public init(id: RequestID?, device: Int, regions: [String]) {
+        self.id = id
+        self.device = device
+        self.regions = regions
+    }
+
+    func writeFields(to w: inout JSONWriter) {
+        w.optionalField("id", id)
+        w.key("device")
+        w.int(device)
+        w.key("regions")
+        w.beginArray()
+        for region in regions { w.string(region) }
+        w.endArray()
+    }
+
+    init(reading f: FieldReader) throws(WireDecodingError) {
+        self.init(
+            id: try f.requestID(), device: try f.integer("device"),
+            regions: try f.array("regions") { (item, path) throws(WireDecodingError) -> String in
+                guard case .string(let name) = item else {
+                    throw WireDecodingError("\(path): a region id must be a string, got \(item.jsonText)")
+                }
+                return name
+            })
+    }
+}
+
 extension JSONWriter {
     /// `"id":...` when there is an id.
     mutating func optionalField(_ name: StaticString, _ id: RequestID?) {

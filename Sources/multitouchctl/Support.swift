@@ -108,6 +108,8 @@ enum ReadableFormat {
         case .transform(let m):
             let t = m.matrix
             return "dev \(m.device) transform set to [\(t.a), \(t.b), \(t.c), \(t.d), \(t.tx), \(t.ty)]"
+        case .regions(let m):
+            return "dev \(m.device) regions [\(m.regions.joined(separator: ", "))]"
         }
     }
 

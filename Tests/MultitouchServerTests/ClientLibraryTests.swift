@@ -39,7 +39,7 @@ struct ClientLibraryTests {
                 client.close()
             case .touches:
                 Issue.record("touches arrived without being subscribed to")
-            case .dropped, .error, .subscribed, .unsubscribed, .stats, .transform:
+            case .dropped, .error, .subscribed, .unsubscribed, .stats, .transform, .regions:
                 break
             }
         }

@@ -29,6 +29,7 @@ enum ProtocolSamples {
     static let messages: [Message] = [
         .hello(HelloMessage(daemon: "multitouchd 0.1.0", devices: [screen, pad])),
         .hello(HelloMessage(daemon: "multitouchd 0.1.0", devices: [])),
+        .hello(HelloMessage(daemon: "multitouchd 0.2.0", devices: [screen], features: ["regions"])),
         .deviceAdded(screen),
         .deviceAdded(pad),
         .deviceRemoved(DeviceRemovedMessage(device: 1, time: time, reason: "device removed")),
@@ -145,6 +146,8 @@ enum ProtocolSamples {
                 latency: LatencyStatistics(count: 0, maximum: 0, buckets: [], deferred: 0, recent: nil))),
         .transform(TransformMessage(id: 2, device: 1, matrix: matrix)),
         .transform(TransformMessage(id: nil, device: 1, matrix: .identity)),
+        .regions(RegionsMessage(id: 1, device: 1, regions: ["toolbar", "map"])),
+        .regions(RegionsMessage(id: nil, device: 2, regions: [])),
     ]
 
     static let requests: [ClientRequest] = [
