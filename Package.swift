@@ -48,7 +48,7 @@ let package = Package(
         .target(
             name: "TouchPipeline",
             dependencies: [
-                "MultitouchCore", "Gestures", "WireProtocol", "Recordings",
+                "MultitouchCore", "Gestures", "WireProtocol", "Recordings", "TouchRouting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -77,8 +77,8 @@ let package = Package(
         .target(
             name: "MultitouchServer",
             dependencies: [
-                "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "Recordings", "Configuration",
-                "DeviceInput", "CLinuxSystem", .product(name: "Logging", package: "swift-log"),
+                "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "TouchRouting", "Recordings",
+                "Configuration", "DeviceInput", "CLinuxSystem", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(

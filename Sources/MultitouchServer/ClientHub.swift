@@ -3,6 +3,8 @@ import Configuration
 import Gestures
 import Glibc
 import Logging
+import TouchPipeline
+import TouchRouting
 import WireProtocol
 
 /// What the client hub asks of the rest of the daemon: the devices it reports and transforms.
@@ -17,6 +19,16 @@ protocol ClientHubHost: AnyObject {
     func clientSubscribed(subscribers: Int)
     /// A client connected or left (the systemd status line counts them).
     func clientsChanged()
+    /// Applies a client's region request on a device; nil when there is no such device.
+    func regions(_ request: DeviceHost.RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome?
+    /// The client disconnected: its regions vanish.
+    func clientGone(_ client: Int)
+}
+
+extension ClientHubHost {
+    /// A host that routes nothing: every device is unknown to region requests.
+    func regions(_ request: DeviceHost.RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome? { nil }
+    func clientGone(_ client: Int) {}
 }
 
 /// How the hub has client sockets watched: the daemon's `EventLoop`, or nothing in tests that drive the
@@ -122,7 +134,11 @@ final class ClientHub {
                 "client.id": "\(client.id)", "client.pid": "\(peer?.pid ?? -1)",
                 "client.uid": "\(peer?.uid ?? UInt32.max)", "client.gid": "\(peer?.gid ?? UInt32.max)",
             ])
-        reply(to: client, .hello(HelloMessage(daemon: daemonVersion, devices: host?.currentDevices() ?? [])))
+        reply(
+            to: client,
+            .hello(
+                HelloMessage(
+                    daemon: daemonVersion, devices: host?.currentDevices() ?? [], features: [ProtocolFeature.regions])))
         host?.clientsChanged()
         return client.id
     }
@@ -192,11 +208,32 @@ final class ClientHub {
             setTransform(device: device, matrix: .identity, id: id, client: client)
         case .setTransform(let device, let matrix):
             setTransform(device: device, matrix: matrix, id: id, client: client)
-        case .declareRegions, .updateRegions:
-            // Decoded and validated, but routing is not wired into the daemon yet (issue 12); the hello
-            // does not announce "regions", and this answer is the feature test PROTOCOL.md documents.
-            let name = request.action.kind.rawValue
-            reply(to: client, .error(ErrorMessage(.unknownType, "\(name) is not served by this daemon yet", id: id)))
+        case .declareRegions(let device, let regions):
+            answerRegions(host?.regions(.declare(regions), client: client.id, device: device), device, id, client)
+        case .updateRegions(let device, let regions, let remove):
+            answerRegions(
+                host?.regions(.update(regions, remove: remove), client: client.id, device: device), device, id, client)
+        }
+    }
+
+    /// Replies to a region request: the ids now in force (the connection is routed on the device while
+    /// there are some), then what the change cancelled; or the error.
+    private func answerRegions(
+        _ outcome: DeviceRouting.Outcome?, _ device: Int, _ id: RequestID?, _ client: ClientSession
+    ) {
+        switch outcome {
+        case nil:
+            reply(to: client, .error(ErrorMessage(.unknownDevice, "no device \(device)", id: id)))
+        case .rejected(let error)?:
+            reply(to: client, .error(ErrorMessage(.badField, error.description, id: id)))
+        case .inForce(let ids, let cancelled)?:
+            if ids.isEmpty { client.routedDevices.remove(device) } else { client.routedDevices.insert(device) }
+            logger.debug(
+                "client: regions", metadata: ["client.id": "\(client.id)", "device.id": "\(device)", "regions": "\(ids)"])
+            reply(to: client, .regions(RegionsMessage(id: id, device: device, regions: ids)))
+            var out: [OutboundMessage] = []
+            DeviceHost.append(cancelled, to: &out)
+            if !out.isEmpty { deliver(out, to: client) }
         }
     }
 
@@ -241,6 +278,18 @@ final class ClientHub {
         guard !messages.isEmpty else { return }
         encodeScratch.removeAll(keepingCapacity: true)
         for message in messages { encodeScratch.append(OutboundMessage(message)) }
+        dispatchEncoded(readAt: readAt)
+    }
+
+    /// Like `dispatch(_:readAt:)` for messages already encoded, some of them addressed to one client
+    /// (its regions' messages; `OutboundMessage.client`).
+    func dispatch(outbound: [OutboundMessage], readAt: UInt64) {
+        guard !outbound.isEmpty else { return }
+        encodeScratch = outbound
+        dispatchEncoded(readAt: readAt)
+    }
+
+    private func dispatchEncoded(readAt: UInt64) {
         var wrote = false
         var deferred = false
         for client in clients.values where client.subscription != nil && !client.closing {
@@ -362,6 +411,8 @@ final class ClientHub {
 
     private func disconnect(_ client: ClientSession, reason: String) {
         guard clients.removeValue(forKey: client.id) != nil else { return }
+        // Its regions vanish; what that cancels is for this connection only, which is closing.
+        if !client.routedDevices.isEmpty { host?.clientGone(client.id) }
         watcher.unwatch(fd: client.fd)
         Sys.close(client.fd)
         client.queue.removeAll()

@@ -24,6 +24,9 @@ final class ClientSession {
     var closeDeadline: UInt64 = 0
     /// Messages that arrived for the client, for stats.
     var delivered: UInt64 = 0
+    /// Devices on which the client declared regions: it gets its regions' own touches and gestures
+    /// there instead of the whole device's.
+    var routedDevices: Set<Int> = []
 
     init(id: Int, fd: Int32, peer: PeerCredentials?) {
         self.id = id
@@ -38,6 +41,11 @@ final class ClientSession {
 
     func wants(_ message: OutboundMessage) -> Bool {
         if message.streams.isEmpty { return true }
+        if message.client != 0 {
+            guard message.client == id else { return false }
+        } else if message.wholeDevice && !routedDevices.isEmpty && routedDevices.contains(message.device) {
+            return false
+        }
         guard let subscription, !subscription.streams.isDisjoint(with: message.streams) else { return false }
         return message.device == 0 || subscription.devices.contains(message.device)
     }

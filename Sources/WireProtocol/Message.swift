@@ -101,6 +101,18 @@ public enum Message: Hashable, Sendable {
         }
     }
 
+    /// True for the whole-device `touches` and gesture messages (no `region`): what a connection that
+    /// declared regions on the device no longer receives (docs/PROTOCOL.md "Touch routing").
+    public var isWholeDeviceStream: Bool {
+        switch self {
+        case .touches(let m): return m.routing == nil
+        case .gesture(let m): return m.region == nil
+        case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
+            .transform, .regions:
+            return false
+        }
+    }
+
     /// True for messages a slow client may miss (they coalesce into the next of their kind): `changed`
     /// gesture updates and touch frames in which every touch only moved or stayed. Began, ended,
     /// cancelled and discrete events are never droppable.
