@@ -61,6 +61,11 @@ final class ClientHub {
     private var readScratch = [UInt8](repeating: 0, count: 64 * 1024)
     private var encodeScratch: [OutboundMessage] = []
     private let startTime: UInt64
+    /// Open whole-device sessions and segments per device (`OutboundMessage.openDelta`); a device that
+    /// is not here has none.
+    private var openCounts: [Int: Int] = [:]
+    /// Reused per dispatch: after which messages of `encodeScratch` their device has nothing open.
+    private var idleAfter: [Bool] = []
 
     /// Five seconds for a client that is slow, not dead, to read its last line (the reason).
     static let closeGraceNanoseconds: UInt64 = 5_000_000_000
@@ -227,9 +232,20 @@ final class ClientHub {
         case .rejected(let error)?:
             reply(to: client, .error(ErrorMessage(.badField, error.description, id: id)))
         case .inForce(let ids, let cancelled)?:
-            if ids.isEmpty { client.routedDevices.remove(device) } else { client.routedDevices.insert(device) }
+            let routed = !ids.isEmpty
+            if routed == client.routedDevices.contains(device) {
+                client.routingSwitch[device] = nil
+            } else if openCounts[device] != nil {
+                // A session is open: the connection keeps the stream it has until nothing is, so every touch
+                // and session it received still ends for it and none arrives without its began.
+                client.routingSwitch[device] = routed
+            } else {
+                client.routingSwitch[device] = routed
+                client.applyRoutingSwitch(device)
+            }
             logger.debug(
-                "client: regions", metadata: ["client.id": "\(client.id)", "device.id": "\(device)", "regions": "\(ids)"])
+                "client: regions",
+                metadata: ["client.id": "\(client.id)", "device.id": "\(device)", "regions": "\(ids)"])
             reply(to: client, .regions(RegionsMessage(id: id, device: device, regions: ids)))
             var out: [OutboundMessage] = []
             DeviceHost.append(cancelled, to: &out)
@@ -290,13 +306,29 @@ final class ClientHub {
     }
 
     private func dispatchEncoded(readAt: UInt64) {
+        idleAfter.removeAll(keepingCapacity: true)
+        for message in encodeScratch {
+            guard message.openDelta != 0 else {
+                idleAfter.append(false)
+                continue
+            }
+            let open = max(0, (openCounts[message.device] ?? 0) + Int(message.openDelta))
+            openCounts[message.device] = open == 0 ? nil : open
+            idleAfter.append(open == 0)
+        }
         var wrote = false
         var deferred = false
         for client in clients.values where client.subscription != nil && !client.closing {
             let backlogged = client.hasPendingOutput
-            if deliver(encodeScratch, to: client) {
+            if deliver(encodeScratch, to: client, idleAfter: idleAfter) {
                 wrote = true
                 if backlogged || client.hasPendingOutput { deferred = true }
+            }
+        }
+        // Clients that were not served this batch switch too.
+        for (i, message) in encodeScratch.enumerated() where idleAfter[i] {
+            for client in clients.values where !client.routingSwitch.isEmpty {
+                client.applyRoutingSwitch(message.device)
             }
         }
         if deferred {
@@ -311,12 +343,19 @@ final class ClientHub {
     /// Queues the messages the client wants and writes what the socket takes. Returns true when any
     /// message was for this client.
     @discardableResult
-    private func deliver(_ messages: [OutboundMessage], to client: ClientSession) -> Bool {
+    private func deliver(_ messages: [OutboundMessage], to client: ClientSession, idleAfter: [Bool] = []) -> Bool {
         var any = false
-        for message in messages where client.wants(message) {
-            any = true
-            client.queue.enqueue(message, softLimit: configuration.softQueueLimit)
-            client.delivered &+= 1
+        for (i, message) in messages.enumerated() {
+            if client.wants(message) {
+                any = true
+                client.queue.enqueue(message, softLimit: configuration.softQueueLimit)
+                client.delivered &+= 1
+            }
+            // Nothing is open on the device after this message: a pending switch between its whole-device
+            // stream and routed streams takes effect here, where no touch or session can be cut in two.
+            if i < idleAfter.count && idleAfter[i] && !client.routingSwitch.isEmpty {
+                client.applyRoutingSwitch(message.device)
+            }
         }
         guard any else { return false }
         if client.pendingBytes > configuration.hardQueueLimitBytes {

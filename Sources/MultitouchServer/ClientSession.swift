@@ -27,6 +27,15 @@ final class ClientSession {
     /// Devices on which the client declared regions: it gets its regions' own touches and gestures
     /// there instead of the whole device's.
     var routedDevices: Set<Int> = []
+    /// Switches between a device's whole-device stream (false) and routed streams (true) asked for while
+    /// touches were down on it; each takes effect after the device's next frame with none down.
+    var routingSwitch: [Int: Bool] = [:]
+
+    /// Makes the pending switch for `device` take effect, if there is one.
+    func applyRoutingSwitch(_ device: Int) {
+        guard let routed = routingSwitch.removeValue(forKey: device) else { return }
+        if routed { routedDevices.insert(device) } else { routedDevices.remove(device) }
+    }
 
     init(id: Int, fd: Int32, peer: PeerCredentials?) {
         self.id = id

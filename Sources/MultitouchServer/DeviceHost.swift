@@ -161,7 +161,8 @@ final class DeviceHost {
             let caughtUp = next.map { $0 > now } ?? true
             for id in pass.pipelines.map(\.deviceID) where routings.index(forKey: id) != nil {
                 var rounds = 0
-                while caughtUp, rounds < 1000, let deadline = routings[id]?.nextDeadline, pass.playTime(deadline) <= now {
+                while caughtUp, rounds < 1000, let deadline = routings[id]?.nextDeadline, pass.playTime(deadline) <= now
+                {
                     emitRouted(routings[id]?.advance(to: deadline) ?? [], now)
                     rounds += 1
                 }

@@ -153,7 +153,9 @@ public struct DeviceRouting: Sendable {
                     device: device, time: t.time, fingers: fingers, isSemiMT: isSemiMT,
                     touches: t.touches.map(TouchPoint.init),
                     routing: TouchesRouting(region: t.recipient.key.region, role: t.recipient.role, reason: t.reason))
-                out.append(RoutedMessage(client: t.recipient.client, region: t.recipient.key.region, message: .touches(message)))
+                out.append(
+                    RoutedMessage(
+                        client: t.recipient.client, region: t.recipient.key.region, message: .touches(message)))
             case .gesture(let recipient, let event):
                 out.append(
                     RoutedMessage(
