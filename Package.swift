@@ -143,7 +143,7 @@ let package = Package(
             dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "MultitouchTestKit", "TouchRouting"]),
         .testTarget(
             name: "TouchPipelineTests",
-            dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings"]),
+            dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings", "TouchRouting"]),
         .testTarget(name: "MultitouchTestKitTests", dependencies: ["MultitouchTestKit", "MultitouchCore"]),
         .testTarget(name: "MultitouchClientTests", dependencies: ["MultitouchClient"]),
         .testTarget(
