@@ -155,7 +155,9 @@ let package = Package(
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(
             name: "MultitouchServerTests",
-            dependencies: ["MultitouchServer", "MultitouchClient", "MultitouchTestKit", "TouchPipeline"]),
+            dependencies: [
+                "MultitouchServer", "MultitouchClient", "MultitouchTestKit", "TouchPipeline", "TouchRouting",
+            ]),
         .testTarget(
             name: "WebBridgeTests",
             dependencies: [

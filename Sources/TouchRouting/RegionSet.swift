@@ -6,6 +6,8 @@ public struct RoutingRequestError: Error, Hashable, Sendable, CustomStringConver
     /// One line per problem, in declaration order.
     public var problems: [String]
     public var description: String { problems.joined(separator: "; ") }
+
+    public init(problems: [String]) { self.problems = problems }
 }
 
 /// Every region of one device, per client, and the hit index built over them.
@@ -30,7 +32,8 @@ public struct RegionSet: Sendable {
     public mutating func replace(client: ClientID, with regions: [Region]) throws(RoutingRequestError) {
         var problems: [String] = []
         if regions.count > RegionLimits.maximumRegionsPerClient {
-            problems.append("\(regions.count) regions, at most \(RegionLimits.maximumRegionsPerClient) per client and device")
+            problems.append(
+                "\(regions.count) regions, at most \(RegionLimits.maximumRegionsPerClient) per client and device")
         }
         var seen: Set<String> = []
         for r in regions {
@@ -51,13 +54,17 @@ public struct RegionSet: Sendable {
     /// Pass the result to `replace(client:with:)`, which validates it, so the update is atomic too.
     /// - Throws: `RoutingRequestError` when an id is removed that is not declared, is both upserted and
     ///   removed, or is upserted twice.
-    public func merged(client: ClientID, upserting: [Region], removing: [String]) throws(RoutingRequestError) -> [Region] {
+    public func merged(
+        client: ClientID, upserting: [Region], removing: [String]
+    ) throws(RoutingRequestError) -> [Region] {
         var list = byClient[client] ?? []
         var problems: [String] = []
         let upserted = upserting.map(\.id)
         if Set(upserted).count != upserted.count { problems.append("a region id is given twice in one update") }
         for id in removing {
-            if !list.contains(where: { $0.id == id }) { problems.append("cannot remove region \"\(id)\": not declared") }
+            if !list.contains(where: { $0.id == id }) {
+                problems.append("cannot remove region \"\(id)\": not declared")
+            }
             if upserted.contains(id) { problems.append("region \"\(id)\" is both updated and removed") }
         }
         guard problems.isEmpty else { throw RoutingRequestError(problems: problems) }
@@ -83,9 +90,10 @@ public struct RegionSet: Sendable {
         var entries: [HitIndex.Entry] = []
         for (client, list) in byClient {
             for (order, r) in list.enumerated() where !r.hidden && !r.disabled {
-                entries.append(HitIndex.Entry(
-                    key: RegionKey(client: client, region: r.id), region: r, bounds: r.shape.bounds,
-                    declaration: order))
+                entries.append(
+                    HitIndex.Entry(
+                        key: RegionKey(client: client, region: r.id), region: r, bounds: r.shape.bounds,
+                        declaration: order))
             }
         }
         index = HitIndex(entries: entries)
