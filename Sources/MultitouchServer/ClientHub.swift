@@ -450,8 +450,9 @@ final class ClientHub {
 
     private func disconnect(_ client: ClientSession, reason: String) {
         guard clients.removeValue(forKey: client.id) != nil else { return }
-        // Its regions vanish; what that cancels is for this connection only, which is closing.
-        if !client.routedDevices.isEmpty { host?.clientGone(client.id) }
+        // Its regions vanish (also those declared while a switch was pending); what that cancels is for
+        // this connection only, which is closing.
+        if !client.routedDevices.isEmpty || !client.routingSwitch.isEmpty { host?.clientGone(client.id) }
         watcher.unwatch(fd: client.fd)
         Sys.close(client.fd)
         client.queue.removeAll()

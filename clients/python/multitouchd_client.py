@@ -16,7 +16,40 @@ import socket
 DEFAULT_SOCKET = "/run/multitouchd/multitouchd.sock"
 PROTOCOL_VERSION = 1
 
-__all__ = ["Client", "ProtocolError", "DEFAULT_SOCKET", "PROTOCOL_VERSION"]
+__all__ = ["Client", "ProtocolError", "DEFAULT_SOCKET", "PROTOCOL_VERSION", "region"]
+
+
+def region(id, rect=None, polygon=None, z=0, mode="opaque", mask=None, hidden=False, disabled=False, **options):
+    """A region object for declare_regions/update_regions (docs/PROTOCOL.md "Touch routing").
+
+    id: string unique among this connection's regions on the device; rect: [x, y, width, height] or
+    polygon: [[x, y], ...] in the device's published space; mode: "opaque", "passthrough" (needs mask)
+    or "observer"; mask: {"columns": C, "rows": R, "bits": "<base64>"}. options: gestures,
+    cancelsTouchesOnRecognition, delaysTouchesUntilFailure, exclusive (booleans).
+    """
+    if (rect is None) == (polygon is None):
+        raise ValueError("a region needs exactly one of rect and polygon")
+    r = {"id": id}
+    if rect is not None:
+        r["rect"] = list(rect)
+    else:
+        r["polygon"] = [list(p) for p in polygon]
+    if mask is not None:
+        r["mask"] = dict(mask)
+    if z:
+        r["z"] = z
+    if mode != "opaque":
+        r["mode"] = mode
+    if hidden:
+        r["hidden"] = True
+    if disabled:
+        r["disabled"] = True
+    for name in ("gestures", "cancelsTouchesOnRecognition", "delaysTouchesUntilFailure", "exclusive"):
+        if name in options:
+            r[name] = bool(options.pop(name))
+    if options:
+        raise TypeError("unknown region options: %s" % ", ".join(sorted(options)))
+    return r
 
 
 class ProtocolError(Exception):
@@ -59,6 +92,11 @@ class Client:
         """Devices the daemon had when this client connected (from the hello)."""
         return self.hello.get("devices", [])
 
+    @property
+    def features(self):
+        """Optional parts of the protocol the daemon serves (from the hello), e.g. ["regions"]."""
+        return self.hello.get("features", [])
+
     # -- requests --------------------------------------------------------------------------------
     def send(self, request):
         """Send one request (a dict with "type")."""
@@ -92,6 +130,22 @@ class Client:
     def set_transform(self, device, matrix):
         """matrix: [a, b, c, d, tx, ty] (x' = a*x + c*y + tx, y' = b*x + d*y + ty)."""
         self.send({"type": "setTransform", "device": device, "matrix": list(matrix)})
+
+    def declare_regions(self, device, regions, id=None):
+        """Replace this connection's regions on `device` (a list of `region(...)` dicts; empty: the
+        whole device again). The reply is {"type": "regions", "regions": [ids in force]} or an error;
+        `request({...}, "regions")` waits for it."""
+        request = {"type": "declareRegions", "device": device, "regions": list(regions)}
+        if id is not None:
+            request["id"] = id
+        self.send(request)
+
+    def update_regions(self, device, regions=(), remove=(), id=None):
+        """Add or replace (by id) some regions on `device` and remove others by id, atomically."""
+        request = {"type": "updateRegions", "device": device, "regions": list(regions), "remove": list(remove)}
+        if id is not None:
+            request["id"] = id
+        self.send(request)
 
     # -- receiving -------------------------------------------------------------------------------
     def receive_line(self):
