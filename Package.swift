@@ -82,7 +82,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(
-            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"],
+            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "TouchRouting"],
             swiftSettings: strict),
         // The browser pages and the JavaScript client, embedded in the binary so `multitouchctl bridge`
         // and `view` serve them from any directory. The files live in clients/js, where programmers look.
