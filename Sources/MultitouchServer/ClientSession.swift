@@ -28,7 +28,8 @@ final class ClientSession {
     /// there instead of the whole device's.
     var routedDevices: Set<Int> = []
     /// Switches between a device's whole-device stream (false) and routed streams (true) asked for while
-    /// touches were down on it; each takes effect after the device's next frame with none down.
+    /// a whole-device session or segment was open on it; each takes effect right after the message that
+    /// closes the last of them (`ClientHub`, `OutboundMessage.openDelta`).
     var routingSwitch: [Int: Bool] = [:]
 
     /// Makes the pending switch for `device` take effect, if there is one.

@@ -85,7 +85,50 @@ struct RegionRoutingTests {
         return text(s)
     }
 
+    /// One finger held still on the toolbar from t = 4 s to t = 5.5 s; a second finger lands on the map
+    /// at 4.3 s and moves for 50 ms (so the whole device, with two fingers in motion, has no long press
+    /// of its own), then no frame until both lift at 5.5 s. Only the toolbar region's long press is due
+    /// in between, at 4.5 s.
+    static func heldWithoutFrames() -> String {
+        var s = script()
+        s.down(finger: 0, x: 20, y: 5)
+        s.frame()
+        s.advance(ms: 300)
+        s.down(finger: 1, x: 50, y: 50)
+        s.frame()
+        for i in 1...5 {
+            s.advance(ms: 10)
+            s.move(finger: 1, x: 50 + Double(i) * 4, y: 50)
+            s.frame()
+        }
+        s.advance(ms: 1150)
+        s.up(finger: 0)
+        s.up(finger: 1)
+        s.frame()
+        return text(s)
+    }
+
     // MARK: Tests
+
+    @Test func aRegionsTimerFiresAtItsDeadlineNotWithTheNextFrame() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("held.evemu", Self.heldWithoutFrames())
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "1", "--wait-for-subscribers", "1"])
+        let toolbar = try RoutedClient(daemon, regions: [Self.toolbar, Self.map])
+        try toolbar.start()
+        let lines = toolbar.wait()
+        let arrivals = toolbar.arrivals
+        let press = try #require(lines.firstIndex { messageType($0) == "longPress" })
+        let lift = try #require(
+            lines.firstIndex { messageType($0) == "touches" && $0.contains(#""phase":"ended""#) })
+        #expect(jsonObject(lines[press])["region"] as? String == "toolbar")
+        #expect(lines.filter { messageType($0) == "longPress" && !$0.contains(#""region":"toolbar""#) }.isEmpty)
+        #expect(jsonObject(lines[press])["time"] as? Double == 4.5)
+        // The press is sent at its deadline, a second before the lift's frame (not together with it).
+        #expect(press < lift)
+        #expect(arrivals[lift] - arrivals[press] > 0.3)
+    }
 
     @Test func toolbarTapAndMapPinchAtTheSameTimeEachReachOnlyTheirOwnClient() throws {
         let dir = TemporaryDirectory()
@@ -267,6 +310,7 @@ final class RoutedClient: @unchecked Sendable {
     private let react: (String, RoutedClient) -> Reaction
     private let lock = NSLock()
     private var lines: [String] = []
+    private var arrivalTimes: [Double] = []
     private let done = DispatchSemaphore(value: 0)
     /// Free for `react` to remember something (the reading thread only).
     var flag = false
@@ -292,8 +336,11 @@ final class RoutedClient: @unchecked Sendable {
 
     private func run() {
         while let line = try? client.nextLine() {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
             lock.lock()
             lines.append(line)
+            arrivalTimes.append(Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
             lock.unlock()
             let object = jsonObject(line)
             switch object["type"] as? String {
@@ -319,6 +366,13 @@ final class RoutedClient: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// When each line arrived (monotonic seconds), parallel to what `wait()` returns.
+    var arrivals: [Double] {
+        lock.lock()
+        defer { lock.unlock() }
+        return arrivalTimes
     }
 
     /// Waits for the end (at most 60 s, so a broken daemon fails the test instead of hanging it).
