@@ -43,6 +43,16 @@ public struct DeviceRouting: Sendable {
         router = TouchRouter(gestureConfiguration: gestures, surface: surface)
     }
 
+    /// When set, every event the router handles and what it delivered for it are checked against the
+    /// routing invariants (`multitouchctl check --regions`, tests); nil in the daemon.
+    public var checker: RoutingInvariantChecker?
+
+    private mutating func handle(_ event: TouchRouter.Event) -> [RoutingDelivery] {
+        let deliveries = router.handle(event)
+        checker?.check(event: event, deliveries: deliveries)
+        return deliveries
+    }
+
     /// What a region request did.
     public enum Outcome: Hashable, Sendable {
         /// The client's region ids now in force, in declaration order (empty: not routed any more), and
@@ -54,7 +64,7 @@ public struct DeviceRouting: Sendable {
 
     /// Replaces every region `client` has on the device (`declareRegions`).
     public mutating func replace(client: ClientID, with regions: [Region]) -> Outcome {
-        let deliveries = router.handle(.regionsReplaced(client: client, regions: regions))
+        let deliveries = handle(.regionsReplaced(client: client, regions: regions))
         for case .rejected(_, let error) in deliveries { return .rejected(error) }
         return .inForce(regionIDs(of: client), messages(deliveries))
     }
@@ -82,7 +92,7 @@ public struct DeviceRouting: Sendable {
     /// The client disconnected: its regions vanish and its touches and sessions end. What the router
     /// cancels is addressed to the closed connection only, so nothing is returned.
     public mutating func clientGone(_ client: ClientID) {
-        _ = router.handle(.clientGone(client))
+        _ = handle(.clientGone(client))
     }
 
     /// The earliest deadline of a region's gesture session (tap, long press, debounce, animation), in
@@ -91,7 +101,7 @@ public struct DeviceRouting: Sendable {
 
     /// Fires the regions' gesture timers due at or before `time`.
     public mutating func advance(to time: Timestamp) -> [RoutedMessage] {
-        messages(router.handle(.advance(to: time)))
+        messages(handle(.advance(to: time)))
     }
 
     /// Feeds one message of the device's pipeline, in the order the pipeline made them. Whole-device
@@ -101,7 +111,7 @@ public struct DeviceRouting: Sendable {
         switch message {
         case .touches(let m):
             guard m.device == device, m.routing == nil else { return [] }
-            return messages(router.handle(.frame(Self.frame(of: m))))
+            return messages(handle(.frame(Self.frame(of: m))))
         case .deviceRemoved(let m):
             guard m.device == device else { return [] }
             return finish()
@@ -120,11 +130,11 @@ public struct DeviceRouting: Sendable {
         // bug, never reached in practice.
         var rounds = 0
         while let deadline = router.nextDeadline, rounds < 100_000 {
-            out += messages(router.handle(.advance(to: deadline)))
+            out += messages(handle(.advance(to: deadline)))
             if router.nextDeadline == deadline { break }
             rounds += 1
         }
-        out += messages(router.handle(.deviceGone))
+        out += messages(handle(.deviceGone))
         return out
     }
 

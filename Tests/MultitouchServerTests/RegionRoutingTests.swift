@@ -5,6 +5,8 @@ import MultitouchTestKit
 import Recordings
 import Testing
 import TouchPipeline
+import TouchRouting
+import WireProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -203,6 +205,21 @@ struct RegionRoutingTests {
         .map { $0.jsonLine() }
         #expect(plainLines.filter { !["hello", "subscribed"].contains(messageType($0)) } == expected)
         #expect(jsonObject(plain.hello)["features"] as? [String] == ["regions"])
+
+        // Each routed client got exactly what `multitouchctl replay --regions` prints for it.
+        let layout = try RegionLayout.decode(Array("[[\(Self.toolbar)],[\(Self.map)],[\(Self.fx)]]".utf8))
+        let offline = RoutedReplay.run(
+            recording: try RecordingReader.read(path: recording), source: "tap-and-pinch.evemu", layout: layout)
+        #expect(offline.violations.isEmpty)
+        for (index, lines) in [toolbarLines, mapLines, fxLines].enumerated() {
+            let want = offline.messages.filter { $0.client == ClientID(UInt64(index + 1)) }.map {
+                $0.message.jsonLine()
+            }
+            let got = lines.filter {
+                ["touches", "session", "gesture", "tap", "doubleTap", "longPress"].contains(messageType($0))
+            }
+            #expect(got == want, "client \(index + 1)")
+        }
     }
 
     @Test func aClientThatDisconnectsMidGestureLosesItsRegionsAndNobodyElseNotices() throws {

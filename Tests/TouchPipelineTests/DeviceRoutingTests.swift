@@ -1,6 +1,7 @@
 import Gestures
 import MultitouchCore
 import MultitouchTestKit
+import Recordings
 import Testing
 import TouchPipeline
 import TouchRouting
@@ -192,5 +193,53 @@ struct DeviceRoutingTests {
         #expect(routing.update(client: Self.mapClient, upserting: [], removing: ["nope"]) != .inForce([], []))
         #expect(routing.update(client: Self.mapClient, upserting: [], removing: ["map", "legend"]) == .inForce([], []))
         #expect(!routing.isRouted(Self.mapClient))
+    }
+}
+
+/// `RoutedReplay`: a recording replayed with clients' regions, offline (`multitouchctl replay/check
+/// --regions`).
+@Suite("Routed replay")
+struct RoutedReplayTests {
+    static let layoutJSON = """
+        [[{"id":"toolbar","rect":[0,0,100,15],"z":2}],
+         [{"id":"map","rect":[0,0,100,100],"z":1}],
+         [{"id":"fx","rect":[0,0,100,100],"mode":"observer"}]]
+        """
+
+    static func recording() -> Recording {
+        Recording(
+            format: .evemu,
+            devices: [
+                RecordedDevice(
+                    description: DeviceRoutingTests.device, events: DeviceRoutingTests.tapDuringPinch().events)
+            ])
+    }
+
+    @Test func aLayoutReplaysWithTheRoutingInvariantsHolding() throws {
+        let layout = try RegionLayout.decode(Array(Self.layoutJSON.utf8))
+        #expect(layout.map { $0.map(\.id) } == [["toolbar"], ["map"], ["fx"]])
+        let result = RoutedReplay.run(recording: Self.recording(), layout: layout)
+        #expect(result.violations.isEmpty)
+        #expect(result.touchMessages > 0 && result.gestureEvents > 0)
+        let clients = Set(result.messages.map(\.client))
+        #expect(clients == [ClientID(1), ClientID(2), ClientID(3)])
+        // The same as `DeviceRouting` driven by hand.
+        var (pipeline, routing) = DeviceRoutingTests.setUp()
+        let byHand = DeviceRoutingTests.run(DeviceRoutingTests.tapDuringPinch(), &pipeline, &routing).routed
+        #expect(result.messages.filter { $0.client == ClientID(2) } == byHand.filter { $0.client == ClientID(2) })
+        // Deterministic.
+        #expect(RoutedReplay.run(recording: Self.recording(), layout: layout).messages == result.messages)
+    }
+
+    @Test func aLayoutARouterRefusesIsReportedAndABadFileIsAnError() throws {
+        let duplicate = try RegionLayout.decode(
+            Array(#"[[{"id":"a","rect":[0,0,10,10]},{"id":"a","rect":[0,0,5,5]}]]"#.utf8))
+        let result = RoutedReplay.run(recording: Self.recording(), layout: duplicate)
+        #expect(result.violations.count == 1)
+        #expect(result.violations.first?.contains("declared twice") == true)
+        #expect(throws: WireDecodingError.self) { try RegionLayout.decode(Array("{}".utf8)) }
+        #expect(throws: WireDecodingError.self) {
+            try RegionLayout.decode(Array(#"[[{"id":"a","rect":[0,0,-1,1]}]]"#.utf8))
+        }
     }
 }
