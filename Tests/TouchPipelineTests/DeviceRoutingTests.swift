@@ -243,3 +243,48 @@ struct RoutedReplayTests {
         }
     }
 }
+
+extension RoutedReplayTests {
+    /// Opaque toolbar over a passthrough HUD (solid on its left half only) over the map, with an
+    /// observer: a finger on the HUD's solid half is the HUD's, one on its transparent half passes
+    /// through to the map, and the observer sees both.
+    @Test func aPassthroughRegionOwnsWhereItsMaskIsSolidAndPassesTheRestThrough() throws {
+        let layout = try RegionLayout.decode(
+            Array(
+                """
+                [[{"id":"toolbar","rect":[0,0,100,15],"z":3}],
+                 [{"id":"hud","rect":[0,20,100,40],"z":2,"mode":"passthrough",
+                   "mask":{"columns":2,"rows":1,"bits":"gA=="}}],
+                 [{"id":"map","rect":[0,0,100,100],"z":1}],
+                 [{"id":"fx","rect":[0,0,100,100],"mode":"observer"}]]
+                """.utf8))
+        var s = TouchScripter(device: DeviceRoutingTests.device, start: Timestamp(seconds: 1, microseconds: 0))
+        s.down(finger: 0, x: 25, y: 40)
+        s.frame()
+        s.advance(ms: 20)
+        s.down(finger: 1, x: 75, y: 40)
+        s.frame()
+        s.advance(ms: 40)
+        s.up(finger: 0)
+        s.up(finger: 1)
+        s.frame()
+        let recording = Recording(
+            format: .evemu, devices: [RecordedDevice(description: DeviceRoutingTests.device, events: s.events)])
+        let result = RoutedReplay.run(recording: recording, layout: layout)
+        #expect(result.violations.isEmpty)
+        func touchIDs(_ client: UInt64) -> [UInt64] {
+            var ids: [UInt64] = []
+            for m in DeviceRoutingTests.touches(result.messages, for: ClientID(client)) {
+                for t in m.touches where t.phase == .began { ids.append(t.id) }
+            }
+            return ids
+        }
+        let hud = touchIDs(2)
+        let map = touchIDs(3)
+        #expect(touchIDs(1).isEmpty)
+        #expect(hud.count == 1 && map.count == 1 && hud != map)
+        #expect(touchIDs(4).sorted() == (hud + map).sorted())
+        let hudTouch = DeviceRoutingTests.touches(result.messages, for: ClientID(2)).first?.touches.first
+        #expect(hudTouch?.location == Point(x: 25, y: 40))
+    }
+}
