@@ -144,6 +144,23 @@ public final class MultitouchClient: @unchecked Sendable {
         try send(ClientRequest(.updateRegions(device: device, regions: regions, remove: remove), id: id))
     }
 
+    /// Tells the daemon this client's own recogniser recognised a gesture in its region: the region's
+    /// options take effect (cancel its raw touches, claim them from observers). Answered with
+    /// `recognized`, or an error for a region the client does not have there.
+    public func recognized(device: Int, region: String, id: RequestID? = nil) throws {
+        try send(ClientRequest(.recognized(device: device, region: region), id: id))
+    }
+
+    /// Sets (`matrix`) or resets (nil) the cumulative transform of one of this client's regions'
+    /// gesture session; answered with `transform` carrying the region.
+    public func setTransform(
+        device: Int, region: String, matrix: Gestures.AffineTransform?, id: RequestID? = nil
+    )
+        throws
+    {
+        try send(ClientRequest(.setRegionTransform(device: device, region: region, matrix: matrix), id: id))
+    }
+
     // MARK: Receiving
 
     /// Makes `nextLine()`/`nextMessage()` throw instead of waiting longer than `seconds` for data

@@ -21,6 +21,13 @@ protocol ClientHubHost: AnyObject {
     func clientsChanged()
     /// Applies a client's region request on a device; nil when there is no such device.
     func regions(_ request: DeviceHost.RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome?
+    /// The client's own recogniser recognised a gesture in its region; what that cancels.
+    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure>
+    /// Sets (`matrix`) or resets (nil) one of the client's regions' cumulative transform.
+    func setRegionTransform(
+        client: Int, device: Int, region: String, matrix: AffineTransform?
+    )
+        -> Result<AffineTransform, DeviceHost.RegionFailure>
     /// The client disconnected: its regions vanish.
     func clientGone(_ client: Int)
 }
@@ -28,6 +35,14 @@ protocol ClientHubHost: AnyObject {
 extension ClientHubHost {
     /// A host that routes nothing: every device is unknown to region requests.
     func regions(_ request: DeviceHost.RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome? { nil }
+    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure> {
+        .failure(.unknownDevice)
+    }
+    func setRegionTransform(
+        client: Int, device: Int, region: String, matrix: AffineTransform?
+    )
+        -> Result<AffineTransform, DeviceHost.RegionFailure>
+    { .failure(.unknownDevice) }
     func clientGone(_ client: Int) {}
 }
 
@@ -218,6 +233,35 @@ final class ClientHub {
         case .updateRegions(let device, let regions, let remove):
             answerRegions(
                 host?.regions(.update(regions, remove: remove), client: client.id, device: device), device, id, client)
+        case .recognized(let device, let region):
+            switch host?.recognized(client: client.id, device: device, region: region) ?? .failure(.unknownDevice) {
+            case .success(let routed):
+                reply(to: client, .recognized(RecognizedMessage(id: id, device: device, region: region)))
+                var out: [OutboundMessage] = []
+                DeviceHost.append(routed, to: &out)
+                dispatch(outbound: out, readAt: clock())
+            case .failure(let failure):
+                replyRegionFailure(failure, device: device, id: id, to: client)
+            }
+        case .setRegionTransform(let device, let region, let matrix):
+            let result =
+                host?.setRegionTransform(client: client.id, device: device, region: region, matrix: matrix)
+                ?? .failure(.unknownDevice)
+            switch result {
+            case .success(let m):
+                reply(to: client, .transform(TransformMessage(id: id, device: device, matrix: m, region: region)))
+            case .failure(let failure):
+                replyRegionFailure(failure, device: device, id: id, to: client)
+            }
+        }
+    }
+
+    private func replyRegionFailure(
+        _ failure: DeviceHost.RegionFailure, device: Int, id: RequestID?, to client: ClientSession
+    ) {
+        switch failure {
+        case .unknownDevice: reply(to: client, .error(ErrorMessage(.unknownDevice, "no device \(device)", id: id)))
+        case .refused(let why): reply(to: client, .error(ErrorMessage(.badField, why, id: id)))
         }
     }
 

@@ -252,6 +252,16 @@ extension Daemon: ClientHubHost {
         host.regions(request, client: client, device: device)
     }
     func clientGone(_ client: Int) { host.clientGone(client) }
+    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure> {
+        host.recognized(client: client, device: device, region: region)
+    }
+    func setRegionTransform(
+        client: Int, device: Int, region: String, matrix: AffineTransform?
+    )
+        -> Result<AffineTransform, DeviceHost.RegionFailure>
+    {
+        host.setRegionTransform(client: client, device: device, region: region, matrix: matrix)
+    }
 }
 
 /// Client sockets watched through the daemon's event loop.

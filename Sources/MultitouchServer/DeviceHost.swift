@@ -430,6 +430,43 @@ final class DeviceHost {
         return outcome
     }
 
+    /// Why a request about one region failed.
+    enum RegionFailure: Error {
+        /// No such device.
+        case unknownDevice
+        /// The client has no such region there, or the router refused (the words say which).
+        case refused(String)
+    }
+
+    /// The client's own recogniser recognised a gesture in its region: what that cancels, to deliver.
+    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], RegionFailure> {
+        guard currentDevices().contains(where: { $0.id == device }) else { return .failure(.unknownDevice) }
+        guard let routed = routings[device]?.recognized(client: ClientID(UInt64(client)), region: region) else {
+            return .failure(.refused("no region \"\(region)\" of this client on device \(device)"))
+        }
+        armDeadlineTimer()
+        return .success(routed)
+    }
+
+    /// Sets (`matrix`) or resets (nil) a region's cumulative transform.
+    func setRegionTransform(
+        client: Int, device: Int, region: String, matrix: AffineTransform?
+    )
+        -> Result<AffineTransform, RegionFailure>
+    {
+        guard currentDevices().contains(where: { $0.id == device }) else { return .failure(.unknownDevice) }
+        let key = ClientID(UInt64(client))
+        guard routings[device]?.isRouted(key) == true,
+            let outcome = routings[device]?.setTransform(client: key, region: region, matrix ?? .identity)
+        else {
+            return .failure(.refused("no region \"\(region)\" of this client on device \(device)"))
+        }
+        switch outcome {
+        case .set(let m): return .success(m)
+        case .rejected(let error): return .failure(.refused(error.description))
+        }
+    }
+
     /// The client disconnected: its regions vanish everywhere.
     func clientGone(_ client: Int) {
         guard !routings.isEmpty else { return }

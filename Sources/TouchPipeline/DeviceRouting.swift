@@ -81,6 +81,37 @@ public struct DeviceRouting: Sendable {
         return replace(client: client, with: merged)
     }
 
+    /// The client's own recogniser recognised a gesture in its region (protocol `recognized`): the
+    /// region's options take effect as when its gesture session recognises one. Returns what that
+    /// cancels (for this client and for observers of other clients), or nil when the client has no
+    /// such region here. Nothing happens while the region has no touch down.
+    public mutating func recognized(client: ClientID, region: String) -> [RoutedMessage]? {
+        let key = RegionKey(client: client, region: region)
+        guard router.regions.regions[key] != nil else { return nil }
+        return messages(handle(.gestureRecognized(key)))
+    }
+
+    /// What setting a region's transform did.
+    public enum TransformOutcome: Hashable, Sendable {
+        /// The region's gesture session continues from this cumulative transform.
+        case set(AffineTransform)
+        /// No such region, a region without gestures, or a matrix that is not finite and invertible.
+        case rejected(RoutingRequestError)
+    }
+
+    /// Sets (or, with `.identity`, resets) the cumulative transform of one of `client`'s regions'
+    /// gesture session (protocol `setTransform`/`resetTransform` with `region`).
+    public mutating func setTransform(client: ClientID, region: String, _ matrix: AffineTransform) -> TransformOutcome {
+        for delivery in handle(.setTransform(RegionKey(client: client, region: region), matrix)) {
+            switch delivery {
+            case .transformSet(_, let m): return .set(m)
+            case .rejected(_, let error): return .rejected(error)
+            case .touches, .gesture: continue
+            }
+        }
+        return .rejected(RoutingRequestError(problems: ["no region \"\(region)\" on this device"]))
+    }
+
     /// The ids of `client`'s regions, in declaration order.
     public func regionIDs(of client: ClientID) -> [String] {
         (router.regions.byClient[client] ?? []).map(\.id)
@@ -116,7 +147,7 @@ public struct DeviceRouting: Sendable {
             guard m.device == device else { return [] }
             return finish()
         case .hello, .deviceAdded, .gesture, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
-            .transform, .regions:
+            .transform, .regions, .recognized:
             return []
         }
     }

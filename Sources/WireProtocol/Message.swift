@@ -18,7 +18,7 @@ public enum MessageKind: String, Hashable, Sendable, CaseIterable {
     case hello, deviceAdded, deviceRemoved, touches
     case session, gesture, tap, doubleTap, longPress
     case dropped, error
-    case pong, subscribed, unsubscribed, stats, transform, regions
+    case pong, subscribed, unsubscribed, stats, transform, regions, recognized
 }
 
 /// Every server-to-client message, typed (docs/PROTOCOL.md is the contract). `multitouchctl replay
@@ -53,6 +53,8 @@ public enum Message: Hashable, Sendable {
     case transform(TransformMessage)
     /// Reply to `declareRegions`/`updateRegions`: the client's region ids now in force on the device.
     case regions(RegionsMessage)
+    /// Reply to `recognized`.
+    case recognized(RecognizedMessage)
 
     /// The message type as it appears in "type".
     public var kind: MessageKind {
@@ -70,6 +72,7 @@ public enum Message: Hashable, Sendable {
         case .stats: return .stats
         case .transform: return .transform
         case .regions: return .regions
+        case .recognized: return .recognized
         }
     }
 
@@ -83,6 +86,7 @@ public enum Message: Hashable, Sendable {
         case .dropped(let m): return m.device
         case .transform(let m): return m.device
         case .regions(let m): return m.device
+        case .recognized(let m): return m.device
         case .hello, .error, .pong, .subscribed, .unsubscribed, .stats: return nil
         }
     }
@@ -97,7 +101,7 @@ public enum Message: Hashable, Sendable {
         case .deviceAdded, .deviceRemoved: return .devices
         // Lost input and recording notes concern every stream of the device.
         case .dropped, .error: return .all
-        case .hello, .pong, .subscribed, .unsubscribed, .stats, .regions: return []
+        case .hello, .pong, .subscribed, .unsubscribed, .stats, .regions, .recognized: return []
         }
     }
 
@@ -108,7 +112,7 @@ public enum Message: Hashable, Sendable {
         case .touches(let m): return m.routing == nil
         case .gesture(let m): return m.region == nil
         case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
-            .transform, .regions:
+            .transform, .regions, .recognized:
             return false
         }
     }
@@ -124,7 +128,7 @@ public enum Message: Hashable, Sendable {
             if case .update(let update) = m.event { return update.phase == .changed }
             return false
         case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
-            .transform, .regions:
+            .transform, .regions, .recognized:
             return false
         }
     }
@@ -167,6 +171,7 @@ public enum Message: Hashable, Sendable {
         case .stats(let m): m.writeFields(to: &w)
         case .transform(let m): m.writeFields(to: &w)
         case .regions(let m): m.writeFields(to: &w)
+        case .recognized(let m): m.writeFields(to: &w)
         }
         w.endObject()
     }
@@ -217,6 +222,7 @@ public enum Message: Hashable, Sendable {
         case .stats: self = .stats(try StatsMessage(reading: f))
         case .transform: self = .transform(try TransformMessage(reading: f))
         case .regions: self = .regions(try RegionsMessage(reading: f))
+        case .recognized: self = .recognized(try RecognizedMessage(reading: f))
         }
     }
 }

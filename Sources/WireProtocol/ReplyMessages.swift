@@ -58,23 +58,58 @@ public struct TransformMessage: Hashable, Sendable {
     public var id: RequestID?
     public var device: Int
     public var matrix: AffineTransform
+    /// Set when it is one region's own cumulative transform (a routed connection's request); then only
+    /// the requesting client gets the message.
+    public var region: String?
 
-    public init(id: RequestID?, device: Int, matrix: AffineTransform) {
+    public init(id: RequestID?, device: Int, matrix: AffineTransform, region: String? = nil) {
         self.id = id
         self.device = device
         self.matrix = matrix
+        self.region = region
     }
 
     func writeFields(to w: inout JSONWriter) {
         w.optionalField("id", id)
         w.key("device")
         w.int(device)
+        if let region {
+            w.key("region")
+            w.string(region)
+        }
         w.key("matrix")
         w.transform(matrix)
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
-        self.init(id: try f.requestID(), device: try f.integer("device"), matrix: try f.transform("matrix"))
+        self.init(
+            id: try f.requestID(), device: try f.integer("device"), matrix: try f.transform("matrix"),
+            region: try f.optionalString("region"))
+    }
+}
+
+/// `recognized`: the reply to `recognized` (the region's options took effect).
+public struct RecognizedMessage: Hashable, Sendable {
+    public var id: RequestID?
+    public var device: Int
+    public var region: String
+
+    public init(id: RequestID?, device: Int, region: String) {
+        self.id = id
+        self.device = device
+        self.region = region
+    }
+
+    func writeFields(to w: inout JSONWriter) {
+        w.optionalField("id", id)
+        w.key("device")
+        w.int(device)
+        w.key("region")
+        w.string(region)
+    }
+
+    init(reading f: FieldReader) throws(WireDecodingError) {
+        self.init(id: try f.requestID(), device: try f.integer("device"), region: try f.string("region"))
     }
 }
 

@@ -114,6 +114,8 @@ enum ReadableFormat {
             return "dev \(m.device) transform set to [\(t.a), \(t.b), \(t.c), \(t.d), \(t.tx), \(t.ty)]"
         case .regions(let m):
             return "dev \(m.device) regions [\(m.regions.joined(separator: ", "))]"
+        case .recognized(let m):
+            return "dev \(m.device) region \(m.region) recognized"
         }
     }
 

@@ -47,7 +47,7 @@ struct ClientLibraryTests {
                 if case .tap = gesture.event { taps.append(gesture.region) }
             case .deviceRemoved:
                 break
-            case .hello, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats, .transform:
+            case .hello, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats, .transform, .recognized:
                 continue
             }
             if case .deviceRemoved = message { break }
@@ -91,7 +91,7 @@ struct ClientLibraryTests {
                 client.close()
             case .touches:
                 Issue.record("touches arrived without being subscribed to")
-            case .dropped, .error, .subscribed, .unsubscribed, .stats, .transform, .regions:
+            case .dropped, .error, .subscribed, .unsubscribed, .stats, .transform, .regions, .recognized:
                 break
             }
         }

@@ -309,6 +309,77 @@ struct RegionRoutingTests {
     }
 }
 
+extension RegionRoutingTests {
+    @Test func aClientsOwnRecognitionClaimsItsTouchesFromObservers() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("held-pinch.evemu", Self.heldPinch())
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "1", "--wait-for-subscribers", "3"])
+        // The map recognises by itself (no gesture session of its own) and claims what it recognised.
+        let mapRegion = #"{"id":"map","rect":[0,0,100,100],"z":1,"gestures":false,"exclusive":true}"#
+        let map = try RoutedClient(daemon, regions: [mapRegion]) { line, client in
+            guard messageType(line) == "touches", !client.flag else { return .continue }
+            client.flag = true
+            return .send(
+                #"{"type":"recognized","device":1,"region":"map","id":3}"# + "\n"
+                    + #"{"type":"recognized","device":1,"region":"nope","id":4}"#)
+        }
+        let toolbar = try RoutedClient(daemon, regions: [Self.toolbar])
+        let fx = try RoutedClient(daemon, regions: [Self.fx])
+        for client in [map, toolbar, fx] { try client.start() }
+        let mapped = RoutedLines(map.wait())
+        let routed = RoutedLines(toolbar.wait())
+        let observed = RoutedLines(fx.wait())
+
+        #expect(mapped.ofType("recognized").map { $0["id"] as? Int } == [3])
+        let refused = mapped.ofType("error")
+        #expect(refused.map { $0["id"] as? Int } == [4])
+        #expect(refused.first?["code"] as? String == "bad-field")
+        #expect(mapped.ofType("session").isEmpty, "the map asked for no gesture session")
+        // The map keeps its raw touches (it did not ask for them to be cancelled): fingers 0 and 1, then
+        // the finger that lands on it while its recognised session goes on.
+        #expect(mapped.touchIDs.count == 3)
+        for id in mapped.touchIDs { #expect(mapped.phases(of: id).last == "ended") }
+        // The observer loses the map's claimed touches (cancelled, with the reason) and never sees the
+        // one that joins the claimed session; the toolbar's finger it sees to the end.
+        let claimed = observed.touchMessages.filter { $0["reason"] as? String == "claimed by owner" }
+        #expect(claimed.count == 1)
+        let claimedIDs = Set(
+            (claimed.first?["touches"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? UInt64 })
+        #expect(claimedIDs.count == 2 && claimedIDs.isSubset(of: mapped.touchIDs))
+        #expect(observed.touchIDs == claimedIDs.union(routed.touchIDs))
+        for id in claimedIDs { #expect(observed.phases(of: id).last == "cancelled") }
+        for lines in [mapped, routed, observed] { lines.expectEveryTouchEndsOnce() }
+    }
+
+    @Test func aRegionsTransformIsSetAndItsGestureContinuesFromIt() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("tap-and-pinch.evemu", Self.tapAndPinch())
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "1", "--wait-for-subscribers", "1"])
+        let map = try RoutedClient(daemon, regions: [Self.map]) { line, client in
+            guard messageType(line) == "gesture", jsonObject(line)["phase"] as? String == "began", !client.flag
+            else { return .continue }
+            client.flag = true
+            return .send(
+                #"{"type":"setTransform","device":1,"region":"map","matrix":[1,0,0,1,100,0],"id":5}"# + "\n"
+                    + #"{"type":"resetTransform","device":1,"region":"nope","id":6}"#)
+        }
+        try map.start()
+        let mapped = RoutedLines(map.wait())
+        let set = mapped.ofType("transform")
+        #expect(set.count == 1)
+        #expect(set.first?["id"] as? Int == 5 && set.first?["region"] as? String == "map")
+        #expect(set.first?["matrix"] as? [Double] == [1, 0, 0, 1, 100, 0])
+        #expect(mapped.ofType("error").map { $0["id"] as? Int } == [6])
+        // The pinch about x = 50 continues from the translation: tx = 50 + 50 s, past 100 (without the
+        // set transform it would be 50 - 50 s, below 0).
+        let last = mapped.ofType("gesture").last
+        #expect(last?["phase"] as? String == "ended")
+        #expect(((last?["matrix"] as? [Double]) ?? [])[4] > 100)
+    }
+}
+
 /// One region client on its own thread: connects, subscribes to everything, declares `regions` on
 /// the replay's device when it is announced, then reads until the device goes (or `react` says to
 /// leave), answering lines as `react` says.

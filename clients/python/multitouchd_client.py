@@ -147,6 +147,24 @@ class Client:
             request["id"] = id
         self.send(request)
 
+    def recognized(self, device, region, id=None):
+        """This program's own recogniser recognised a gesture in its region: the region's options take
+        effect (cancelsTouchesOnRecognition, exclusive). Reply: {"type": "recognized", ...}."""
+        request = {"type": "recognized", "device": device, "region": region}
+        if id is not None:
+            request["id"] = id
+        self.send(request)
+
+    def set_region_transform(self, device, region, matrix=None, id=None):
+        """Set (matrix: [a, b, c, d, tx, ty]) or reset (None) a region's cumulative transform."""
+        request = {"type": "setTransform" if matrix is not None else "resetTransform", "device": device,
+                   "region": region}
+        if matrix is not None:
+            request["matrix"] = list(matrix)
+        if id is not None:
+            request["id"] = id
+        self.send(request)
+
     # -- receiving -------------------------------------------------------------------------------
     def receive_line(self):
         """The next raw line (bytes, without newline), or None when the daemon closed the connection."""
