@@ -47,7 +47,7 @@ let package = Package(
         .target(
             name: "TouchPipeline",
             dependencies: [
-                "MultitouchCore", "Gestures", "WireProtocol", "Recordings",
+                "MultitouchCore", "Gestures", "WireProtocol", "Recordings", "TouchRouting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -76,12 +76,12 @@ let package = Package(
         .target(
             name: "MultitouchServer",
             dependencies: [
-                "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "Recordings", "Configuration",
-                "DeviceInput", "CLinuxSystem", .product(name: "Logging", package: "swift-log"),
+                "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "TouchRouting", "Recordings",
+                "Configuration", "DeviceInput", "CLinuxSystem", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
-            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore"],
+            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "TouchRouting"],
             swiftSettings: strict),
         // The browser pages and the JavaScript client, embedded in the binary so `multitouchctl bridge`
         // and `view` serve them from any directory. The files live in clients/js, where programmers look.
@@ -150,7 +150,7 @@ let package = Package(
             dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "MultitouchTestKit", "TouchRouting"]),
         .testTarget(
             name: "TouchPipelineTests",
-            dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings"]),
+            dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings", "TouchRouting"]),
         .testTarget(name: "MultitouchTestKitTests", dependencies: ["MultitouchTestKit", "MultitouchCore"]),
         .testTarget(name: "MultitouchClientTests", dependencies: ["MultitouchClient"]),
         .testTarget(
@@ -163,7 +163,9 @@ let package = Package(
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(
             name: "MultitouchServerTests",
-            dependencies: ["MultitouchServer", "MultitouchClient", "MultitouchTestKit", "TouchPipeline"]),
+            dependencies: [
+                "MultitouchServer", "MultitouchClient", "MultitouchTestKit", "TouchPipeline", "TouchRouting",
+            ]),
         .testTarget(
             name: "WebBridgeTests",
             dependencies: [

@@ -1,6 +1,7 @@
 import Foundation
 @_exported import Gestures
 @_exported import MultitouchCore
+@_exported import TouchRouting
 @_exported import WireProtocol
 
 #if canImport(Glibc)
@@ -123,6 +124,41 @@ public final class MultitouchClient: @unchecked Sendable {
     /// Sets a device's cumulative transform (x' = a*x + c*y + tx, y' = b*x + d*y + ty).
     public func setTransform(device: Int, matrix: Gestures.AffineTransform, id: RequestID? = nil) throws {
         try send(ClientRequest(.setTransform(device: device, matrix: matrix), id: id))
+    }
+
+    /// Replaces this connection's regions on `device` (empty: the whole device again); the daemon
+    /// answers with `regions` (the ids in force) or an error (docs/PROTOCOL.md "Touch routing"). Check
+    /// `HelloMessage.features` for `ProtocolFeature.regions` first: an older daemon answers
+    /// `unknown-type`.
+    public func declareRegions(device: Int, _ regions: [Region], id: RequestID? = nil) throws {
+        try send(ClientRequest(.declareRegions(device: device, regions: regions), id: id))
+    }
+
+    /// Adds or replaces (by id) some of this connection's regions on `device` and removes others,
+    /// atomically; answered like `declareRegions`.
+    public func updateRegions(
+        device: Int, _ regions: [Region] = [], remove: [String] = [], id: RequestID? = nil
+    )
+        throws
+    {
+        try send(ClientRequest(.updateRegions(device: device, regions: regions, remove: remove), id: id))
+    }
+
+    /// Tells the daemon this client's own recogniser recognised a gesture in its region: the region's
+    /// options take effect (cancel its raw touches, claim them from observers). Answered with
+    /// `recognized`, or an error for a region the client does not have there.
+    public func recognized(device: Int, region: String, id: RequestID? = nil) throws {
+        try send(ClientRequest(.recognized(device: device, region: region), id: id))
+    }
+
+    /// Sets (`matrix`) or resets (nil) the cumulative transform of one of this client's regions'
+    /// gesture session; answered with `transform` carrying the region.
+    public func setTransform(
+        device: Int, region: String, matrix: Gestures.AffineTransform?, id: RequestID? = nil
+    )
+        throws
+    {
+        try send(ClientRequest(.setRegionTransform(device: device, region: region, matrix: matrix), id: id))
     }
 
     // MARK: Receiving

@@ -3,6 +3,8 @@ import Configuration
 import Gestures
 import Glibc
 import Logging
+import TouchPipeline
+import TouchRouting
 import WireProtocol
 
 /// What the client hub asks of the rest of the daemon: the devices it reports and transforms.
@@ -17,6 +19,31 @@ protocol ClientHubHost: AnyObject {
     func clientSubscribed(subscribers: Int)
     /// A client connected or left (the systemd status line counts them).
     func clientsChanged()
+    /// Applies a client's region request on a device; nil when there is no such device.
+    func regions(_ request: DeviceHost.RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome?
+    /// The client's own recogniser recognised a gesture in its region; what that cancels.
+    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure>
+    /// Sets (`matrix`) or resets (nil) one of the client's regions' cumulative transform.
+    func setRegionTransform(
+        client: Int, device: Int, region: String, matrix: AffineTransform?
+    )
+        -> Result<AffineTransform, DeviceHost.RegionFailure>
+    /// The client disconnected: its regions vanish.
+    func clientGone(_ client: Int)
+}
+
+extension ClientHubHost {
+    /// A host that routes nothing: every device is unknown to region requests.
+    func regions(_ request: DeviceHost.RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome? { nil }
+    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure> {
+        .failure(.unknownDevice)
+    }
+    func setRegionTransform(
+        client: Int, device: Int, region: String, matrix: AffineTransform?
+    )
+        -> Result<AffineTransform, DeviceHost.RegionFailure>
+    { .failure(.unknownDevice) }
+    func clientGone(_ client: Int) {}
 }
 
 /// How the hub has client sockets watched: the daemon's `EventLoop`, or nothing in tests that drive the
@@ -55,6 +82,11 @@ final class ClientHub {
     private var readScratch = [UInt8](repeating: 0, count: 64 * 1024)
     private var encodeScratch: [OutboundMessage] = []
     private let startTime: UInt64
+    /// Open whole-device sessions and segments per device (`OutboundMessage.openDelta`); a device that
+    /// is not here has none.
+    private var openCounts: [Int: Int] = [:]
+    /// Reused per dispatch: after which messages of `encodeScratch` their device has nothing open.
+    private var idleAfter: [Bool] = []
 
     /// Five seconds for a client that is slow, not dead, to read its last line (the reason).
     static let closeGraceNanoseconds: UInt64 = 5_000_000_000
@@ -157,7 +189,11 @@ final class ClientHub {
                 "client.id": "\(client.id)", "client.pid": "\(peer?.pid ?? -1)",
                 "client.uid": "\(peer?.uid ?? UInt32.max)", "client.gid": "\(peer?.gid ?? UInt32.max)",
             ])
-        reply(to: client, .hello(HelloMessage(daemon: daemonVersion, devices: host?.currentDevices() ?? [])))
+        reply(
+            to: client,
+            .hello(
+                HelloMessage(
+                    daemon: daemonVersion, devices: host?.currentDevices() ?? [], features: [ProtocolFeature.regions])))
         host?.clientsChanged()
         return client.id
     }
@@ -227,11 +263,72 @@ final class ClientHub {
             setTransform(device: device, matrix: .identity, id: id, client: client)
         case .setTransform(let device, let matrix):
             setTransform(device: device, matrix: matrix, id: id, client: client)
-        case .declareRegions, .updateRegions:
-            // Decoded and validated, but routing is not wired into the daemon yet (issue 12); the hello
-            // does not announce "regions", and this answer is the feature test PROTOCOL.md documents.
-            let name = request.action.kind.rawValue
-            reply(to: client, .error(ErrorMessage(.unknownType, "\(name) is not served by this daemon yet", id: id)))
+        case .declareRegions(let device, let regions):
+            answerRegions(host?.regions(.declare(regions), client: client.id, device: device), device, id, client)
+        case .updateRegions(let device, let regions, let remove):
+            answerRegions(
+                host?.regions(.update(regions, remove: remove), client: client.id, device: device), device, id, client)
+        case .recognized(let device, let region):
+            switch host?.recognized(client: client.id, device: device, region: region) ?? .failure(.unknownDevice) {
+            case .success(let routed):
+                reply(to: client, .recognized(RecognizedMessage(id: id, device: device, region: region)))
+                var out: [OutboundMessage] = []
+                DeviceHost.append(routed, to: &out)
+                dispatch(outbound: out, readAt: clock())
+            case .failure(let failure):
+                replyRegionFailure(failure, device: device, id: id, to: client)
+            }
+        case .setRegionTransform(let device, let region, let matrix):
+            let result =
+                host?.setRegionTransform(client: client.id, device: device, region: region, matrix: matrix)
+                ?? .failure(.unknownDevice)
+            switch result {
+            case .success(let m):
+                reply(to: client, .transform(TransformMessage(id: id, device: device, matrix: m, region: region)))
+            case .failure(let failure):
+                replyRegionFailure(failure, device: device, id: id, to: client)
+            }
+        }
+    }
+
+    private func replyRegionFailure(
+        _ failure: DeviceHost.RegionFailure, device: Int, id: RequestID?, to client: ClientSession
+    ) {
+        switch failure {
+        case .unknownDevice: reply(to: client, .error(ErrorMessage(.unknownDevice, "no device \(device)", id: id)))
+        case .refused(let why): reply(to: client, .error(ErrorMessage(.badField, why, id: id)))
+        }
+    }
+
+    /// Replies to a region request: the ids now in force (the connection is routed on the device while
+    /// there are some), then what the change cancelled; or the error.
+    private func answerRegions(
+        _ outcome: DeviceRouting.Outcome?, _ device: Int, _ id: RequestID?, _ client: ClientSession
+    ) {
+        switch outcome {
+        case nil:
+            reply(to: client, .error(ErrorMessage(.unknownDevice, "no device \(device)", id: id)))
+        case .rejected(let error)?:
+            reply(to: client, .error(ErrorMessage(.badField, error.description, id: id)))
+        case .inForce(let ids, let cancelled)?:
+            let routed = !ids.isEmpty
+            if routed == client.routedDevices.contains(device) {
+                client.routingSwitch[device] = nil
+            } else if openCounts[device] != nil {
+                // A session is open: the connection keeps the stream it has until nothing is, so every touch
+                // and session it received still ends for it and none arrives without its began.
+                client.routingSwitch[device] = routed
+            } else {
+                client.routingSwitch[device] = routed
+                client.applyRoutingSwitch(device)
+            }
+            logger.debug(
+                "client: regions",
+                metadata: ["client.id": "\(client.id)", "device.id": "\(device)", "regions": "\(ids)"])
+            reply(to: client, .regions(RegionsMessage(id: id, device: device, regions: ids)))
+            var out: [OutboundMessage] = []
+            DeviceHost.append(cancelled, to: &out)
+            if !out.isEmpty { deliver(out, to: client) }
         }
     }
 
@@ -276,13 +373,41 @@ final class ClientHub {
         guard !messages.isEmpty else { return }
         encodeScratch.removeAll(keepingCapacity: true)
         for message in messages { encodeScratch.append(OutboundMessage(message)) }
+        dispatchEncoded(readAt: readAt)
+    }
+
+    /// Like `dispatch(_:readAt:)` for messages already encoded, some of them addressed to one client
+    /// (its regions' messages; `OutboundMessage.client`).
+    func dispatch(outbound: [OutboundMessage], readAt: UInt64) {
+        guard !outbound.isEmpty else { return }
+        encodeScratch = outbound
+        dispatchEncoded(readAt: readAt)
+    }
+
+    private func dispatchEncoded(readAt: UInt64) {
+        idleAfter.removeAll(keepingCapacity: true)
+        for message in encodeScratch {
+            guard message.openDelta != 0 else {
+                idleAfter.append(false)
+                continue
+            }
+            let open = max(0, (openCounts[message.device] ?? 0) + Int(message.openDelta))
+            openCounts[message.device] = open == 0 ? nil : open
+            idleAfter.append(open == 0)
+        }
         var wrote = false
         var deferred = false
         for client in clients.values where client.subscription != nil && !client.closing {
             let backlogged = client.hasPendingOutput
-            if deliver(encodeScratch, to: client) {
+            if deliver(encodeScratch, to: client, idleAfter: idleAfter) {
                 wrote = true
                 if backlogged || client.hasPendingOutput { deferred = true }
+            }
+        }
+        // Clients that were not served this batch switch too.
+        for (i, message) in encodeScratch.enumerated() where idleAfter[i] {
+            for client in clients.values where !client.routingSwitch.isEmpty {
+                client.applyRoutingSwitch(message.device)
             }
         }
         if deferred {
@@ -297,12 +422,19 @@ final class ClientHub {
     /// Queues the messages the client wants and writes what the socket takes. Returns true when any
     /// message was for this client.
     @discardableResult
-    private func deliver(_ messages: [OutboundMessage], to client: ClientSession) -> Bool {
+    private func deliver(_ messages: [OutboundMessage], to client: ClientSession, idleAfter: [Bool] = []) -> Bool {
         var any = false
-        for message in messages where client.wants(message) {
-            any = true
-            client.queue.enqueue(message, softLimit: configuration.softQueueLimit)
-            client.delivered &+= 1
+        for (i, message) in messages.enumerated() {
+            if client.wants(message) {
+                any = true
+                client.queue.enqueue(message, softLimit: configuration.softQueueLimit)
+                client.delivered &+= 1
+            }
+            // Nothing is open on the device after this message: a pending switch between its whole-device
+            // stream and routed streams takes effect here, where no touch or session can be cut in two.
+            if i < idleAfter.count && idleAfter[i] && !client.routingSwitch.isEmpty {
+                client.applyRoutingSwitch(message.device)
+            }
         }
         guard any else { return false }
         if client.pendingBytes > configuration.hardQueueLimitBytes {
@@ -405,6 +537,9 @@ final class ClientHub {
 
     private func disconnect(_ client: ClientSession, reason: String) {
         guard clients.removeValue(forKey: client.id) != nil else { return }
+        // Its regions vanish (also those declared while a switch was pending); what that cancels is for
+        // this connection only, which is closing.
+        if !client.routedDevices.isEmpty || !client.routingSwitch.isEmpty { host?.clientGone(client.id) }
         watcher.unwatch(fd: client.fd)
         Sys.close(client.fd)
         if descriptorReserve.clientLeft(), let listenFD = pausedListenFD.take() { watcher.watchListener(fd: listenFD) }

@@ -13,12 +13,30 @@ public struct OutboundMessage: Sendable {
     /// May be coalesced away under backpressure (`Message.isDroppable`: `changed` gesture updates and
     /// touch frames whose touches only moved or stayed).
     public var droppable: Bool
+    /// A message of the whole-device `touches` or gesture streams: a connection routed on `device`
+    /// does not get it (it gets its regions' own messages instead).
+    public var wholeDevice: Bool
+    /// The one client a routed message is for (0: every subscriber that wants it).
+    public var client: Int
+    /// The region a routed message is about: droppable messages coalesce per device, stream and region.
+    public var region: String?
+    /// For a whole-device gesture message, how it changes the number of the device's open sessions and
+    /// segments (+1 a session or segment began, -1 one ended or was cancelled); 0 for everything else.
+    /// Where that number is back at 0 no touch is down and no segment or animation is under way: the
+    /// point where a connection can switch between the whole-device and routed streams.
+    public var openDelta: Int8 = 0
 
-    public init(bytes: [UInt8], device: Int, streams: MessageStreams, droppable: Bool) {
+    public init(
+        bytes: [UInt8], device: Int, streams: MessageStreams, droppable: Bool, wholeDevice: Bool = false,
+        client: Int = 0, region: String? = nil
+    ) {
         self.bytes = bytes
         self.device = device
         self.streams = streams
         self.droppable = droppable
+        self.wholeDevice = wholeDevice
+        self.client = client
+        self.region = region
     }
 
     /// `message` encoded once, with its routing (`Message.streams`, `Message.isDroppable`).
@@ -26,7 +44,32 @@ public struct OutboundMessage: Sendable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         message.encode(into: &bytes)
-        self.init(bytes: bytes, device: message.device ?? 0, streams: message.streams, droppable: message.isDroppable)
+        self.init(
+            bytes: bytes, device: message.device ?? 0, streams: message.streams, droppable: message.isDroppable,
+            wholeDevice: message.isWholeDeviceStream)
+        if case .gesture(let m) = message, m.region == nil {
+            switch m.event {
+            case .sessionBegan: openDelta = 1
+            case .sessionEnded: openDelta = -1
+            case .update(let u):
+                switch u.phase {
+                case .began: openDelta = 1
+                case .ended, .cancelled: openDelta = -1
+                case .changed: openDelta = 0
+                }
+            case .tap, .doubleTap, .longPress: openDelta = 0
+            }
+        }
+    }
+
+    /// `message` for client `client` alone: one of its regions' touches or gesture events.
+    public init(_ message: Message, client: Int, region: String) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        message.encode(into: &bytes)
+        self.init(
+            bytes: bytes, device: message.device ?? 0, streams: message.streams, droppable: message.isDroppable,
+            client: client, region: region)
     }
 
     /// A reply to one client: never subject to subscriptions, never dropped.
@@ -54,6 +97,13 @@ public struct ClientQueue: Sendable {
     private struct Key: Hashable, Sendable {
         var device: Int
         var streams: UInt8
+        var region: String?
+
+        init(_ message: OutboundMessage) {
+            device = message.device
+            streams = message.streams.rawValue
+            region = message.region
+        }
     }
 
     /// Slots from `base`; nil is a coalesced-away tombstone or an already-popped slot before `head`.
@@ -85,7 +135,7 @@ public struct ClientQueue: Sendable {
     /// Adds `message`, coalescing when the queue holds `softLimit` messages or more.
     @discardableResult
     public mutating func enqueue(_ message: OutboundMessage, softLimit: Int) -> EnqueueResult {
-        let key = Key(device: message.device, streams: message.streams.rawValue)
+        let key = Key(message)
         var missed = 0
         var result = EnqueueResult.appended
         if message.droppable, count >= softLimit, let old = lastDroppable[key], old >= base + head,
@@ -145,7 +195,7 @@ public struct ClientQueue: Sendable {
         for slot in slots[head...] {
             guard let entry = slot else { continue }
             if entry.message.droppable {
-                newLast[Key(device: entry.message.device, streams: entry.message.streams.rawValue)] =
+                newLast[Key(entry.message)] =
                     newBase + newSlots.count
             }
             newSlots.append(entry)

@@ -24,6 +24,19 @@ final class ClientSession {
     var closeDeadline: UInt64 = 0
     /// Messages that arrived for the client, for stats.
     var delivered: UInt64 = 0
+    /// Devices on which the client declared regions: it gets its regions' own touches and gestures
+    /// there instead of the whole device's.
+    var routedDevices: Set<Int> = []
+    /// Switches between a device's whole-device stream (false) and routed streams (true) asked for while
+    /// a whole-device session or segment was open on it; each takes effect right after the message that
+    /// closes the last of them (`ClientHub`, `OutboundMessage.openDelta`).
+    var routingSwitch: [Int: Bool] = [:]
+
+    /// Makes the pending switch for `device` take effect, if there is one.
+    func applyRoutingSwitch(_ device: Int) {
+        guard let routed = routingSwitch.removeValue(forKey: device) else { return }
+        if routed { routedDevices.insert(device) } else { routedDevices.remove(device) }
+    }
 
     /// The socket's own send buffer (SO_SNDBUF as the kernel keeps it) and the part of it held back
     /// for the last line; 0 when the buffer could not be read or set.
@@ -74,6 +87,11 @@ final class ClientSession {
 
     func wants(_ message: OutboundMessage) -> Bool {
         if message.streams.isEmpty { return true }
+        if message.client != 0 {
+            guard message.client == id else { return false }
+        } else if message.wholeDevice && !routedDevices.isEmpty && routedDevices.contains(message.device) {
+            return false
+        }
         guard let subscription, !subscription.streams.isDisjoint(with: message.streams) else { return false }
         return message.device == 0 || subscription.devices.contains(message.device)
     }

@@ -79,6 +79,7 @@ public final class Daemon {
         hub.host = self
         hub.closingChanged = { [unowned self] in graceTimer.arm(at: hub.nextCloseDeadline) }
         host.sink = { [unowned hub] messages, readAt in hub.dispatch(messages, readAt: readAt) }
+        host.outboundSink = { [unowned hub] outbound, readAt in hub.dispatch(outbound: outbound, readAt: readAt) }
         host.devicesChanged = { [unowned self] in updateStatus() }
         // Writes to a vanished client must return EPIPE, not kill the daemon (send uses MSG_NOSIGNAL too).
         signal(SIGPIPE, SIG_IGN)
@@ -249,6 +250,20 @@ extension Daemon: ClientHubHost {
     }
     func clientSubscribed(subscribers: Int) { host.clientSubscribed(subscribers: subscribers) }
     func clientsChanged() { updateStatus() }
+    func regions(_ request: DeviceHost.RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome? {
+        host.regions(request, client: client, device: device)
+    }
+    func clientGone(_ client: Int) { host.clientGone(client) }
+    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure> {
+        host.recognized(client: client, device: device, region: region)
+    }
+    func setRegionTransform(
+        client: Int, device: Int, region: String, matrix: AffineTransform?
+    )
+        -> Result<AffineTransform, DeviceHost.RegionFailure>
+    {
+        host.setRegionTransform(client: client, device: device, region: region, matrix: matrix)
+    }
 }
 
 /// Client sockets watched through the daemon's event loop.

@@ -5,6 +5,7 @@ import Glibc
 import Logging
 import MultitouchCore
 import TouchPipeline
+import TouchRouting
 import WireProtocol
 
 /// A live evdev device being served: its reader, its pipeline and a reusable read buffer.
@@ -32,6 +33,10 @@ final class DeviceHost {
     private unowned let loop: EventLoop
     /// Where pipeline messages go, with the monotonic ns of the read that produced them.
     var sink: ([Message], UInt64) -> Void = { _, _ in }
+    /// Where pipeline messages go, each already encoded, when some of them are routed: the whole-device
+    /// messages for every subscriber (a routed connection skips its routed devices' ones) in pipeline
+    /// order, each region's messages for its client right after the frame that caused them.
+    var outboundSink: ([OutboundMessage], UInt64) -> Void = { _, _ in }
     /// Called when the set of devices changed (the systemd status line counts them).
     var devicesChanged: () -> Void = {}
 
@@ -48,6 +53,9 @@ final class DeviceHost {
     /// Frames per device id, for stats (present devices and the last `departedDevicesKept` departed ones).
     private var framesByDevice: [Int: UInt64] = [:]
     private var deviceNames: [Int: String] = [:]
+    /// Touch routing of the devices on which some client declared regions (issue 12). A device without
+    /// an entry is served exactly as before routing existed.
+    private var routings: [Int: DeviceRouting] = [:]
 
     /// Departed devices whose frame counts `stats` still reports; older ones are forgotten so a daemon
     /// that sees endless hotplug (or a `--loop` replay, a new device id per pass) stays bounded.
@@ -144,11 +152,29 @@ final class DeviceHost {
         replayTimer.acknowledge()
         guard var pass = replay else { return }
         let now = Sys.monotonicNanoseconds()
-        let next = pass.run(now: now, clock: Sys.monotonicNanoseconds) { batch, taken in sink(batch, taken) }
+        let next = pass.run(now: now, clock: Sys.monotonicNanoseconds) { batch, taken in emit(batch, taken) }
         for pipeline in pass.pipelines { framesByDevice[pipeline.deviceID] = pipeline.frameCount }
+        // The regions' gesture timers of the replay's devices, in recording time, once every step due
+        // now is taken (a burst cut short comes back at once; its frames fire the timers before them).
+        var routingNext: UInt64?
+        if !routings.isEmpty {
+            let caughtUp = next.map { $0 > now } ?? true
+            for id in pass.pipelines.map(\.deviceID) where routings.index(forKey: id) != nil {
+                var rounds = 0
+                while caughtUp, rounds < 1000, let deadline = routings[id]?.nextDeadline, pass.playTime(deadline) <= now
+                {
+                    emitRouted(routings[id]?.advance(to: deadline) ?? [], now)
+                    rounds += 1
+                }
+                if let deadline = routings[id]?.nextDeadline {
+                    let due = max(pass.playTime(deadline), now + 1)
+                    routingNext = min(routingNext ?? due, due)
+                }
+            }
+        }
         replay = pass
         if let next {
-            replayTimer.arm(at: next)
+            replayTimer.arm(at: min(next, routingNext ?? next))
             return
         }
         devicesChanged()
@@ -237,18 +263,18 @@ final class DeviceHost {
                 break
             case .frame:
                 if !batch.isEmpty {
-                    sink(batch, readAt)
+                    emit(batch, readAt)
                     batch.removeAll(keepingCapacity: true)
                 }
             case .resynced:
                 logger.notice("devices: SYN_DROPPED; resynced from the device state", metadata: ["device.id": "\(id)"])
-                sink(batch, readAt)
+                emit(batch, readAt)
                 batch.removeAll(keepingCapacity: true)
             case .removed:
                 removed = true
             }
         }
-        if !batch.isEmpty { sink(batch, readAt) }
+        if !batch.isEmpty { emit(batch, readAt) }
         framesByDevice[id] = slot.pipeline.frameCount
         if removed { removeDevice(id: id, reason: "unplugged") }
         armDeadlineTimer()
@@ -264,7 +290,7 @@ final class DeviceHost {
         let time = Timestamp(microseconds: Int64(now / 1000))
         slot.pipeline.finish(at: time, into: &out)
         out.append(.deviceRemoved(DeviceRemovedMessage(device: id, time: time, reason: reason)))
-        sink(out, now)
+        emit(out, now)
         logger.info("devices: removed", metadata: ["device.id": "\(id)", "reason": "\(reason)"])
         devicesChanged()
         armDeadlineTimer()
@@ -297,7 +323,9 @@ final class DeviceHost {
     /// Arms the timerfd at the earliest gesture deadline of any live device (absolute CLOCK_MONOTONIC,
     /// the clock of the kernel's event times), or disarms it.
     private func armDeadlineTimer() {
-        let deadline = liveDevices.values.compactMap(\.pipeline.nextDeadline).min()
+        var deadlines = liveDevices.values.compactMap(\.pipeline.nextDeadline)
+        for id in liveDevices.keys { if let d = routings[id]?.nextDeadline { deadlines.append(d) } }
+        let deadline = deadlines.min()
         deadlineTimer.arm(at: deadline.map { UInt64(max(0, $0.microseconds)) * 1000 })
     }
 
@@ -306,14 +334,157 @@ final class DeviceHost {
     func fireDeadlines() {
         deadlineTimer.acknowledge()
         let now = Sys.monotonicNanoseconds()
-        for slot in liveDevices.values {
+        for (id, slot) in liveDevices {
             var out: [Message] = []
             while let deadline = slot.pipeline.nextDeadline, UInt64(max(0, deadline.microseconds)) * 1000 <= now {
                 slot.pipeline.advance(to: deadline, into: &out)
             }
-            if !out.isEmpty { sink(out, now) }
+            if !out.isEmpty { emit(out, now) }
+            if routings.index(forKey: id) != nil {
+                emitRouted(routings[id]?.advance(to: Timestamp(microseconds: Int64(now / 1000))) ?? [], now)
+            }
         }
         armDeadlineTimer()
+    }
+
+    // MARK: Routing
+
+    /// Sends a batch of pipeline messages: straight to `sink` when no device is routed (the path every
+    /// connection without regions always took), else through the routed devices' `DeviceRouting`.
+    private func emit(_ batch: [Message], _ readAt: UInt64) {
+        guard !routings.isEmpty else {
+            sink(batch, readAt)
+            return
+        }
+        var out: [OutboundMessage] = []
+        out.reserveCapacity(batch.count * 2)
+        for message in batch {
+            guard let device = message.device, routings.index(forKey: device) != nil else {
+                out.append(OutboundMessage(message))
+                continue
+            }
+            // In place (`routings[device]?`): a copy of the router would copy every region's engine.
+            let routed = routings[device]?.observe(message) ?? []
+            if case .deviceRemoved = message {
+                // Everything the device's regions had open ends before the device does.
+                routings[device] = nil
+                Self.append(routed, to: &out)
+                out.append(OutboundMessage(message))
+            } else {
+                out.append(OutboundMessage(message))
+                Self.append(routed, to: &out)
+            }
+        }
+        outboundSink(out, readAt)
+    }
+
+    private func emitRouted(_ routed: [RoutedMessage], _ readAt: UInt64) {
+        guard !routed.isEmpty else { return }
+        var out: [OutboundMessage] = []
+        Self.append(routed, to: &out)
+        outboundSink(out, readAt)
+    }
+
+    static func append(_ routed: [RoutedMessage], to out: inout [OutboundMessage]) {
+        for r in routed {
+            out.append(OutboundMessage(r.message, client: Int(truncatingIfNeeded: r.client.rawValue), region: r.region))
+        }
+    }
+
+    /// What a client asks of its regions on a device.
+    enum RegionRequest {
+        /// `declareRegions`: replace them all (empty: routing off for the device).
+        case declare([Region])
+        /// `updateRegions`: add or replace some by id, remove others.
+        case update([Region], remove: [String])
+    }
+
+    /// Applies a client's region request on a device (the device's router is made on the first
+    /// declaration and dropped when no client has regions there any more). Returns nil for a device
+    /// that is not present; the outcome's messages are for the client only.
+    func regions(_ request: RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome? {
+        guard currentDevices().contains(where: { $0.id == device }) else { return nil }
+        let key = ClientID(UInt64(client))
+        if routings.index(forKey: device) == nil {
+            switch request {
+            case .declare(let list) where list.isEmpty:
+                return .inForce([], [])
+            case .update(let list, let remove) where list.isEmpty && remove.isEmpty:
+                return .inForce([], [])
+            case .declare, .update:
+                break
+            }
+            guard let pipeline = pipeline(of: device) else { return nil }
+            routings[device] = DeviceRouting(
+                device: device, surface: pipeline.gestureSurface, gestures: pipeline.gestureConfiguration)
+        }
+        let outcome: DeviceRouting.Outcome?
+        switch request {
+        case .declare(let list):
+            outcome = routings[device]?.replace(client: key, with: list)
+        case .update(let list, let remove):
+            outcome = routings[device]?.update(client: key, upserting: list, removing: remove)
+        }
+        dropIdleRouting(device)
+        armDeadlineTimer()
+        return outcome
+    }
+
+    /// Why a request about one region failed.
+    enum RegionFailure: Error {
+        /// No such device.
+        case unknownDevice
+        /// The client has no such region there, or the router refused (the words say which).
+        case refused(String)
+    }
+
+    /// The client's own recogniser recognised a gesture in its region: what that cancels, to deliver.
+    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], RegionFailure> {
+        guard currentDevices().contains(where: { $0.id == device }) else { return .failure(.unknownDevice) }
+        guard let routed = routings[device]?.recognized(client: ClientID(UInt64(client)), region: region) else {
+            return .failure(.refused("no region \"\(region)\" of this client on device \(device)"))
+        }
+        armDeadlineTimer()
+        return .success(routed)
+    }
+
+    /// Sets (`matrix`) or resets (nil) a region's cumulative transform.
+    func setRegionTransform(
+        client: Int, device: Int, region: String, matrix: AffineTransform?
+    )
+        -> Result<AffineTransform, RegionFailure>
+    {
+        guard currentDevices().contains(where: { $0.id == device }) else { return .failure(.unknownDevice) }
+        let key = ClientID(UInt64(client))
+        guard routings[device]?.isRouted(key) == true,
+            let outcome = routings[device]?.setTransform(client: key, region: region, matrix ?? .identity)
+        else {
+            return .failure(.refused("no region \"\(region)\" of this client on device \(device)"))
+        }
+        switch outcome {
+        case .set(let m): return .success(m)
+        case .rejected(let error): return .failure(.refused(error.description))
+        }
+    }
+
+    /// The client disconnected: its regions vanish everywhere.
+    func clientGone(_ client: Int) {
+        guard !routings.isEmpty else { return }
+        for device in Array(routings.keys) {
+            routings[device]?.clientGone(ClientID(UInt64(client)))
+            dropIdleRouting(device)
+        }
+        armDeadlineTimer()
+    }
+
+    /// A device on which no client has regions any more is served without a router again.
+    private func dropIdleRouting(_ device: Int) {
+        if let routing = routings[device], routing.router.regions.byClient.isEmpty { routings[device] = nil }
+    }
+
+    private func pipeline(of device: Int) -> DevicePipeline? {
+        if let slot = liveDevices[device] { return slot.pipeline }
+        return replay?.pipelines.first { $0.deviceID == device }
     }
 
     // MARK: Shutdown
@@ -329,7 +500,7 @@ final class DeviceHost {
             let now = Sys.monotonicNanoseconds()
             let messages = pass.shutdown(now: now, reason: "shutdown")
             replay = pass
-            sink(messages, now)
+            emit(messages, now)
         }
     }
 }

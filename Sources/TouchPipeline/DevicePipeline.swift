@@ -42,6 +42,11 @@ public protocol PipelineObserver {
 public struct DevicePipeline {
     public let deviceID: Int
     public let info: DeviceInfo
+    /// What the gesture engine knows of the device (type, clickpad, height): also what each of its
+    /// routed regions' sessions run on (`DeviceRouting`).
+    public let gestureSurface: GestureSurface
+    /// The device's gesture thresholds (its routed regions' sessions use them too).
+    public let gestureConfiguration: GestureConfiguration
     private var assembler = FrameAssembler()
     private var tracker: ContactTracker
     private var engine: GestureEngine
@@ -61,9 +66,9 @@ public struct DevicePipeline {
         info = DeviceInfo(id: deviceID, source: source, description: description, mapper: mapper)
         tracker = ContactTracker(
             description: description, mapper: mapper, idSource: idSource, tapCounting: settings.tapCounting)
-        engine = GestureEngine(
-            configuration: settings.gestures, surface: GestureSurface(description: description, mapper: mapper),
-            logger: logger)
+        gestureSurface = GestureSurface(description: description, mapper: mapper)
+        gestureConfiguration = settings.gestures
+        engine = GestureEngine(configuration: settings.gestures, surface: gestureSurface, logger: logger)
     }
 
     /// A timer deadline the engine still reported after being advanced to it (an engine bug): left to

@@ -6,6 +6,8 @@ public struct RoutingRequestError: Error, Hashable, Sendable, CustomStringConver
     /// One line per problem, in declaration order.
     public var problems: [String]
     public var description: String { problems.joined(separator: "; ") }
+
+    public init(problems: [String]) { self.problems = problems }
 }
 
 /// Every region of one device, per client, and the hit index built over them.

@@ -49,6 +49,7 @@ public struct TouchRouter: Sendable {
     public private(set) var regions = RegionSet()
     private let gestureConfiguration: GestureConfiguration
     private let isSemiMT: Bool
+    private let surface: GestureSurface
     /// The latest time seen (frames, advances): the time of cancellations the router makes itself.
     public private(set) var now = Timestamp(microseconds: 0)
 
@@ -95,8 +96,16 @@ public struct TouchRouter: Sendable {
     ///   - gestureConfiguration: thresholds for every region's gesture session.
     ///   - isSemiMT: the device is semi-mt (passed to each gesture engine).
     public init(gestureConfiguration: GestureConfiguration = .default, isSemiMT: Bool = false) {
+        self.init(
+            gestureConfiguration: gestureConfiguration, surface: GestureSurface(type: .direct, isSemiMT: isSemiMT))
+    }
+
+    /// A router whose regions' gesture sessions run on `surface`, the device's own (its type, clickpad
+    /// button area and height), exactly as the device's whole-device session does in `DevicePipeline`.
+    public init(gestureConfiguration: GestureConfiguration = .default, surface: GestureSurface) {
         self.gestureConfiguration = gestureConfiguration
-        self.isSemiMT = isSemiMT
+        self.surface = surface
+        self.isSemiMT = surface.isSemiMT
     }
 
     /// The earliest deadline any region's gesture session has pending, for the loop to arm; nil when
@@ -287,7 +296,7 @@ public struct TouchRouter: Sendable {
         streamOf[recipient] = sid
         let engine =
             region.options.gestures
-            ? GestureEngine(configuration: gestureConfiguration, isSemiMT: isSemiMT) : nil
+            ? GestureEngine(configuration: gestureConfiguration, surface: surface) : nil
         streams[sid] = Stream(recipient: recipient, engine: engine)
         return sid
     }

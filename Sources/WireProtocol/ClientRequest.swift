@@ -5,6 +5,7 @@ import TouchRouting
 /// are named after these.
 public enum RequestKind: String, Hashable, Sendable, CaseIterable {
     case subscribe, unsubscribe, ping, stats, resetTransform, setTransform, declareRegions, updateRegions
+    case recognized
 }
 
 /// What a request asks for (docs/PROTOCOL.md "Requests").
@@ -26,6 +27,12 @@ public enum RequestAction: Hashable, Sendable {
     case declareRegions(device: Int, regions: [Region])
     /// Add or replace (by id) some of the client's regions on a device, and remove others by id.
     case updateRegions(device: Int, regions: [Region], remove: [String])
+    /// The client's own recogniser recognised a gesture in one of its regions: the region's options take
+    /// effect as when its gesture session recognises one (cancel raw touches, claim exclusively).
+    case recognized(device: Int, region: String)
+    /// Set (`matrix`) or reset (nil) the cumulative transform of one of the client's regions' gesture
+    /// session: `setTransform`/`resetTransform` with a `region`.
+    case setRegionTransform(device: Int, region: String, matrix: AffineTransform?)
 
     public var kind: RequestKind {
         switch self {
@@ -37,6 +44,8 @@ public enum RequestAction: Hashable, Sendable {
         case .setTransform: return .setTransform
         case .declareRegions: return .declareRegions
         case .updateRegions: return .updateRegions
+        case .recognized: return .recognized
+        case .setRegionTransform(_, _, let matrix): return matrix == nil ? .resetTransform : .setTransform
         }
     }
 }
@@ -100,6 +109,20 @@ public struct ClientRequest: Hashable, Sendable {
             w.beginArray()
             for id in remove { w.string(id) }
             w.endArray()
+        case .recognized(let device, let region):
+            w.key("device")
+            w.int(device)
+            w.key("region")
+            w.string(region)
+        case .setRegionTransform(let device, let region, let matrix):
+            w.key("device")
+            w.int(device)
+            w.key("region")
+            w.string(region)
+            if let matrix {
+                w.key("matrix")
+                w.transform(matrix)
+            }
         }
         w.optionalField("id", id)
         w.endObject()
@@ -167,11 +190,29 @@ public struct ClientRequest: Hashable, Sendable {
             allowed = []
             action = .stats
         case .resetTransform:
-            allowed = ["device"]
-            action = .resetTransform(device: try fields.device(object["device"]))
+            allowed = ["device", "region"]
+            let device = try fields.device(object["device"])
+            if let region = try fields.region(optional: true) {
+                action = .setRegionTransform(device: device, region: region, matrix: nil)
+            } else {
+                action = .resetTransform(device: device)
+            }
         case .setTransform:
-            allowed = ["device", "matrix"]
-            action = .setTransform(device: try fields.device(object["device"]), matrix: try fields.matrix())
+            allowed = ["device", "matrix", "region"]
+            let device = try fields.device(object["device"])
+            let matrix = try fields.matrix()
+            if let region = try fields.region(optional: true) {
+                action = .setRegionTransform(device: device, region: region, matrix: matrix)
+            } else {
+                action = .setTransform(device: device, matrix: matrix)
+            }
+        case .recognized:
+            allowed = ["device", "region"]
+            let device = try fields.device(object["device"])
+            guard let region = try fields.region(optional: false) else {
+                throw RequestError(.badField, "missing \"region\" (a region id)", id: id)
+            }
+            action = .recognized(device: device, region: region)
         case .declareRegions:
             allowed = ["device", "regions"]
             action = .declareRegions(
@@ -266,6 +307,20 @@ private struct RequestFields {
             throw RequestError(.badField, problems.joined(separator: "; "), id: id)
         }
         return regions
+    }
+
+    /// `"region"`: one of the client's region ids (nil when absent and `optional`).
+    func region(optional: Bool) throws(RequestError) -> String? {
+        guard let value = object["region"] else {
+            if optional { return nil }
+            throw RequestError(.badField, "missing \"region\" (a region id)", id: id)
+        }
+        guard case .string(let region) = value, !region.isEmpty, region.utf8.count <= RegionLimits.maximumIDBytes else {
+            throw RequestError(
+                .badField, "\"region\" must be a region id (a string of 1...\(RegionLimits.maximumIDBytes) bytes)",
+                id: id)
+        }
+        return region
     }
 
     func remove() throws(RequestError) -> [String] {

@@ -102,11 +102,17 @@ public struct HelloMessage: Hashable, Sendable {
     public var daemon: String
     /// Devices present at connect time.
     public var devices: [DeviceInfo]
+    /// Optional parts of the protocol this daemon serves (`regions`: touch routing); written only when
+    /// there are some, so an older daemon's hello simply has none.
+    public var features: [String]
 
-    public init(protocolVersion: Int = ProtocolVersion.current, daemon: String, devices: [DeviceInfo]) {
+    public init(
+        protocolVersion: Int = ProtocolVersion.current, daemon: String, devices: [DeviceInfo], features: [String] = []
+    ) {
         self.protocolVersion = protocolVersion
         self.daemon = daemon
         self.devices = devices
+        self.features = features
     }
 
     func writeFields(to w: inout JSONWriter) {
@@ -118,12 +124,26 @@ public struct HelloMessage: Hashable, Sendable {
         w.beginArray()
         for device in devices { device.write(to: &w) }
         w.endArray()
+        if !features.isEmpty {
+            w.key("features")
+            w.beginArray()
+            for feature in features { w.string(feature) }
+            w.endArray()
+        }
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
             protocolVersion: try f.integer("protocol"), daemon: try f.string("daemon"),
-            devices: try f.objects("devices") { (d) throws(WireDecodingError) in try DeviceInfo(reading: d) })
+            devices: try f.objects("devices") { (d) throws(WireDecodingError) in try DeviceInfo(reading: d) },
+            features: f.optionalValue("features") == nil
+                ? []
+                : try f.array("features") { (item, path) throws(WireDecodingError) -> String in
+                    guard case .string(let name) = item else {
+                        throw WireDecodingError("\(path): a feature must be a string, got \(item.jsonText)")
+                    }
+                    return name
+                })
     }
 }
 

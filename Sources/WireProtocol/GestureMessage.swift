@@ -155,7 +155,7 @@ public struct GestureMessage: Hashable, Sendable {
                 session: session, time: time, phase: try f.enumeration("phase"), location: try f.point("location"),
                 fingers: try f.integer("fingers"))
         case .hello, .deviceAdded, .deviceRemoved, .touches, .dropped, .error, .pong, .subscribed, .unsubscribed,
-            .stats, .transform:
+            .stats, .transform, .regions, .recognized:
             throw WireDecodingError("\(kind.rawValue) is not a gesture message")
         }
         self.init(device: device, event: event, region: try f.optionalString("region"))

@@ -6,13 +6,19 @@ public enum ProtocolVersion {
     public static let current = 1
 }
 
+/// Names the hello's `features` may list: optional parts of protocol 1 a daemon serves.
+public enum ProtocolFeature {
+    /// Touch routing: `declareRegions`/`updateRegions` and the per-region streams (issue 12).
+    public static let regions = "regions"
+}
+
 /// Every value of `"type"` the daemon sends: one per message shape. The golden files
 /// (tests/protocol/golden/messages/NAME.jsonl) are named after these.
 public enum MessageKind: String, Hashable, Sendable, CaseIterable {
     case hello, deviceAdded, deviceRemoved, touches
     case session, gesture, tap, doubleTap, longPress
     case dropped, error
-    case pong, subscribed, unsubscribed, stats, transform
+    case pong, subscribed, unsubscribed, stats, transform, regions, recognized
 }
 
 /// Every server-to-client message, typed (docs/PROTOCOL.md is the contract). `multitouchctl replay
@@ -45,6 +51,10 @@ public enum Message: Hashable, Sendable {
     case stats(StatsMessage)
     /// Reply to `setTransform`/`resetTransform`, and the notice other clients of the device get.
     case transform(TransformMessage)
+    /// Reply to `declareRegions`/`updateRegions`: the client's region ids now in force on the device.
+    case regions(RegionsMessage)
+    /// Reply to `recognized`.
+    case recognized(RecognizedMessage)
 
     /// The message type as it appears in "type".
     public var kind: MessageKind {
@@ -61,6 +71,8 @@ public enum Message: Hashable, Sendable {
         case .unsubscribed: return .unsubscribed
         case .stats: return .stats
         case .transform: return .transform
+        case .regions: return .regions
+        case .recognized: return .recognized
         }
     }
 
@@ -73,6 +85,8 @@ public enum Message: Hashable, Sendable {
         case .gesture(let m): return m.device
         case .dropped(let m): return m.device
         case .transform(let m): return m.device
+        case .regions(let m): return m.device
+        case .recognized(let m): return m.device
         case .hello, .error, .pong, .subscribed, .unsubscribed, .stats: return nil
         }
     }
@@ -87,7 +101,19 @@ public enum Message: Hashable, Sendable {
         case .deviceAdded, .deviceRemoved: return .devices
         // Lost input and recording notes concern every stream of the device.
         case .dropped, .error: return .all
-        case .hello, .pong, .subscribed, .unsubscribed, .stats: return []
+        case .hello, .pong, .subscribed, .unsubscribed, .stats, .regions, .recognized: return []
+        }
+    }
+
+    /// True for the whole-device `touches` and gesture messages (no `region`): what a connection that
+    /// declared regions on the device no longer receives (docs/PROTOCOL.md "Touch routing").
+    public var isWholeDeviceStream: Bool {
+        switch self {
+        case .touches(let m): return m.routing == nil
+        case .gesture(let m): return m.region == nil
+        case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
+            .transform, .regions, .recognized:
+            return false
         }
     }
 
@@ -102,7 +128,7 @@ public enum Message: Hashable, Sendable {
             if case .update(let update) = m.event { return update.phase == .changed }
             return false
         case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
-            .transform:
+            .transform, .regions, .recognized:
             return false
         }
     }
@@ -144,6 +170,8 @@ public enum Message: Hashable, Sendable {
         case .unsubscribed(let m): m.writeFields(to: &w)
         case .stats(let m): m.writeFields(to: &w)
         case .transform(let m): m.writeFields(to: &w)
+        case .regions(let m): m.writeFields(to: &w)
+        case .recognized(let m): m.writeFields(to: &w)
         }
         w.endObject()
     }
@@ -193,6 +221,8 @@ public enum Message: Hashable, Sendable {
         case .unsubscribed: self = .unsubscribed(try UnsubscribedMessage(reading: f))
         case .stats: self = .stats(try StatsMessage(reading: f))
         case .transform: self = .transform(try TransformMessage(reading: f))
+        case .regions: self = .regions(try RegionsMessage(reading: f))
+        case .recognized: self = .recognized(try RecognizedMessage(reading: f))
         }
     }
 }

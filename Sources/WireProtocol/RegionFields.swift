@@ -239,3 +239,33 @@ enum RegionFields {
         return bytes
     }
 }
+
+/// A screen layout for offline routing (`multitouchctl check --regions`, `replay --regions`): one JSON
+/// array per client, each the region objects that client declares on every device, exactly as in
+/// `declareRegions` (docs/PROTOCOL.md "Touch routing"). For example a toolbar client, a map client and
+/// an observer: `[[{"id":"toolbar","rect":[0,0,100,10],"z":2}], [{"id":"map","rect":[0,0,100,60],"z":1}],
+/// [{"id":"fx","rect":[0,0,100,60],"mode":"observer"}]]`.
+public enum RegionLayout {
+    /// The clients' regions, in file order (client 1 first).
+    /// - Throws: `WireDecodingError` naming every problem (not JSON, not an array of arrays, a bad region).
+    public static func decode(_ bytes: [UInt8]) throws(WireDecodingError) -> [[Region]] {
+        let value: JSONValue
+        do {
+            value = try JSONReader.parse(bytes)
+        } catch {
+            throw WireDecodingError("not JSON: \(error)")
+        }
+        guard case .array(let clients) = value else {
+            throw WireDecodingError("a region layout is an array with one array of region objects per client")
+        }
+        var layout: [[Region]] = []
+        var problems: [String] = []
+        for (index, client) in clients.enumerated() {
+            let (regions, found) = RegionFields.readArray(client, key: "clients[\(index)]")
+            layout.append(regions)
+            problems += found
+        }
+        guard problems.isEmpty else { throw WireDecodingError(problems.joined(separator: "; ")) }
+        return layout
+    }
+}

@@ -58,23 +58,93 @@ public struct TransformMessage: Hashable, Sendable {
     public var id: RequestID?
     public var device: Int
     public var matrix: AffineTransform
+    /// Set when it is one region's own cumulative transform (a routed connection's request); then only
+    /// the requesting client gets the message.
+    public var region: String?
 
-    public init(id: RequestID?, device: Int, matrix: AffineTransform) {
+    public init(id: RequestID?, device: Int, matrix: AffineTransform, region: String? = nil) {
         self.id = id
         self.device = device
         self.matrix = matrix
+        self.region = region
     }
 
     func writeFields(to w: inout JSONWriter) {
         w.optionalField("id", id)
         w.key("device")
         w.int(device)
+        if let region {
+            w.key("region")
+            w.string(region)
+        }
         w.key("matrix")
         w.transform(matrix)
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
-        self.init(id: try f.requestID(), device: try f.integer("device"), matrix: try f.transform("matrix"))
+        self.init(
+            id: try f.requestID(), device: try f.integer("device"), matrix: try f.transform("matrix"),
+            region: try f.optionalString("region"))
+    }
+}
+
+/// `recognized`: the reply to `recognized` (the region's options took effect).
+public struct RecognizedMessage: Hashable, Sendable {
+    public var id: RequestID?
+    public var device: Int
+    public var region: String
+
+    public init(id: RequestID?, device: Int, region: String) {
+        self.id = id
+        self.device = device
+        self.region = region
+    }
+
+    func writeFields(to w: inout JSONWriter) {
+        w.optionalField("id", id)
+        w.key("device")
+        w.int(device)
+        w.key("region")
+        w.string(region)
+    }
+
+    init(reading f: FieldReader) throws(WireDecodingError) {
+        self.init(id: try f.requestID(), device: try f.integer("device"), region: try f.string("region"))
+    }
+}
+
+/// `regions`: the reply to `declareRegions` and `updateRegions`, with the ids of the client's regions
+/// on the device now in force, in declaration order (empty: the connection is no longer routed there).
+public struct RegionsMessage: Hashable, Sendable {
+    public var id: RequestID?
+    public var device: Int
+    public var regions: [String]
+
+    public init(id: RequestID?, device: Int, regions: [String]) {
+        self.id = id
+        self.device = device
+        self.regions = regions
+    }
+
+    func writeFields(to w: inout JSONWriter) {
+        w.optionalField("id", id)
+        w.key("device")
+        w.int(device)
+        w.key("regions")
+        w.beginArray()
+        for region in regions { w.string(region) }
+        w.endArray()
+    }
+
+    init(reading f: FieldReader) throws(WireDecodingError) {
+        self.init(
+            id: try f.requestID(), device: try f.integer("device"),
+            regions: try f.array("regions") { (item, path) throws(WireDecodingError) -> String in
+                guard case .string(let name) = item else {
+                    throw WireDecodingError("\(path): a region id must be a string, got \(item.jsonText)")
+                }
+                return name
+            })
     }
 }
 

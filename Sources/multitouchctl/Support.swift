@@ -83,9 +83,13 @@ enum ReadableFormat {
             let touches = m.touches.map { t in
                 "#\(t.id) \(t.phase.rawValue) (\(fmt(t.location.x)), \(fmt(t.location.y)))\(t.tapCount > 1 ? " taps=\(t.tapCount)" : "")"
             }.joined(separator: "  ")
-            return "\(m.time) dev \(m.device) touches fingers=\(m.fingers)\(m.isSemiMT ? " semi-mt" : ""): \(touches)"
+            let routed = m.routing.map { r in
+                " region=\(r.region)/\(r.role.rawValue)" + (r.reason.map { " (\($0.rawValue))" } ?? "")
+            }
+            return
+                "\(m.time) dev \(m.device)\(routed ?? "") touches fingers=\(m.fingers)\(m.isSemiMT ? " semi-mt" : ""): \(touches)"
         case .gesture(let m):
-            return "\(m.event.time) dev \(m.device) " + gestureText(m.event)
+            return "\(m.event.time) dev \(m.device) " + (m.region.map { "region=\($0) " } ?? "") + gestureText(m.event)
         case .dropped(let m):
             return
                 "\(m.time.map { $0.description } ?? "-") dev \(m.device.map(String.init) ?? "-") DROPPED \(m.count) \(m.unit.rawValue): \(m.reason)"
@@ -108,6 +112,10 @@ enum ReadableFormat {
         case .transform(let m):
             let t = m.matrix
             return "dev \(m.device) transform set to [\(t.a), \(t.b), \(t.c), \(t.d), \(t.tx), \(t.ty)]"
+        case .regions(let m):
+            return "dev \(m.device) regions [\(m.regions.joined(separator: ", "))]"
+        case .recognized(let m):
+            return "dev \(m.device) region \(m.region) recognized"
         }
     }
 

@@ -1,11 +1,63 @@
 import Foundation
 import MultitouchClient
+import MultitouchTestKit
+import Recordings
 import Testing
 
 /// The Swift client library against the real daemon: typed events through the async sequence, and
 /// requests.
 @Suite("MultitouchClient")
 struct ClientLibraryTests {
+    @Test func regionsAreDeclaredAndTheirMessagesArriveTyped() throws {
+        let dir = TemporaryDirectory()
+        var script = TouchScripter(device: EvemuScript.device, start: Timestamp(seconds: 1, microseconds: 0))
+        script.frame()
+        script.advance(ms: 3000)
+        script.down(finger: 0, x: 20, y: 5)
+        script.frame()
+        script.advance(ms: 40)
+        script.up(finger: 0)
+        script.frame()
+        let recording = dir.write(
+            "tap.evemu", EvemuWriter.write(description: EvemuScript.device, events: script.events))
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "2", "--wait-for-subscribers", "1"])
+        let client = try MultitouchClient(path: daemon.socketPath)
+        defer { client.close() }
+        try client.setReceiveTimeout(seconds: 60)
+        guard case .hello(let hello)? = try client.nextMessage() else {
+            Issue.record("no hello")
+            return
+        }
+        #expect(hello.features.contains(ProtocolFeature.regions))
+        try client.subscribe()
+        var regionsReply: RegionsMessage?
+        var routed: [TouchesMessage] = []
+        var taps: [String?] = []
+        while let message = try client.nextMessage() {
+            switch message {
+            case .deviceAdded(let device):
+                let bar = Region(id: "bar", shape: .rectangle(RegionRect(x: 0, y: 0, width: 100, height: 15)))
+                try client.declareRegions(device: device.id, [bar], id: 1)
+            case .regions(let reply):
+                regionsReply = reply
+            case .touches(let touches):
+                routed.append(touches)
+            case .gesture(let gesture):
+                if case .tap = gesture.event { taps.append(gesture.region) }
+            case .deviceRemoved:
+                break
+            case .hello, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats, .transform, .recognized:
+                continue
+            }
+            if case .deviceRemoved = message { break }
+        }
+        #expect(regionsReply == RegionsMessage(id: 1, device: 1, regions: ["bar"]))
+        #expect(routed.map { $0.routing?.region } == ["bar", "bar"])
+        #expect(routed.flatMap { $0.touches.map(\.phase) } == [.began, .ended])
+        #expect(taps == ["bar"])
+    }
+
     @Test func typedEventsArriveThroughTheAsyncSequence() async throws {
         let dir = TemporaryDirectory()
         let recording = dir.write("pinch.evemu", EvemuScript.pinchThenPan(frames: 60))
@@ -39,7 +91,7 @@ struct ClientLibraryTests {
                 client.close()
             case .touches:
                 Issue.record("touches arrived without being subscribed to")
-            case .dropped, .error, .subscribed, .unsubscribed, .stats, .transform:
+            case .dropped, .error, .subscribed, .unsubscribed, .stats, .transform, .regions, .recognized:
                 break
             }
         }

@@ -47,11 +47,11 @@ struct SocketTests {
         (#"{"type":"resetTransform","device":"one"}"#, "bad-field"),
         (#"{"type":"ping","extra":1}"#, "bad-field"),
         (#"{"type":"resetTransform","device":42}"#, "unknown-device"),
-        // Region declarations are validated, and a bad one is bad-field; a valid one is not served yet
-        // (routing is not wired in), which is the documented unknown-type feature test.
+        // Region declarations are validated, and a bad one is bad-field; a valid one on a device that
+        // is not there (this daemon serves none) is unknown-device.
         (#"{"type":"declareRegions","device":1,"regions":[{"id":"m","rect":[0,0,0,1]}]}"#, "bad-field"),
         (#"{"type":"updateRegions","device":1,"remove":"m"}"#, "bad-field"),
-        (#"{"type":"declareRegions","device":1,"regions":[{"id":"m","rect":[0,0,10,10]}]}"#, "unknown-type"),
+        (#"{"type":"declareRegions","device":1,"regions":[{"id":"m","rect":[0,0,10,10]}]}"#, "unknown-device"),
     ])
     func badRequestIsAnsweredAndTheConnectionKept(request: String, code: String) throws {
         let dir = TemporaryDirectory()

@@ -29,6 +29,7 @@ enum ProtocolSamples {
     static let messages: [Message] = [
         .hello(HelloMessage(daemon: "multitouchd 0.1.0", devices: [screen, pad])),
         .hello(HelloMessage(daemon: "multitouchd 0.1.0", devices: [])),
+        .hello(HelloMessage(daemon: "multitouchd 0.2.0", devices: [screen], features: ["regions"])),
         .deviceAdded(screen),
         .deviceAdded(pad),
         .deviceRemoved(DeviceRemovedMessage(device: 1, time: time, reason: "device removed")),
@@ -145,6 +146,10 @@ enum ProtocolSamples {
                 latency: LatencyStatistics(count: 0, maximum: 0, buckets: [], deferred: 0, recent: nil))),
         .transform(TransformMessage(id: 2, device: 1, matrix: matrix)),
         .transform(TransformMessage(id: nil, device: 1, matrix: .identity)),
+        .regions(RegionsMessage(id: 1, device: 1, regions: ["toolbar", "map"])),
+        .regions(RegionsMessage(id: nil, device: 2, regions: [])),
+        .recognized(RecognizedMessage(id: 6, device: 1, region: "map")),
+        .transform(TransformMessage(id: 7, device: 1, matrix: matrix, region: "map")),
     ]
 
     static let requests: [ClientRequest] = [
@@ -161,6 +166,7 @@ enum ProtocolSamples {
         ClientRequest(.declareRegions(device: 1, regions: [toolbar, map, background, lens]), id: 5),
         ClientRequest(.updateRegions(device: 2, regions: [map], remove: ["toolbar", "a\"b"]), id: "u"),
         ClientRequest(.updateRegions(device: 2, regions: [], remove: [])),
+        ClientRequest(.recognized(device: 1, region: "map"), id: 6),
     ]
 
     /// The PROTOCOL.md example: a toolbar whose left 9 of 20 cells are solid, over a map.

@@ -508,12 +508,54 @@ def test_daemon_logs_for_the_journal(bin_dir, tmp):
             check(all(re.match(r"\d{4}-\d\d-\d\dT", l) for l in lines), "terminal lines keep timestamps: %r" % lines[:2])
 
 
+def test_region_examples_each_get_only_their_own_touches(bin_dir, tmp):
+    examples = os.path.join(os.path.dirname(HERE), "examples", "regions")
+    d = Daemon(bin_dir, tmp, ["--replay", os.path.join(examples, "tap-and-pinch.evemu"), "--speed", "2",
+                              "--wait-for-subscribers", "3"])
+    programs = {name: subprocess.Popen([sys.executable, os.path.join(examples, name + ".py"), d.socket],
+                                       stdout=subprocess.PIPE, text=True)
+                for name in ("map", "toolbar", "observer")}
+    try:
+        out = {name: p.communicate(timeout=60)[0].splitlines() for name, p in programs.items()}
+        for name, p in programs.items():
+            check(p.returncode == 0, "%s exits cleanly" % name)
+        toolbar, map_, observer = out["toolbar"], out["map"], out["observer"]
+        check(toolbar[0] == "[toolbar] regions on device 1: toolbar", repr(toolbar[:1]))
+        check("[toolbar] 4.030000 touches toolbar/owner: 3 began (20, 5)" in toolbar, repr(toolbar))
+        check("[toolbar] 4.080000 tap toolbar at (20, 5)" in toolbar, repr(toolbar))
+        check(not any("gesture" in line for line in toolbar), "no pan or pinch for the toolbar")
+        check("[map] 4.000000 touches map/owner: 1 began (40, 35), 2 began (60, 35)" in map_, repr(map_))
+        check("[map] 4.210000 gesture map pinchRotate ended fingers=2 scale=3.000" in map_, repr(map_))
+        check(not any(" 3 " in line or "tap" in line for line in map_), "the toolbar finger is not the map's")
+        check(sum(1 for line in observer if "/observer: " in line) == 6, repr(observer))
+    finally:
+        for p in programs.values():
+            if p.poll() is None:
+                p.kill()
+        d.stop()
+
+
+def test_region_helper(bin_dir, tmp):
+    from multitouchd_client import region
+    check(region("map", rect=[0, 0, 10, 10], z=1, exclusive=True) ==
+          {"id": "map", "rect": [0, 0, 10, 10], "z": 1, "exclusive": True}, "rect region")
+    check(region("fx", polygon=[(0, 0), (1, 0), (0, 1)], mode="observer", gestures=True) ==
+          {"id": "fx", "polygon": [[0, 0], [1, 0], [0, 1]], "mode": "observer", "gestures": True}, "polygon region")
+    for bad in (lambda: region("x"), lambda: region("x", rect=[0, 0, 1, 1], color="red")):
+        try:
+            bad()
+            raise AssertionError("accepted a bad region")
+        except (ValueError, TypeError):
+            pass
+
+
 TESTS = [test_hello_and_ping, test_bad_request_is_an_error_and_the_connection_stays,
          test_subscriber_receives_exactly_the_replay_output, test_request_mid_stream_loses_no_message,
          test_typed_events, test_schema_rejects_what_the_daemon_must_not_send, test_fileno_and_read_available,
          test_reconnect_restores_the_subscription, test_asyncio_client, test_print_gestures_example,
          test_print_gestures_piped_to_head, test_map_example_applies_the_matrix,
-         test_pip_installs_the_package, test_daemon_logs_for_the_journal]
+         test_pip_installs_the_package, test_daemon_logs_for_the_journal,
+         test_region_examples_each_get_only_their_own_touches, test_region_helper]
 
 
 def main():

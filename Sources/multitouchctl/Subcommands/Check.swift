@@ -15,7 +15,10 @@ struct Check: ParsableCommand {
             a lift or landing frame beyond what the fingers that stay explain, no rotation below the \
             threshold, no velocity faster than the fingers moved). In a directory, each events-only file is paired with the .desc beside it \
             whose name is the longest prefix of the events file's name. Prints one line per recording; exits 1 \
-            naming what failed.
+            naming what failed. With --regions LAYOUT (a JSON array with one array of region objects per \
+            client, as in declareRegions) each recording is also replayed with those clients' regions \
+            declared on every device, and the routing invariants are checked: every touch has one owner, \
+            every touch and gesture session delivered to a region ends exactly once.
             """)
 
     @Argument(help: "Recordings or directories of recordings.")
@@ -26,6 +29,9 @@ struct Check: ParsableCommand {
 
     @Flag(name: .long, help: "Print every failure, not only the first few per recording.")
     var verbose = false
+
+    @Option(name: .long, help: "Region layout (JSON): also check the routing invariants with these clients' regions.")
+    var regions: String?
 
     func run() throws {
         var jobs: [(events: String, description: String?)] = []
@@ -59,6 +65,7 @@ struct Check: ParsableCommand {
                 jobs.append((path, desc))
             }
         }
+        let layout = try regions.map { try loadRegionLayout($0, command: "check") }
         var failed = 0
         var passed = 0
         for job in jobs {
@@ -71,8 +78,17 @@ struct Check: ParsableCommand {
                 failed += 1
                 continue
             }
-            let report = RecordingCheck.run(recording: recording, name: name)
-            print(CheckFormat.line(report))
+            var report = RecordingCheck.run(recording: recording, name: name)
+            var routingText = ""
+            if let layout {
+                let routed = RoutedReplay.run(recording: recording, source: name, layout: layout)
+                report.failures += routed.violations.map { "routing: \($0)" }
+                let cancelled = routed.cancellations.values.reduce(0, +)
+                routingText =
+                    " | routing clients=\(layout.count) touch-messages=\(routed.touchMessages)"
+                    + " gesture-events=\(routed.gestureEvents) router-cancelled=\(cancelled)"
+            }
+            print(CheckFormat.line(report) + routingText)
             if report.passed {
                 passed += 1
             } else {

@@ -1,8 +1,10 @@
 import ArgumentParser
+import Foundation
 import Gestures
 import MultitouchCore
 import Recordings
 import TouchPipeline
+import TouchRouting
 import WireProtocol
 
 /// `multitouchctl replay`: runs a recording through the pipeline and prints every frame's touches and
@@ -14,7 +16,10 @@ struct Replay: ParsableCommand {
         discussion: """
             Prints each frame's touches and the gestures they make. The readable form is for people and may \
             change; with --json every line is one message exactly as a socket client of multitouchd receives \
-            it (docs/PROTOCOL.md).
+            it (docs/PROTOCOL.md). With --regions LAYOUT (a JSON array with one array of region objects per \
+            client, as in declareRegions) it prints instead what each of those clients receives from \
+            multitouchd --replay once it has declared its regions: with --json one {"client":N,"message":{...}} \
+            per line, the message exactly as that client receives it.
             """)
 
     @Argument(help: "The recording (evemu .evemu/.events, or libinput record .yml).")
@@ -29,6 +34,9 @@ struct Replay: ParsableCommand {
     @Option(
         name: .long, help: "Configuration file whose [gestures] and device rules apply (default: built-in defaults).")
     var config: String?
+
+    @Option(name: .long, help: "Region layout (JSON): print what each client declaring these regions receives.")
+    var regions: String?
 
     func run() throws {
         if file.hasSuffix(".desc") && desc == nil {
@@ -47,6 +55,22 @@ struct Replay: ParsableCommand {
         let settings = try loadSettings(
             configPath: config, path: file, description: recording.devices.first?.description)
         var output = StandardOutput()
+        if let regions {
+            let layout = try loadRegionLayout(regions, command: "replay")
+            let result = RoutedReplay.run(
+                recording: recording, source: baseName(file), layout: layout, settings: settings)
+            for routed in result.messages {
+                if json {
+                    output.write("{\"client\":\(routed.client.rawValue),\"message\":\(routed.message.jsonLine())}")
+                } else {
+                    output.write("[client \(routed.client.rawValue)] " + ReadableFormat.line(for: routed.message))
+                }
+            }
+            output.flush()
+            for violation in result.violations { printError("multitouchctl replay: routing: \(violation)") }
+            if !result.violations.isEmpty { throw ExitCode.failure }
+            return
+        }
         TouchPipeline.Replay.run(recording: recording, source: baseName(file), settings: settings) { batch in
             for message in batch {
                 if json {
@@ -57,5 +81,19 @@ struct Replay: ParsableCommand {
             }
         }
         output.flush()
+    }
+}
+
+/// Reads a region layout file for `--regions` (see `RegionLayout`), or exits with the reason.
+func loadRegionLayout(_ path: String, command: String) throws -> [[Region]] {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        printError("multitouchctl \(command): cannot read \(path)")
+        throw ExitCode.failure
+    }
+    do {
+        return try RegionLayout.decode(Array(data))
+    } catch {
+        printError("multitouchctl \(command): \(path): \(error)")
+        throw ExitCode.failure
     }
 }

@@ -14,7 +14,7 @@ Standard library only. The blocking client:
 restart.
 """
 
-from ._wire import DEFAULT_SOCKET, PROTOCOL_VERSION, STREAMS
+from ._wire import DEFAULT_SOCKET, PROTOCOL_VERSION, STREAMS, region
 from .affine import Affine
 from .client import Client
 from .errors import ConnectionClosed, ProtocolError, ReplyError
@@ -25,7 +25,7 @@ from .messages import (Device, DeviceAdded, DeviceRemoved, DoubleTap, Dropped, E
 __version__ = "0.1.0"
 
 __all__ = [
-    "Client", "Affine", "ProtocolError", "ReplyError", "ConnectionClosed", "DEFAULT_SOCKET", "PROTOCOL_VERSION",
+    "Client", "Affine", "region", "ProtocolError", "ReplyError", "ConnectionClosed", "DEFAULT_SOCKET", "PROTOCOL_VERSION",
     "STREAMS", "parse", "Phase", "Mode", "Stream", "Device", "Hello", "DeviceAdded", "DeviceRemoved", "Touch",
     "Touches", "Session", "Gesture", "Tap", "DoubleTap", "LongPress", "Dropped", "Error", "Transform", "Subscribed",
     "Unsubscribed", "Pong", "Stats", "UnknownMessage",

@@ -71,6 +71,61 @@ def transform_request(device, matrix=None):
     return {"type": "setTransform", "device": int(device), "matrix": [_number(v) for v in matrix]}
 
 
+def region(id, rect=None, polygon=None, z=0, mode="opaque", mask=None, hidden=False, disabled=False, **options):
+    """A region object for declareRegions/updateRegions (docs/PROTOCOL.md "Touch routing").
+
+    id: string unique among this connection's regions on the device; rect: [x, y, width, height] or
+    polygon: [[x, y], ...] in the device's published space; mode: "opaque", "passthrough" (needs mask)
+    or "observer"; mask: {"columns": C, "rows": R, "bits": "<base64>"}. options: gestures,
+    cancelsTouchesOnRecognition, delaysTouchesUntilFailure, exclusive (booleans).
+    """
+    if (rect is None) == (polygon is None):
+        raise ValueError("a region needs exactly one of rect and polygon")
+    r = {"id": id}
+    if rect is not None:
+        r["rect"] = list(rect)
+    else:
+        r["polygon"] = [list(p) for p in polygon]
+    if mask is not None:
+        r["mask"] = dict(mask)
+    if z:
+        r["z"] = z
+    if mode != "opaque":
+        r["mode"] = mode
+    if hidden:
+        r["hidden"] = True
+    if disabled:
+        r["disabled"] = True
+    for name in ("gestures", "cancelsTouchesOnRecognition", "delaysTouchesUntilFailure", "exclusive"):
+        if name in options:
+            r[name] = bool(options.pop(name))
+    if options:
+        raise TypeError("unknown region options: %s" % ", ".join(sorted(options)))
+    return r
+
+
+def declare_regions_request(device, regions):
+    """Replaces this connection's regions on `device` (empty: the whole device again)."""
+    return {"type": "declareRegions", "device": int(device), "regions": list(regions)}
+
+
+def update_regions_request(device, regions=(), remove=()):
+    """Adds or replaces (by id) some regions and removes others by id, atomically."""
+    return {"type": "updateRegions", "device": int(device), "regions": list(regions), "remove": list(remove)}
+
+
+def recognized_request(device, region):
+    """This program's own recogniser recognised a gesture in `region`: its options take effect."""
+    return {"type": "recognized", "device": int(device), "region": region}
+
+
+def region_transform_request(device, region, matrix=None):
+    """A region's cumulative transform: set (matrix) or, without one, reset."""
+    request = transform_request(device, matrix)
+    request["region"] = region
+    return request
+
+
 def _number(value):
     """A matrix entry as the daemon writes numbers: whole values without ".0" (2, not 2.0), so a
     request is the same bytes from Python as from the Swift client (tests/protocol/golden)."""
@@ -150,4 +205,7 @@ REPLY_TYPES = {
     "stats": "stats",
     "resetTransform": "transform",
     "setTransform": "transform",
+    "declareRegions": "regions",
+    "updateRegions": "regions",
+    "recognized": "recognized",
 }

@@ -71,6 +71,10 @@ class AsyncClient:
     def devices(self):
         return self.hello.get("devices", [])
 
+    @property
+    def features(self):
+        return self.hello.get("features", [])
+
     async def send(self, request):
         data = _wire.encode(request)
         self._conversation.remember(request)
@@ -86,6 +90,18 @@ class AsyncClient:
 
     async def reset_transform(self, device):
         return await self.request(_wire.transform_request(device))
+
+    async def declare_regions(self, device, regions):
+        return await self.request(_wire.declare_regions_request(device, regions))
+
+    async def update_regions(self, device, regions=(), remove=()):
+        return await self.request(_wire.update_regions_request(device, regions, remove))
+
+    async def recognized(self, device, region):
+        return await self.request(_wire.recognized_request(device, region))
+
+    async def set_region_transform(self, device, region, matrix=None):
+        return await self.request(_wire.region_transform_request(device, region, matrix))
 
     async def get_stats(self):
         return await self.request({"type": "stats"})

@@ -92,6 +92,11 @@ class Client:
         """Devices the daemon had when this client connected (from the hello)."""
         return self.hello.get("devices", [])
 
+    @property
+    def features(self):
+        """Optional parts of the protocol the daemon serves (from the hello), e.g. ["regions"]."""
+        return self.hello.get("features", [])
+
     # -- requests --------------------------------------------------------------------------------
     def send(self, request):
         """Send one request (a dict with "type"); does not wait for the reply."""
@@ -119,6 +124,24 @@ class Client:
     def set_transform(self, device, matrix):
         """matrix: [a, b, c, d, tx, ty] or an Affine (x' = a*x + c*y + tx, y' = b*x + d*y + ty)."""
         self.send(_wire.transform_request(device, matrix))
+
+    def declare_regions(self, device, regions):
+        """Replace this connection's regions on `device` (a list of `region(...)` dicts; empty: the whole
+        device again) and return the `regions` reply (the ids in force); ReplyError on a refusal."""
+        return self.request(_wire.declare_regions_request(device, regions))
+
+    def update_regions(self, device, regions=(), remove=()):
+        """Add or replace (by id) some regions on `device` and remove others by id, atomically."""
+        return self.request(_wire.update_regions_request(device, regions, remove))
+
+    def recognized(self, device, region):
+        """This program's own recogniser recognised a gesture in its region: the region's options take
+        effect (cancelsTouchesOnRecognition, exclusive)."""
+        return self.request(_wire.recognized_request(device, region))
+
+    def set_region_transform(self, device, region, matrix=None):
+        """Set (matrix: [a, b, c, d, tx, ty] or an Affine) or reset (None) a region's transform."""
+        return self.request(_wire.region_transform_request(device, region, matrix))
 
     def request(self, request, reply_type=None):
         """Send a request with a fresh id and return its reply dict. Messages that arrive meanwhile are
