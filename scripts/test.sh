@@ -37,6 +37,10 @@ stage "build" swift build --build-tests
 ctl="$(swift build --show-bin-path)/multitouchctl"
 stage "swift test" swift test --skip-build
 stage "check fixtures" "$ctl" check tests/fixtures
+# The routing invariants (one owner per touch, every delivered touch ends) with the example trio's
+# overlapping regions (a map, a toolbar over it, an observer), over its recording and the fixtures.
+stage "check with regions" "$ctl" check --regions clients/examples/regions/layout.json \
+  clients/examples/regions/tap-and-pinch.evemu tests/fixtures
 if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings
   stage "feel report" "$ctl" feel --recordings ../shared/recordings
