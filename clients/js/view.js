@@ -15,6 +15,7 @@ const view = (window.multitouchView = {
   closeReason: null,
   device: null,            // the device shown: {id, name, width, height, units}
   messages: 0,
+  received: [],            // the first 10,000 messages as they arrived (the test checks them against the schema)
   touchFrames: 0,
   touchesDrawn: 0,         // distinct touch ids drawn at least once
   drawnTouchIds: [],
@@ -62,7 +63,10 @@ client.addEventListener("close", (e) => {
   view.connected = false;
   view.closeReason = `${e.detail.code} ${e.detail.reason}`;
 });
-client.addEventListener("message", () => { view.messages += 1; });
+client.addEventListener("message", (e) => {
+  view.messages += 1;
+  if (view.received.length < 10000) view.received.push(e.detail);
+});
 client.addEventListener("hello", () => {
   if (client.devices.size > 0) showDevice(client.devices.keys().next().value);
 });

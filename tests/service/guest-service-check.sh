@@ -41,7 +41,7 @@ if [ "${MTD_SYSTEMD:-1}" = 1 ]; then
     [ -f "$deb" ] || { echo "guest-service-check: no package $MTD_DEB" >&2; exit 1; }
   fi
   echo "=== guest check under systemd (PID 1 of a PID namespace)${deb:+, installed from $(basename "$deb")}"
-  MTD_REPO=$repo MTD_BIN=$bin MTD_LIVE=${MTD_LIVE:-1} MTD_DEB=$deb QP_PASSENV="MTD_REPO MTD_BIN MTD_LIVE MTD_DEB" QP_TIMEOUT=1000 \
+  MTD_REPO=$repo MTD_BIN=$bin MTD_LIVE=${MTD_LIVE:-1} MTD_DEB=$deb QP_PASSENV="MTD_REPO MTD_BIN MTD_LIVE MTD_DEB" QP_TIMEOUT=500 \
     "$runner" bash "$repo/tests/service/guest/systemd-inner.sh" || status=1
 fi
 [ "${MTD_LIVE:-1}" = 0 ] && echo "guest-service-check: SKIPPED the live-device checks (MTD_LIVE=0); not counted as passed"

@@ -202,6 +202,15 @@ def check_view(tools, bin_dir, out_dir, work):
     check(state["gridLinesDrawn"] > 0 and state["mapDrawn"], f"grid lines ({state['gridLinesDrawn']}) and the map drawn")
     check(state["histogramBars"] > 0, f"latency histogram drawn with {state['histogramBars']} buckets")
     check(state["errors"] == [], f"no errors on the page: {state['errors']}")
+    # Every message the JavaScript client received, against the protocol's JSON Schema.
+    sys.path.insert(0, os.path.join(ROOT, "protocol"))
+    from validate import Checker
+    checker = Checker()
+    received = state["received"]
+    invalid = [(m.get("type"), checker.problems(m)) for m in received if checker.problems(m)]
+    check(received and not invalid,
+          f"the {len(received)} messages the JS client received match protocol/multitouchd.schema.json"
+          + (f"; invalid: {invalid[:3]}" if invalid else ""))
 
 
 def check_demo(tools, bin_dir, out_dir, work):

@@ -19,6 +19,7 @@ check=guest-systemd
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 show() { systemctl show -p "$2" --value "$1"; }
+echo "guest-systemd: probe started at uptime $(cut -d' ' -f1 /proc/uptime) s"
 finish() {
   [ -n "${evemu_pids:-}" ] && kill $evemu_pids 2>/dev/null   # the uinput devices this script made
   echo "--- journal of multitouchd.service"
@@ -149,6 +150,7 @@ import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.makefile().readline().strip())' "$socket_path" 2>&1)
 if [[ "$hello" == *"\"source\":\"$device\""* ]]; then
   pass "live: the hello lists $device (opened through DeviceAllow and group input)"
+  echo "guest-systemd: live checks at uptime $(cut -d' ' -f1 /proc/uptime) s"
   cancel_check live "$device"
 else
   fail "live: the daemon serves no $device under the unit (hello: ${hello:0:160})"
@@ -156,14 +158,18 @@ else
 fi
 fi
 
-# Touches under the hardened unit: the same unit with a replay that holds two fingers down.
+# Touches under the hardened unit: the same unit with a replay that holds two fingers down. Its files
+# are copied to $work under /run: the unit's PrivateTmp= hides a checkout under /tmp, and ProtectHome=
+# one under /home.
+install -m 0644 "$here/hold-replay.events" "$here/touchscreen.desc" "$work/"
 mkdir -p /run/systemd/system/multitouchd.service.d
 cat > /run/systemd/system/multitouchd.service.d/replay.conf <<EOF
 [Service]
 ExecStart=
-ExecStart=$prefix/bin/multitouchd --config /etc/multitouchd/multitouchd.toml --replay $here/hold-replay.events --desc $here/touchscreen.desc --no-devices --wait-for-subscribers 1
+ExecStart=$prefix/bin/multitouchd --config /etc/multitouchd/multitouchd.toml --replay $work/hold-replay.events --desc $work/touchscreen.desc --no-devices --wait-for-subscribers 1
 EOF
 systemctl daemon-reload
-systemctl restart multitouchd.service && pass "restarted with a replay drop-in" || fail "restart with the replay drop-in"
+timeout 60 systemctl restart multitouchd.service && pass "restarted with a replay drop-in" || fail "restart with the replay drop-in"
 cancel_check replay
+echo "guest-systemd: probe done at uptime $(cut -d' ' -f1 /proc/uptime) s"
 finish
