@@ -11,3 +11,25 @@ public enum DeviceReading: Hashable, Sendable {
     /// The device is gone (`ENODEV`): unplugged or its uinput creator exited. Nothing follows.
     case removed
 }
+
+extension DeviceReading {
+    /// The raw events that stand for this reading in a recording (`multitouchctl record`, `listen
+    /// --record`). A resync is written as `SYN_DROPPED` with value `SynDroppedValue.resyncFollows` at
+    /// the overflow's time, the state difference, and its `SYN_REPORT`: replayed, it gives the same
+    /// `dropped` message and resync frame as the live path (`FrameAssembler.Output.resync`).
+    public var recordedEvents: [InputEvent] {
+        switch self {
+        case .event(let event):
+            return [event]
+        case .resync(let frame, let droppedAt):
+            return [
+                InputEvent(
+                    time: droppedAt, type: EventType.syn, code: SynCode.dropped, value: SynDroppedValue.resyncFollows)
+            ]
+                + frame.events
+                + [InputEvent(time: frame.time, type: EventType.syn, code: SynCode.report, value: 0)]
+        case .removed:
+            return []
+        }
+    }
+}

@@ -44,6 +44,15 @@ public enum SynCode {
     public static let dropped: UInt16 = 3
 }
 
+/// Values of a `SYN_DROPPED` event.
+public enum SynDroppedValue {
+    /// The kernel's own overflow marker: events up to the next `SYN_REPORT` are stale and discarded.
+    public static let kernel: Int32 = 0
+    /// Written by multitouchd's recorders, never by the kernel: libevdev resynced, and the events up
+    /// to the next `SYN_REPORT` are the state difference (`FrameAssembler.Output.resync`).
+    public static let resyncFollows: Int32 = 1
+}
+
 /// `MSC_*` codes.
 public enum MscCode {
     public static let serial: UInt16 = 0x00

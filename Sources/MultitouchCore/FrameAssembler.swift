@@ -4,6 +4,12 @@
 /// `SYN_DROPPED` means the kernel's buffer overflowed: the events of the current frame and all events
 /// up to and including the next `SYN_REPORT` are discarded, and the caller must resync (live devices)
 /// or carry on with stale state (recordings). Either way it is reported, never silent.
+///
+/// A `SYN_DROPPED` whose value is `SynDroppedValue.resyncFollows` (1) is the other kind, written only by
+/// multitouchd's own recorders (`DeviceReading.recordedEvents`): libevdev already re-read the device,
+/// and the events up to the next `SYN_REPORT` are that state difference. They come out as one
+/// `.resync` frame, and a partial frame in progress is left alone, exactly as the live path treats a
+/// resync; so a recording of a live session replays to the live output even across an overflow.
 public struct FrameAssembler: Sendable {
     /// What one pushed event completes.
     public enum Output: Hashable, Sendable {
@@ -12,6 +18,9 @@ public struct FrameAssembler: Sendable {
         /// Events were lost: `discarded` events (the partial frame plus everything up to the next
         /// `SYN_REPORT`) were thrown away. Emitted at that `SYN_REPORT`, when the stream is whole again.
         case dropped(at: Timestamp, discarded: Int)
+        /// A recorded resync (`SYN_DROPPED` value 1 ... `SYN_REPORT`): the state difference libevdev
+        /// produced after an overflow at `droppedAt`, as a frame with `isResync` set.
+        case resync(EventFrame, droppedAt: Timestamp)
     }
 
     private var pending: [InputEvent] = []
@@ -20,6 +29,9 @@ public struct FrameAssembler: Sendable {
     private var clearBeforeNextPush = false
     private var dropping = false
     private var discarded = 0
+    /// Set between a recorded resync's `SYN_DROPPED` (its time) and the `SYN_REPORT` that ends it.
+    private var resyncDroppedAt: Timestamp?
+    private var resyncEvents: [InputEvent] = []
 
     public init() { pending.reserveCapacity(64) }
 
@@ -32,8 +44,20 @@ public struct FrameAssembler: Sendable {
             pending.removeAll(keepingCapacity: true)
             clearBeforeNextPush = false
         }
+        if let droppedAt = resyncDroppedAt {
+            guard event.isSynReport else {
+                resyncEvents.append(event)
+                return nil
+            }
+            resyncDroppedAt = nil
+            defer { resyncEvents.removeAll(keepingCapacity: true) }
+            return .resync(EventFrame(events: resyncEvents, time: event.time, isResync: true), droppedAt: droppedAt)
+        }
         if event.type == EventType.syn {
             switch event.code {
+            case SynCode.dropped where event.value == SynDroppedValue.resyncFollows && !dropping:
+                resyncDroppedAt = event.time
+                return nil
             case SynCode.dropped:
                 discarded += pending.count + 1
                 pending.removeAll(keepingCapacity: true)
@@ -71,6 +95,12 @@ public struct FrameAssembler: Sendable {
             pending.removeAll(keepingCapacity: true)
             dropping = false
             discarded = 0
+        }
+        if resyncDroppedAt != nil {
+            // A resync cut off before its SYN_REPORT: its events are reported with the partial frame.
+            resyncDroppedAt = nil
+            defer { resyncEvents.removeAll(keepingCapacity: true) }
+            return pending + resyncEvents
         }
         return pending
     }

@@ -3,12 +3,16 @@ import MultitouchCore
 /// Runs event streams through the frame assembler and a contact tracker, and checks touch frames
 /// against the touch invariants: what most tests of the later pipeline stages start from.
 public enum TouchFrames {
-    /// Whole frames of `events` (a trailing partial frame is left out; drops are skipped).
+    /// Whole frames of `events`, recorded resyncs included (a trailing partial frame is left out; drops are
+    /// skipped).
     public static func frames(of events: [InputEvent]) -> [EventFrame] {
         var assembler = FrameAssembler()
         var frames: [EventFrame] = []
         for event in events {
-            if case .frame(let frame)? = assembler.push(event) { frames.append(frame) }
+            switch assembler.push(event) {
+            case .frame(let frame)?, .resync(let frame, _)?: frames.append(frame)
+            case .dropped?, nil: break
+            }
         }
         return frames
     }

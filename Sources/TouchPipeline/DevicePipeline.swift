@@ -103,15 +103,32 @@ public struct DevicePipeline {
                 .dropped(
                     DroppedMessage(device: deviceID, time: time, count: discarded, unit: .events, reason: "SYN_DROPPED")
                 ))
+        case .resync(let frame, let droppedAt):
+            push(resync: frame, droppedAt: droppedAt, into: &out, observer: &observer)
         }
     }
 
-    /// Feeds the state difference libevdev produced while resyncing after `SYN_DROPPED`.
-    public mutating func push(resync frame: EventFrame, into out: inout [Message]) {
+    /// Announces an overflow at `droppedAt` with its `dropped` message (unit `overflows`) and feeds the
+    /// state difference libevdev produced while resyncing: the live path's resync, and a recorded one.
+    public mutating func push(resync frame: EventFrame, droppedAt: Timestamp, into out: inout [Message]) {
         var ignored = NoObserver()
+        push(resync: frame, droppedAt: droppedAt, into: &out, observer: &ignored)
+    }
+
+    private mutating func push<O: PipelineObserver>(
+        resync frame: EventFrame, droppedAt: Timestamp, into out: inout [Message], observer: inout O
+    ) {
+        // Timers due by the overflow fire before it is announced, in time order, as a replay of the
+        // recorded resync fires them (a reader stopped past a long-press deadline reads both at once).
+        advance(to: droppedAt, into: &out, observer: &observer)
+        out.append(
+            .dropped(
+                DroppedMessage(
+                    device: deviceID, time: droppedAt, count: 1, unit: .overflows,
+                    reason: "SYN_DROPPED: kernel buffer overflowed; resynced from the device state")))
         var resync = frame
         resync.isResync = true
-        process(resync, into: &out, observer: &ignored)
+        process(resync, into: &out, observer: &observer)
     }
 
     /// Advances virtual time, firing gesture timers due at or before `time`.

@@ -25,12 +25,7 @@ extension DevicePipeline {
             push(event, into: &out)
             return event.isSynReport ? .frame : .pending
         case .resync(let frame, let droppedAt):
-            out.append(
-                .dropped(
-                    DroppedMessage(
-                        device: deviceID, time: droppedAt, count: 1, unit: .overflows,
-                        reason: "SYN_DROPPED: kernel buffer overflowed; resynced from the device state")))
-            push(resync: frame, into: &out)
+            push(resync: frame, droppedAt: droppedAt, into: &out)
             return .resynced
         case .removed:
             return .removed

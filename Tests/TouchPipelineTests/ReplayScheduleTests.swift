@@ -170,4 +170,65 @@ struct DevicePipelineTests {
         #expect(pipeline.push(.removed, into: &out) == .removed)
         #expect(out.isEmpty)
     }
+
+    /// `listen --record` and `record` write what a live session read; replaying the file must give what
+    /// the live session printed, across an overflow too (the guest's exact check depends on it).
+    @Test func aRecordedResyncReplaysExactlyAsTheLivePathProcessedIt() throws {
+        let device = TestDevices.touchscreen()
+        var s = TouchScripter(device: device)
+        var readings: [DeviceReading] = []
+        s.down(finger: 0, x: 40, y: 40)
+        s.frame()
+        s.advance(ms: 16)
+        s.move(finger: 0, x: 40.2, y: 40.1)
+        s.frame()
+        readings += s.takeEvents().map { .event($0) }
+        // The reader was stopped past the long-press deadline; meanwhile the buffer overflowed, finger 0
+        // lifted and finger 1 landed: libevdev's difference.
+        s.advance(ms: 900)
+        s.up(finger: 0)
+        s.down(finger: 1, x: 70, y: 60)
+        s.frame()
+        let difference = s.takeEvents()
+        let resyncTime = difference.last?.time ?? Timestamp(microseconds: 0)
+        readings.append(
+            .resync(
+                EventFrame(events: difference.filter { !$0.isSynReport }, time: resyncTime, isResync: true),
+                droppedAt: resyncTime.adding(milliseconds: -3)))
+        s.advance(ms: 16)
+        s.move(finger: 1, x: 72, y: 62)
+        s.frame()
+        s.advance(ms: 16)
+        s.up(finger: 1)
+        s.frame()
+        readings += s.takeEvents().map { .event($0) }
+
+        // The live path as `listen` runs it, its timers not advanced while the reader was stopped.
+        var live = DevicePipeline(deviceID: 1, description: device)
+        var liveOut: [Message] = []
+        for reading in readings { _ = live.push(reading, into: &liveOut) }
+        live.finish(at: s.time, into: &liveOut)
+
+        let text = EvemuWriter.write(description: device, events: readings.flatMap(\.recordedEvents))
+        #expect(text.contains(" 0000 0003 0001\n"), "the resync is marked with SYN_DROPPED value 1")
+        let recording = try RecordingReader.parse(text: text, name: "resync.evemu")
+        let replayOut = Replay.messages(recording: recording).filter {
+            $0.kind != .deviceAdded && $0.kind != .deviceRemoved
+        }
+
+        #expect(replayOut == liveOut)
+        let order = liveOut.map(\.kind).filter { $0 == .longPress || $0 == .dropped }
+        #expect(order.first == .longPress, "the long press due before the overflow comes first: \(order)")
+        let drops = liveOut.compactMap { message -> DroppedMessage? in
+            if case .dropped(let m) = message { return m }
+            return nil
+        }
+        #expect(drops.map(\.unit) == [.overflows])
+        let phases = liveOut.flatMap { message -> [TouchPhase] in
+            if case .touches(let m) = message { return m.touches.map(\.phase) }
+            return []
+        }
+        #expect(phases.contains(.cancelled), "the touch that lifted unseen is cancelled")
+        #expect(phases.filter { $0 == .ended }.count == 1, "only the touch seen lifting ends")
+    }
 }

@@ -36,6 +36,13 @@ if [ ! -x "$ctl" ]; then swift build --product multitouchctl >&2 || { echo "run-
 if [ ! -x "$bin/multitouchd" ]; then swift build --product multitouchd >&2 || echo "run-checks: multitouchd build failed" >&2; fi
 if [ ! -e "$xctest" ]; then swift build --build-tests >&2 || echo "run-checks: test bundle build failed" >&2; fi
 [ -e "$xctest" ] || xctest=
+# The guest runs the release binaries, what the package ships (`make build`; in CI the package stage
+# built them already, so this is a no-op there). Under TCG the debug multitouchctl needed about 8 ms for
+# a 4-finger frame of dell_canvas_touch, which come every 6 ms: its reader fell behind and overflowed
+# in every attempt. The replays on the host use the debug build, so the comparisons also check that
+# both builds compute the same output.
+make -s build >&2 || { echo "run-checks: release build (make build) failed" >&2; exit 2; }
+guest_bin=$(swift build -c release --show-bin-path)
 
 work=$(mktemp -d /var/tmp/multitouchd-guest-checks.XXXXXX)
 chmod 755 "$work"
@@ -79,7 +86,7 @@ echo "run-checks: $(ls "$work/rec" | wc -l) recordings, replayed on the host in 
 
 guest_start=$(date +%s.%N)
 QP_RW_DIRS="$work" QP_PASSENV="MT_WORK MT_CTL MT_DAEMON MT_XCTEST MT_ROOT MT_SECTIONS" QP_TIMEOUT=${MT_GUEST_TIMEOUT:-600} \
-  MT_WORK=$work MT_CTL=$ctl MT_DAEMON=$bin/multitouchd MT_XCTEST=$xctest MT_ROOT=$root \
+  MT_WORK=$work MT_CTL=$guest_bin/multitouchctl MT_DAEMON=$guest_bin/multitouchd MT_XCTEST=$xctest MT_ROOT=$root \
   bash tools/guest/run-in-guest.sh "$root/tests/guest/guest-checks.sh"
 guest_rc=$?
 guest_end=$(date +%s.%N)
@@ -125,12 +132,27 @@ for f in "$work"/rec/*.evemu; do
     echo "FAIL live $name: ${exact_line}; original: ${line#* }$note" >> "$results"
   elif [ $cmp_ok = 0 ]; then
     echo "$line; delivered events replay exactly$note" >> "$results"
+  elif [ $cmp_ok = 4 ]; then
+    echo "$line; delivered events replay exactly, the overflow included$note" >> "$results"
   elif [ $cmp_ok = 3 ]; then
     echo "PASS live $name: equals the replay of the delivered events exactly; against the original recording's replay the touches are identical and time-based gesture decisions differ (${line#*: })$note" >> "$results"
   else
     echo "$line; delivered events replay exactly$note" >> "$results"
   fi
 done
+# The forced overflow, recorded by the listener (SYN_DROPPED value 1 and the resync): its replay must
+# print what the listener printed, the dropped message and the cancelled touch included.
+if [ -s "$work/live/syn-dropped.delivered.evemu" ]; then
+  "$ctl" replay --json "$work/live/syn-dropped.delivered.evemu" > "$work/replay/syn-dropped.delivered.jsonl" 2>&1
+  if python3 tests/guest/checks.py exact "$work/live/syn-dropped.jsonl" "$work/replay/syn-dropped.delivered.jsonl" "syn-dropped" > "$work/exact.txt"; then
+    echo "PASS syn-dropped recorded: $(head -1 "$work/exact.txt" | cut -d' ' -f2-), the overflow included" >> "$results"
+  else
+    echo "FAIL syn-dropped recorded: $(head -1 "$work/exact.txt" | cut -d' ' -f2-)" >> "$results"
+  fi
+  sed -n '2,$p' "$work/exact.txt"
+elif grep -q '^PASS syn-dropped' "$results"; then
+  echo "FAIL syn-dropped recorded: the listener wrote no recording" >> "$results"
+fi
 # record round trip: the recorded file replays to the same touches as the recording that was played.
 if [ -s "$work/live/recorded.evemu" ]; then
   "$ctl" replay --json "$work/live/recorded.evemu" > "$work/replay/recorded.jsonl" 2> "$work/replay/recorded.err"
@@ -149,5 +171,8 @@ echo "guest: booted to the command in ${boot} s of guest uptime; whole guest run
 known=$(grep -c '^KNOWN' "$results")
 passed=$(grep -c '^PASS' "$results")
 failed=$(grep -c '^FAIL' "$results")
-echo "$passed passed, $failed failed, $known known difference(s) (total $((SECONDS - start)) s)"
+# PARTIAL: the reader overflowed in every attempt (a starved guest); the exact check held, the
+# comparison with the original stops at the overflow. Neither passed nor failed, and said so.
+partial=$(grep -c '^PARTIAL' "$results")
+echo "$passed passed, $failed failed, $known known difference(s), $partial partial (overflowed under load) (total $((SECONDS - start)) s)"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]

@@ -115,12 +115,7 @@ struct Listen: ParsableCommand {
                         if recordPath != nil { raw.append(event) }
                         lastEvent = event.time
                     case .resync(let frame, _):
-                        if recordPath != nil {
-                            // evemu has no resync: the state difference is written as a plain frame.
-                            raw += frame.events
-                            raw.append(
-                                InputEvent(time: frame.time, type: EventType.syn, code: SynCode.report, value: 0))
-                        }
+                        if recordPath != nil { raw += reading.recordedEvents }
                         lastEvent = frame.time
                     case .removed:
                         break

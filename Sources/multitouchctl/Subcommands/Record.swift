@@ -12,8 +12,9 @@ struct Record: ParsableCommand {
         abstract: "Record a live evdev device to an evemu file.",
         discussion: """
             Captures the device description and every event until --duration, --frames, SIGINT/SIGTERM or \
-            the device going away, then writes the recording. A SYN_DROPPED overflow is written as the \
-            resynced state frame and reported on stderr.
+            the device going away, then writes the recording. A SYN_DROPPED overflow is reported on stderr \
+            and written as SYN_DROPPED with value 1 followed by the resynced state frame, which replay \
+            reports as the live path does (a dropped message, touches lost in it cancelled).
             """)
 
     @Argument(help: "The device node, e.g. /dev/input/event5.")
@@ -68,11 +69,11 @@ struct Record: ParsableCommand {
                         frameCount += 1
                         if let frames, frameCount >= frames { break loop }
                     }
-                case .resync(let frame, let droppedAt):
+                case .resync(_, let droppedAt):
                     printError(
-                        "multitouchctl record: SYN_DROPPED at \(droppedAt): events were lost; recorded the resynced state instead")
-                    events += frame.events
-                    events.append(InputEvent(time: frame.time, type: EventType.syn, code: SynCode.report, value: 0))
+                        "multitouchctl record: SYN_DROPPED at \(droppedAt): events were lost; recorded the resynced state instead"
+                    )
+                    events += reading.recordedEvents
                     frameCount += 1
                     if let frames, frameCount >= frames { break loop }
                 case .removed:
