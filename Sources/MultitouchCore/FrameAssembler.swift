@@ -29,9 +29,11 @@ public struct FrameAssembler: Sendable {
     private var clearBeforeNextPush = false
     private var dropping = false
     private var discarded = 0
-    /// Set between a recorded resync's `SYN_DROPPED` (its time) and the `SYN_REPORT` that ends it.
+    /// Set between a recorded resync's `SYN_DROPPED` (its time) and the `SYN_REPORT` that ends it; its
+    /// events go to `pending` from `resyncStart` on (before it: a partial frame, left alone), so the
+    /// per-event path has no extra test.
     private var resyncDroppedAt: Timestamp?
-    private var resyncEvents: [InputEvent] = []
+    private var resyncStart = 0
 
     public init() { pending.reserveCapacity(64) }
 
@@ -44,24 +46,18 @@ public struct FrameAssembler: Sendable {
             pending.removeAll(keepingCapacity: true)
             clearBeforeNextPush = false
         }
-        if let droppedAt = resyncDroppedAt {
-            guard event.isSynReport else {
-                resyncEvents.append(event)
-                return nil
-            }
-            resyncDroppedAt = nil
-            defer { resyncEvents.removeAll(keepingCapacity: true) }
-            return .resync(EventFrame(events: resyncEvents, time: event.time, isResync: true), droppedAt: droppedAt)
-        }
         if event.type == EventType.syn {
             switch event.code {
-            case SynCode.dropped where event.value == SynDroppedValue.resyncFollows && !dropping:
+            case SynCode.dropped
+            where event.value == SynDroppedValue.resyncFollows && !dropping && resyncDroppedAt == nil:
                 resyncDroppedAt = event.time
+                resyncStart = pending.count
                 return nil
             case SynCode.dropped:
                 discarded += pending.count + 1
                 pending.removeAll(keepingCapacity: true)
                 dropping = true
+                resyncDroppedAt = nil
                 return nil
             case SynCode.report:
                 if dropping {
@@ -69,6 +65,13 @@ public struct FrameAssembler: Sendable {
                     let count = discarded
                     discarded = 0
                     return .dropped(at: event.time, discarded: count)
+                }
+                if let droppedAt = resyncDroppedAt {
+                    resyncDroppedAt = nil
+                    let difference = Array(pending[resyncStart...])
+                    pending.removeSubrange(resyncStart...)
+                    return .resync(
+                        EventFrame(events: difference, time: event.time, isResync: true), droppedAt: droppedAt)
                 }
                 clearBeforeNextPush = true
                 return .frame(EventFrame(events: pending, time: event.time))
@@ -96,12 +99,8 @@ public struct FrameAssembler: Sendable {
             dropping = false
             discarded = 0
         }
-        if resyncDroppedAt != nil {
-            // A resync cut off before its SYN_REPORT: its events are reported with the partial frame.
-            resyncDroppedAt = nil
-            defer { resyncEvents.removeAll(keepingCapacity: true) }
-            return pending + resyncEvents
-        }
+        // A resync cut off before its SYN_REPORT: its events are reported with the partial frame.
+        resyncDroppedAt = nil
         return pending
     }
 }
