@@ -36,6 +36,7 @@ struct Check: ParsableCommand {
     func run() throws {
         var jobs: [(events: String, description: String?)] = []
         var problems: [String] = []
+        var seen = Set<String>()
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -43,21 +44,40 @@ struct Check: ParsableCommand {
                 continue
             }
             if isDirectory.boolValue {
-                do {
-                    let found = try RecordingSet.scan(directory: path)
-                    if !found.contains(where: { if case .skipped = $0.status { false } else { true } }) {
-                        problems.append(
-                            "\(path): no recordings (.evemu, .events with a .desc, libinput .yml) in this directory")
-                    }
-                    for job in found {
-                        switch job.status {
-                        case .ready: jobs.append((job.path, job.descriptionPath))
-                        case .problem(let why): problems.append("\(job.path): \(why)")
-                        case .skipped: break
+                var found: [RecordingJob] = []
+                // Sub-folders too (evemu-devices keeps touchscreens/, touchpads/, tablets/ apart); a
+                // folder named twice, or inside another one named, is checked once.
+                var folders = [path]
+                while let folder = folders.popLast() {
+                    do {
+                        for job in try RecordingSet.scan(directory: folder) {
+                            var isSub: ObjCBool = false
+                            let name = job.path.split(separator: "/").last.map(String.init) ?? ""
+                            if !name.hasPrefix("."),
+                                FileManager.default.fileExists(atPath: job.path, isDirectory: &isSub),
+                                isSub.boolValue
+                            {
+                                folders.append(job.path)
+                            } else {
+                                found.append(job)
+                            }
                         }
+                    } catch {
+                        problems.append("\(error)")
                     }
-                } catch {
-                    problems.append("\(error)")
+                }
+                if !found.contains(where: { if case .skipped = $0.status { false } else { true } }) {
+                    problems.append(
+                        "\(path): no recordings (.evemu, .events with a .desc, libinput .yml) in this directory")
+                }
+                for job in found.sorted(by: { $0.path < $1.path }) {
+                    let key = URL(fileURLWithPath: job.path).standardizedFileURL.path
+                    guard seen.insert(key).inserted else { continue }
+                    switch job.status {
+                    case .ready: jobs.append((job.path, job.descriptionPath))
+                    case .problem(let why): problems.append("\(job.path): \(why)")
+                    case .skipped: break
+                    }
                 }
             } else if path.hasSuffix(".desc") && desc == nil {
                 problems.append("\(path): a .desc only describes a device; check its events file with --desc \(path)")
