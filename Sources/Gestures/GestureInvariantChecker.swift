@@ -486,15 +486,16 @@ public struct GestureInvariantChecker: Sendable {
             case .momentum, .animatedZoom: statistics.animationSegments += 1
             }
             if u.mode.isFingerDriven { addReference(positions) }
-            // A segment that begins at a crossing (slop, threshold) measures from where its fingers
-            // were when they last landed or lifted: M has not changed since.
-            var start = positions
+            // A segment that begins at a crossing (slop, threshold) may be pinned from where its
+            // fingers were when they last landed or lifted: M has not changed since.
+            var landing: [UInt64: Point]?
             if !restPositions.isEmpty, positions.keys.allSatisfy({ restPositions[$0] != nil }),
                 u.matrix.relativeDifference(to: restMatrix) <= continuityTolerance
             {
-                start = restPositions.filter { positions[$0.key] != nil }
+                landing = restPositions.filter { positions[$0.key] != nil }
             }
-            pin.began(mode: u.mode, semi: frameSemi, positions: start, matrix: u.matrix, time: time)
+            pin.began(
+                mode: u.mode, semi: frameSemi, positions: positions, landing: landing, matrix: u.matrix, time: time)
             segment = OpenSegment(
                 mode: u.mode, fingers: u.fingers, session: u.session, c0: u.centroid, base: u.matrix,
                 baseInverse: u.matrix.inverted())

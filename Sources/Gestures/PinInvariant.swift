@@ -3,7 +3,12 @@ import MultitouchCore
 /// DESIGN.md invariant 9, measured as a user sees it: the content under each finger stays under it.
 ///
 /// For each finger segment (pan, pinchRotate) S = M * M0^-1 carries each finger's position at the
-/// segment's start to where its content is drawn now. The pin error of a frame is the RMS distance (mm)
+/// segment's start to where its content is drawn now. A segment that began at a crossing (the pan slop,
+/// an intent threshold) has two starts with the same M0: the frame it began in, and where its fingers
+/// landed (M did not change in between); it is pinned when it is pinned to either. The landing is what
+/// a pan's slop lag and a threshold's catch-up are measured from (a 60 mm swipe moves the content 58 mm,
+/// a 45 degree twist turns it 45); the frame it began in is what a pan that twisted or pinched a little
+/// before its slop crossing is pinned to. The pin error of a frame is the RMS distance (mm)
 /// between those points and the fingers, minus the RMS residual of the best transform with only the
 /// degrees of freedom unlocked so far (translation; scale once the published scale left 1; rotation
 /// once the published rotation left 0), minus a lag of up to the pan slop (the translation part of the
@@ -27,6 +32,8 @@ struct PinInvariant: Sendable {
 
     private struct Open: Sendable {
         var start: [UInt64: Point]
+        /// Where the fingers landed, for a segment that began at a crossing (M unchanged since).
+        var landing: [UInt64: Point]?
         var baseInverse: AffineTransform
         var began: Timestamp
         var lastUnlock: Timestamp
@@ -67,9 +74,11 @@ struct PinInvariant: Sendable {
     }
 
     /// A finger segment began with the touches at `positions` (published) and matrix `matrix`.
+    /// - Parameter landing: where the same fingers were when they landed (or the set last changed),
+    ///   when M has not changed since: a segment begun at a crossing may be pinned from there instead.
     mutating func began(
-        mode: GestureMode, semi: Bool, positions: [UInt64: Point], matrix: AffineTransform,
-        time: Timestamp
+        mode: GestureMode, semi: Bool, positions: [UInt64: Point], landing: [UInt64: Point]?,
+        matrix: AffineTransform, time: Timestamp
     ) {
         guard (mode == .pan || mode == .pinchRotate) && !semi, let inverse = matrix.inverted(), !positions.isEmpty
         else {
@@ -77,7 +86,7 @@ struct PinInvariant: Sendable {
             return
         }
         segments += 1
-        open = Open(start: positions, baseInverse: inverse, began: time, lastUnlock: time)
+        open = Open(start: positions, landing: landing, baseInverse: inverse, began: time, lastUnlock: time)
     }
 
     /// The segment ended (its last update was judged by `update`).
@@ -104,6 +113,7 @@ struct PinInvariant: Sendable {
             // Fingers lifted: the engine re-measures those that stay from here.
             guard let inverse = matrix.inverted() else { return nil }
             o.start = positions.filter { o.start[$0.key] != nil }
+            o.landing = nil
             o.baseInverse = inverse
             return nil
         }
@@ -113,21 +123,23 @@ struct PinInvariant: Sendable {
         let s = matrix.concatenating(after: o.baseInverse)
         let k = millimetersPerUnit
         func mm(_ p: Point) -> Point { Point(x: p.x * k.x, y: p.y * k.y) }
-        var pairs: [(start: Point, drawn: Point, finger: Point)] = []
-        for id in staying {
-            guard let p0 = o.start[id], let p = positions[id] else { continue }
-            pairs.append((mm(p0), mm(s.apply(p0)), mm(p)))
-        }
-        guard !pairs.isEmpty else { return nil }
         var error = Double.infinity
-        if fingers < pairs.count && pairs.count <= 6 && fingers >= 1 {
-            // The engine left touches out: judge the subset it can have used that fits best.
-            for mask in 1..<(1 << pairs.count) where mask.nonzeroBitCount == fingers {
-                let subset = pairs.indices.filter { mask & (1 << $0) != 0 }.map { pairs[$0] }
-                error = min(error, Self.error(subset, o, slop: slopMillimeters))
+        for start in [o.start, o.landing].compactMap({ $0 }) {
+            var pairs: [(start: Point, drawn: Point, finger: Point)] = []
+            for id in staying {
+                guard let p0 = start[id], let p = positions[id] else { continue }
+                pairs.append((mm(p0), mm(s.apply(p0)), mm(p)))
             }
-        } else {
-            error = Self.error(pairs, o, slop: slopMillimeters)
+            guard !pairs.isEmpty else { continue }
+            if fingers < pairs.count && pairs.count <= 6 && fingers >= 1 {
+                // The engine left touches out: judge the subset it can have used that fits best.
+                for mask in 1..<(1 << pairs.count) where mask.nonzeroBitCount == fingers {
+                    let subset = pairs.indices.filter { mask & (1 << $0) != 0 }.map { pairs[$0] }
+                    error = min(error, Self.error(subset, o, slop: slopMillimeters))
+                }
+            } else {
+                error = min(error, Self.error(pairs, o, slop: slopMillimeters))
+            }
         }
         guard error.isFinite else { return nil }
         largestError = max(largestError, error)

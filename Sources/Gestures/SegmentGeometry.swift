@@ -159,6 +159,14 @@ struct SegmentGeometry: Sendable {
             quickZoomStartY = c0MM.y + offsetMM.y
             slopOffset = .zero
         }
+        if mode == .pinchRotate && dMM >= slop {
+            // Begun at the pan slop: the twist and spread change the fingers made before (below their
+            // thresholds, while the content did not move) stay hidden for good. Caught up later, they
+            // would carry the content past the fingers' motion since the segment began and keep it
+            // there (the Intuos5 double circle ended 2.7 degrees off: its -2.7 degrees before the pan).
+            if !(scaleIntent.passes(rawLogScale) && spreadPassed) { scaleIntent.rebase(at: rawLogScale) }
+            if !rotationIntent.passes(rawRotation) { rotationIntent.rebase(at: rawRotation) }
+        }
     }
 
     /// Measures the members of `tracks` at `time` and updates the published values.
