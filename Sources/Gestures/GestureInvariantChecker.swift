@@ -162,7 +162,10 @@ public struct GestureInvariantChecker: Sendable {
     public init(isSemiMT: Bool = false, configuration: GestureConfiguration = .default) {
         self.deviceIsSemiMT = isSemiMT
         self.configuration = configuration.sanitized
-        pin = PinInvariant(slopMillimeters: self.configuration.panSlopMillimeters)
+        pin = PinInvariant(
+            slopMillimeters: self.configuration.panSlopMillimeters,
+            scaleLimits: self.configuration
+                .minimumScale...max(self.configuration.minimumScale, self.configuration.maximumScale))
     }
 
     /// True when no invariant was broken.
@@ -199,6 +202,8 @@ public struct GestureInvariantChecker: Sendable {
 
     /// The engine's `setTransform(_:)` was called with `transform`: a running segment continues from it.
     public mutating func transformWasSet(_ transform: AffineTransform) {
+        // The content was moved under the fingers by the client: the open segment is not judged on.
+        pin.ended()
         if var open = segment {
             // Same rule as the engine: M_base = S^-1 * T with S = M * M_base^-1.
             if let inverse = open.baseInverse,

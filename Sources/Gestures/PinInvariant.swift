@@ -40,6 +40,9 @@ struct PinInvariant: Sendable {
         var scaleUnlocked = false
         var rotationUnlocked = false
         var failed = false
+        /// The scale reached a limit: the reference moves with the clamp from then on, so the fingers
+        /// are no longer pinned in this segment (by design, docs/GESTURES.md "Limits").
+        var limited = false
     }
 
     private var open: Open?
@@ -50,7 +53,14 @@ struct PinInvariant: Sendable {
     private var minMM = Point(x: Double.infinity, y: Double.infinity)
     private var maxMM = Point(x: -Double.infinity, y: -Double.infinity)
 
-    init(tolerance: Double = 0.25, graceMilliseconds: Double = 250, slopMillimeters: Double) {
+    /// The cumulative scale limits (`GestureConfiguration.minimumScale`, `maximumScale`).
+    let scaleLimits: ClosedRange<Double>
+
+    init(
+        tolerance: Double = 0.25, graceMilliseconds: Double = 250, slopMillimeters: Double,
+        scaleLimits: ClosedRange<Double> = 0...Double.infinity
+    ) {
+        self.scaleLimits = scaleLimits
         self.tolerance = tolerance
         graceMicroseconds = Int64(graceMilliseconds * 1000)
         self.slopMillimeters = slopMillimeters
@@ -100,6 +110,11 @@ struct PinInvariant: Sendable {
     ) -> Double? {
         guard var o = open else { return nil }
         defer { open = o }
+        let cumulative = matrix.scaleFactor
+        if cumulative <= scaleLimits.lowerBound * (1 + 1e-9) || cumulative >= scaleLimits.upperBound * (1 - 1e-9) {
+            o.limited = true
+        }
+        guard !o.limited else { return nil }
         if !o.scaleUnlocked && scale != 1 {
             o.scaleUnlocked = true
             o.lastUnlock = time

@@ -1,0 +1,146 @@
+import MultitouchCore
+import Testing
+
+@testable import Gestures
+
+/// Issue 23: the intent thresholds' catch-up converges and never passes the fingers, the pin invariant
+/// catches content that does not stay under the fingers, and a two-finger double tap never zooms in.
+@Suite("Pinned fingers")
+struct PinnedFingerTests {
+    /// The catch-up is spent by motion back too: the published value never moves away from the fingers'
+    /// value and reaches it after one lag's worth of motion in any direction.
+    @Test func catchUpConvergesWhenTheFingersTurnBack() {
+        var intent = IntentThreshold(threshold: 0.2, engaged: false)
+        var raws: [Double] = []
+        for i in 0...30 { raws.append(Double(i) * 0.01) }  // on to 0.3: engages at 0.2 with a lag of 0.19
+        for i in 1...30 { raws.append(0.3 - Double(i) * 0.01) }  // back to 0.0
+        var published: [Double] = []
+        for raw in raws { published.append(intent.publish(raw)) }
+        var gaps: [Double] = []
+        for (raw, value) in zip(raws, published) { gaps.append(raw - value) }
+        // Never past the fingers' value, and the gap only shrinks once engaged.
+        #expect(gaps.allSatisfy { $0 >= -1e-12 })
+        let engagedAt = published.firstIndex(where: { $0 != 0 }) ?? raws.count
+        for i in engagedAt..<(gaps.count - 1) { #expect(gaps[i + 1] <= gaps[i] + 1e-12) }
+        // Spent: the fingers moved 0.1 on and 0.3 back after engaging, more than the lag.
+        #expect(abs(gaps.last ?? 1) < 1e-12)
+        // Turning back, the content never turns back past where the fingers are.
+        for i in engagedAt..<(published.count - 1) where raws[i + 1] < raws[i] {
+            #expect(published[i + 1] <= published[i] + 1e-12)
+            #expect(published[i + 1] <= raws[i + 1] + 1e-12)
+        }
+    }
+
+    /// Going on the way it engaged, the content moves at most twice as fast as the fingers (gain 2).
+    @Test func catchUpGoingOnIsAtMostTwiceTheFingers() {
+        var intent = IntentThreshold(threshold: 0.2, engaged: false)
+        var last = 0.0
+        var lastPublished = 0.0
+        for i in 0...60 {
+            let raw = Double(i) * 0.01
+            let value = intent.publish(raw)
+            #expect(value - lastPublished <= 2 * (raw - last) + 1e-12)
+            #expect(value <= raw + 1e-12)
+            last = raw
+            lastPublished = value
+        }
+        #expect(abs(lastPublished - 0.6) < 1e-12)
+    }
+
+    /// A twist past the rotation threshold that then turns back (a circle): a quarter second after
+    /// rotation unlocked the content is pinned under the fingers again, and the check agrees.
+    @Test func reversingTwistIsPinnedAgain() {
+        var h = Harness()
+        var f = FrameBuilder()
+        let center = Point(x: 60, y: 40)
+        let radius = 20.0
+        func place(_ degrees: Double) -> (Point, Point) {
+            let r = degrees * Double.pi / 180
+            let d = Point(x: radius * cos(r), y: radius * sin(r))
+            return (center + d, center - d)
+        }
+        let (p, q) = place(0)
+        let a = f.down(p.x, p.y)
+        let b = f.down(q.x, q.y)
+        h.feed(f.frame())
+        // 20 degrees on in 200 ms, then 25 degrees back in 250 ms, then still.
+        var angles: [Double] = []
+        for i in 1...20 { angles.append(Double(i)) }
+        for i in 1...25 { angles.append(20 - Double(i)) }
+        for _ in 0..<30 { angles.append(-5) }
+        var rotations: [Double] = []
+        for angle in angles {
+            let (p, q) = place(angle)
+            f.move(a, to: p.x, p.y)
+            f.move(b, to: q.x, q.y)
+            h.feed(f.frame(after: 10))
+            rotations.append(h.engine.transform.rotationAngle * 180 / Double.pi)
+        }
+        // The content ends turned as the fingers: -5 degrees.
+        #expect(abs((rotations.last ?? 0) + 5) < 1e-6, "\(rotations)")
+        #expect(h.checker.statistics.largestPinError <= 0.25, "\(h.checker.statistics.largestPinError)")
+        #expect(h.checker.isClean, "\(h.checker.violations)")
+        f.up(a)
+        f.up(b)
+        h.feed(f.frame())
+    }
+
+    /// The pin check fails content that lags the fingers by more than the slop once settled.
+    @Test func pinCheckCatchesContentThatStaysBehind() {
+        var checker = GestureInvariantChecker()
+        var f = FrameBuilder()
+        let a = f.down(30, 40)
+        let first = f.frame()
+        var engine = GestureEngine()
+        checker.check(frame: first, events: engine.process(first))
+        var frames: [TouchFrame] = []
+        for _ in 0..<40 {
+            f.moveBy(a, 1, 0)
+            frames.append(f.frame(after: 10))
+        }
+        for frame in frames {
+            var events = engine.process(frame)
+            // Content drawn 3 mm short of where the engine put it: a lag beyond the 2 mm slop.
+            for index in events.indices {
+                if case .update(var u) = events[index], u.phase == .changed {
+                    u.translation = u.translation - Point(x: 3, y: 0)
+                    u.centroid = u.centroid - Point(x: 3, y: 0)
+                    u.matrix = AffineTransform.translation(Point(x: -3, y: 0)).concatenating(after: u.matrix)
+                    events[index] = .update(u)
+                }
+            }
+            checker.check(frame: frame, events: events)
+        }
+        #expect(checker.statistics.largestPinError > 0.25)
+        #expect(checker.violations.contains { $0.message.hasPrefix("pin:") })
+    }
+
+    /// With the double-tap zoom on, a two-finger double tap never zooms in; the two-finger tap zoom
+    /// (when set) zooms out once for the pair.
+    @Test func twoFingerDoubleTapNeverZoomsIn() {
+        for outFactor in [1.0, 0.5] {
+            var config = GestureConfiguration()
+            config.doubleTapZoomFactor = 2
+            config.twoFingerTapZoomFactor = outFactor
+            config.zoomAnimationMilliseconds = 0
+            var h = Harness(config)
+            var f = FrameBuilder()
+            for _ in 0..<2 {
+                let a = f.down(30, 40)
+                let b = f.down(50, 40)
+                h.feed(f.frame(after: 100))
+                f.up(a)
+                f.up(b)
+                h.feed(f.frame(after: 50))
+            }
+            #expect(h.events.taps.map(\.fingers) == [2, 2])
+            #expect(h.events.doubleTaps == 0)
+            #expect(close(h.engine.transform.scaleFactor, outFactor), "\(outFactor): \(h.engine.transform)")
+            #expect(h.checker.isClean, "\(h.checker.violations)")
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
