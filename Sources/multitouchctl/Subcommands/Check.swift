@@ -51,33 +51,19 @@ struct Check: ParsableCommand {
                 continue
             }
             if isDirectory.boolValue {
-                var found: [RecordingJob] = []
-                // Sub-folders too (evemu-devices keeps touchscreens/, touchpads/, tablets/ apart); a
-                // folder named twice, or inside another one named, is checked once.
-                var folders = [path]
-                while let folder = folders.popLast() {
-                    do {
-                        for job in try RecordingSet.scan(directory: folder) {
-                            var isSub: ObjCBool = false
-                            let name = job.path.split(separator: "/").last.map(String.init) ?? ""
-                            if !name.hasPrefix("."),
-                                FileManager.default.fileExists(atPath: job.path, isDirectory: &isSub),
-                                isSub.boolValue
-                            {
-                                folders.append(job.path)
-                            } else {
-                                found.append(job)
-                            }
-                        }
-                    } catch {
-                        problems.append("\(error)")
-                    }
+                // Sub-folders too; a folder named twice, or inside another one named, is checked once.
+                let found: [RecordingJob]
+                do {
+                    found = try RecordingSet.scanTree(directory: path)
+                } catch {
+                    problems.append("\(error)")
+                    continue
                 }
                 if !found.contains(where: { if case .skipped = $0.status { false } else { true } }) {
                     problems.append(
                         "\(path): no recordings (.evemu, .events with a .desc, libinput .yml) in this directory")
                 }
-                for job in found.sorted(by: { $0.path < $1.path }) {
+                for job in found {
                     let key = URL(fileURLWithPath: job.path).standardizedFileURL.path
                     guard seen.insert(key).inserted else { continue }
                     switch job.status {
