@@ -2,17 +2,20 @@
 /// map apps separate a two-finger pan from a pinch or a twist: the published value stays 0 until the
 /// raw value passes `threshold`, and from then on the content catches up with the fingers.
 ///
-/// At the crossing nothing jumps: what the raw value did before the crossing frame stays hidden (the
-/// lag, about `threshold`), the crossing frame's own motion is followed. The lag is then spent in every
-/// frame in which the fingers move, by the larger of their motion (in either direction, one for one)
-/// and the share a 50 ms time constant gives: going on the way it engaged, the content moves the
-/// fingers' step plus the part of the lag spent; coming back, it holds still (or moves on toward the
-/// fingers) while the fingers come back to it. Either way the distance between the published value and
-/// the fingers' value only shrinks, the published value only ever moves toward the fingers' value and
-/// never past it, and within a quarter second of moving fingers (or one lag's worth of motion) the
-/// content follows them exactly again. Still fingers never see the content move by itself. A deliberate 45 degree twist thus rotates the content 45 degrees; a two-finger pan
-/// whose finger line drifts less than the threshold never rotates it; a twist that turns back (a
-/// circle on a tablet) is pinned again as soon as it turned back by the lag.
+/// Crossed inside a running segment, nothing jumps: what the raw value did before the crossing frame
+/// stays hidden (the lag, about `threshold`), the crossing frame's own motion is followed. The lag is
+/// then spent in every frame in which the fingers move, by the larger of their motion (in either
+/// direction, one for one) and the share a 50 ms time constant gives: going on the way it engaged, the
+/// content moves the fingers' step plus the part of the lag spent; coming back, it holds still (or
+/// moves on toward the fingers) while the fingers come back to it. Either way the distance between the
+/// published value and the fingers' value only shrinks, the published value only ever moves toward the
+/// fingers' value and never past it, and within a quarter second of moving fingers (or one lag's worth
+/// of motion) the content follows them exactly again. Still fingers never see the content move by
+/// itself. A segment that begins at the crossing has published nothing before (its first `publish`
+/// has no earlier value to hide): it shows the threshold in that frame, toward the fingers. A
+/// deliberate 45 degree twist thus rotates the content 45 degrees; a two-finger pan whose finger line
+/// drifts less than the threshold never rotates it; a twist that turns back (a circle on a tablet) is
+/// pinned again as soon as it turned back by the lag.
 ///
 /// Round 2's rule let the lag wait while the fingers moved back, so a reversing twist never paid it
 /// (the Wacom ISDv4 E6 and Intuos5 double-circle recordings stayed 6 and 12.9 degrees off a quarter
