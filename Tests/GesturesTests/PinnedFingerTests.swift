@@ -157,6 +157,36 @@ struct PinnedFingerTests {
         #expect(h.checker.isClean, "\(h.checker.violations)")
     }
 
+    /// Three fingers pan 3 mm (the segment begins at the slop), spread 14 % (past the zoom threshold)
+    /// and pinch back to 90 %: the scale of their least-squares fit is caught up the same way, the
+    /// content ends at the fingers' scale since the segment began and the pin check agrees.
+    @Test func threeFingerReversingPinchIsPinnedAgain() {
+        var h = Harness()
+        var f = FrameBuilder()
+        var center = Point(x: 80, y: 60)
+        func place(_ spread: Double) -> [Point] {
+            (0..<3).map { k in
+                let r = Double(k) * 2 * Double.pi / 3 + 0.3
+                return center + Point(x: 20 * spread * cos(r), y: 20 * spread * sin(r))
+            }
+        }
+        let ids = place(1).map { f.down($0.x, $0.y) }
+        h.feed(f.frame())
+        var spreads: [Double] = [1, 1, 1]
+        for i in 1...14 { spreads.append(1 + Double(i) * 0.01) }
+        for i in 1...24 { spreads.append(1.14 - Double(i) * 0.01) }
+        for _ in 0..<30 { spreads.append(0.9) }
+        for (i, spread) in spreads.enumerated() {
+            if i < 3 { center = center + Point(x: 1, y: 0) }
+            for (id, p) in zip(ids, place(spread)) { f.move(id, to: p.x, p.y) }
+            h.feed(f.frame(after: 10))
+        }
+        #expect(h.checker.statistics.pinchRotateSegments == 1)
+        #expect(close(h.engine.transform.scaleFactor, 0.9, 1e-9), "\(h.engine.transform.scaleFactor)")
+        #expect(h.checker.statistics.largestPinError <= 0.25, "\(h.checker.statistics.largestPinError)")
+        #expect(h.checker.isClean, "\(h.checker.violations)")
+    }
+
     /// The pin check fails content that lags the fingers by more than the slop once settled.
     @Test func pinCheckCatchesContentThatStaysBehind() {
         var checker = GestureInvariantChecker()
