@@ -490,22 +490,23 @@ public struct ContactTracker {
                     slots[slot].touch.phase = .stationary
                     slots[slot].touch.previousLocation = slots[slot].touch.location
                     slots[slot].touch.timestamp = frameTime
-                } else if isJump(slot: slot) {
-                    // A sensor jump is no finger motion: the touch ends where it was and a new one
-                    // begins where the sensor now puts it, so gestures re-base instead of following.
-                    var ending = slots[slot].touch
-                    ending.phase = .ended
-                    ending.previousLocation = ending.location
-                    ending.timestamp = frameTime
-                    detached.append(ending)
-                    _ = beginTouch(slot: slot)
-                    changed = true
                 } else {
                     let touch = makeTouch(slot: slot, phase: .moved)
-                    slots[slot].touch = touch
-                    slots[slot].published = slots[slot].raw
-                    let travel = touch.millimeters.distance(to: slots[slot].startMillimeters)
-                    if travel > slots[slot].travelMillimeters { slots[slot].travelMillimeters = travel }
+                    if isJump(slot: slot, to: touch.millimeters) {
+                        // A sensor jump is no finger motion: the touch ends where it was and a new one
+                        // begins where the sensor now puts it, so gestures re-base instead of following.
+                        var ending = slots[slot].touch
+                        ending.phase = .ended
+                        ending.previousLocation = ending.location
+                        ending.timestamp = frameTime
+                        detached.append(ending)
+                        _ = beginTouch(slot: slot)
+                    } else {
+                        slots[slot].touch = touch
+                        slots[slot].published = slots[slot].raw
+                        let travel = touch.millimeters.distance(to: slots[slot].startMillimeters)
+                        if travel > slots[slot].travelMillimeters { slots[slot].travelMillimeters = travel }
+                    }
                     changed = true
                 }
             case .empty, .ignored:
@@ -554,12 +555,11 @@ public struct ContactTracker {
     /// (a 2-slot Synaptics pad swapping in another finger: the fdo23890 recording's resting finger
     /// moves 38 mm in one frame). Frames more than 30 ms apart are not judged (irregular reports).
     /// Touchscreens keep every motion: a fast flick is real there. Updates the touch's last motion.
-    private mutating func isJump(slot: Int) -> Bool {
+    private mutating func isJump(slot: Int, to now: Point) -> Bool {
         guard !features.isDirect else { return false }
         let reference = 12_000.0
         let last = slots[slot].touch
         let elapsed = Double(frameTime.microseconds - last.timestamp.microseconds)
-        let now = mapper.millimeters(x: slots[slot].raw.x, y: slots[slot].raw.y)
         guard elapsed > 0, elapsed <= 2.5 * reference else {
             slots[slot].lastMotionMillimeters = 0
             return false
