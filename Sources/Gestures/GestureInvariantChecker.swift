@@ -25,6 +25,10 @@ import MultitouchCore
 /// threshold (from any reference the engine can have used), nor at all with rotation off or on a
 /// semi-mt device; a published velocity is never faster than the fastest finger motion of its window,
 /// measured between the event times of the frames that carried it.
+///
+/// Pinned (DESIGN.md invariant 9, `PinInvariant`): once a finger segment settled (250 ms after it began
+/// and after any threshold unlocked), the content under its fingers at its start stays within 0.25 mm
+/// of them, beyond the best fit of the unlocked degrees of freedom and a lag up to the pan slop.
 public struct GestureInvariantChecker: Sendable {
     /// One broken invariant, with the time of the event that broke it.
     public struct Violation: Hashable, Sendable, CustomStringConvertible {
