@@ -95,12 +95,17 @@ enum FeelRecordings {
     /// The worst pin error (`GestureInvariantChecker`, DESIGN.md invariant 9) of a replay, in mm.
     static func pinError(_ trace: FeelTrace, configuration: GestureConfiguration) -> Double {
         var checker = GestureInvariantChecker(configuration: configuration)
+        feed(trace, to: &checker)
+        return checker.statistics.largestPinError
+    }
+
+    /// Feeds every entry of a replay to an invariant checker, in order.
+    static func feed(_ trace: FeelTrace, to checker: inout GestureInvariantChecker) {
         for entry in trace.entries {
             switch entry {
             case .frame(let frame, let events): checker.check(frame: frame, events: events)
             case .timers(let events): checker.check(timerEvents: events)
             }
         }
-        return checker.statistics.largestPinError
     }
 }
