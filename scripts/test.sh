@@ -42,7 +42,7 @@ stage "check fixtures" "$ctl" check tests/fixtures
 stage "check with regions" "$ctl" check --regions clients/examples/regions/layout.json \
   clients/examples/regions/tap-and-pinch.evemu tests/fixtures
 if [ -d ../shared/recordings ]; then
-  stage "check shared recordings" "$ctl" check ../shared/recordings
+  stage "check shared recordings" "$ctl" check ../shared/recordings ../shared/recordings/evemu-devices
   stage "feel report" "$ctl" feel --recordings ../shared/recordings
 fi
 # The schema against the Swift protocol (golden files both ways, enums), then every recording's replay.

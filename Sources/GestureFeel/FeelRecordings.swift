@@ -9,11 +9,12 @@ enum FeelRecordings {
     static let scrolls = ["EP0430M09.2-finger-scroll-down", "SynPS2_Synaptics_TouchPad.two-finger-vert-scroll"]
 
     static func measure(directory: String, configuration: GestureConfiguration) -> [FeelRow] {
-        guard let jobs = try? RecordingSet.scan(directory: directory) else {
+        guard let jobs = try? RecordingSet.scanTree(directory: directory) else {
             return [FeelRow(target: "recordings", measure: "\(directory)", value: "cannot list", goal: "-", met: false)]
         }
         var rows: [FeelRow] = []
         var worstLift = (degrees: 0.0, scale: 0.0, name: "")
+        var worstPin = (mm: 0.0, name: "")
         var count = 0
         for job in jobs {
             guard case .ready = job.status else { continue }
@@ -29,6 +30,8 @@ enum FeelRecordings {
             count += 1
             let trace = FeelTrace.replay(recording, configuration: configuration)
             let lift = FeelReport.liftFrameChange(trace)
+            let pin = pinError(trace, configuration: configuration)
+            if pin > worstPin.mm || worstPin.name.isEmpty { worstPin = (pin, name) }
             if lift.degrees + lift.scale * 100 > worstLift.degrees + worstLift.scale * 100 {
                 worstLift = (lift.degrees, lift.scale, name)
             }
@@ -81,6 +84,28 @@ enum FeelRecordings {
                 value: "\(FeelReport.f(worstLift.degrees, 3)), \(FeelReport.f(worstLift.scale, 4))",
                 goal: "<= 0.1, <= 0.002",
                 met: worstLift.degrees <= 0.1 && worstLift.scale <= 0.002))
+        rows.append(
+            FeelRow(
+                target: "1 pinned",
+                measure: "all \(count) recordings: worst pin error (mm, DESIGN.md 9) (\(worstPin.name))",
+                value: FeelReport.f(worstPin.mm, 3), goal: "<= 0.25", met: worstPin.mm <= 0.25))
         return rows
+    }
+
+    /// The worst pin error (`GestureInvariantChecker`, DESIGN.md invariant 9) of a replay, in mm.
+    static func pinError(_ trace: FeelTrace, configuration: GestureConfiguration) -> Double {
+        var checker = GestureInvariantChecker(configuration: configuration)
+        feed(trace, to: &checker)
+        return checker.statistics.largestPinError
+    }
+
+    /// Feeds every entry of a replay to an invariant checker, in order.
+    static func feed(_ trace: FeelTrace, to checker: inout GestureInvariantChecker) {
+        for entry in trace.entries {
+            switch entry {
+            case .frame(let frame, let events): checker.check(frame: frame, events: events)
+            case .timers(let events): checker.check(timerEvents: events)
+            }
+        }
     }
 }

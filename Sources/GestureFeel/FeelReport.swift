@@ -139,11 +139,20 @@ public enum FeelReport {
                 }
             }
             let explained = fit.solve() ?? (1, 0)
-            let degrees = abs(d.degrees - explained.rotation * 180 / Double.pi)
-            let scale = abs(d.scale / explained.scale - 1)
+            // The content may hold still (a locked threshold) or follow the fingers, or anything in
+            // between; what it does beyond that, or the other way, is the change the lift added.
+            let degrees = beyond(d.degrees, explained.rotation * 180 / Double.pi)
+            let scale = beyond(naturalLog(d.scale), naturalLog(explained.scale))  // ~ |ratio - 1|
             worst = (max(worst.degrees, degrees), max(worst.scale, scale))
         }
         return worst
+    }
+
+    /// How far `value` lies outside the interval between 0 and `explained`.
+    static func beyond(_ value: Double, _ explained: Double) -> Double {
+        let low = min(0, explained)
+        let high = max(0, explained)
+        return value < low ? low - value : (value > high ? value - high : 0)
     }
 
     static func liftFrames(_ c: GestureConfiguration) -> [FeelRow] {

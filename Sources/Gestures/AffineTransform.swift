@@ -85,7 +85,10 @@ extension AffineTransform {
     public func inverted() -> AffineTransform? {
         let det = determinant
         guard det != 0, det.isFinite else { return nil }
-        let ia = d / det, ib = -b / det, ic = -c / det, id = a / det
+        let ia = d / det
+        let ib = -b / det
+        let ic = -c / det
+        let id = a / det
         let result = AffineTransform(
             a: ia, b: ib, c: ic, d: id,
             tx: -(ia * tx + ic * ty),

@@ -54,10 +54,11 @@ public struct GestureConfiguration: Hashable, Sendable {
     /// Farthest the second tap may land from the first: between Hammer.js `posThreshold` (10 px, 2.6
     /// mm) and Android DOUBLE_TAP_SLOP (100 dp, 16 mm).
     public var doubleTapDistanceMillimeters: Double = 10.0
-    /// A double tap zooms the cumulative transform by this factor about the tap point; 1 disables.
+    /// A one-finger double tap zooms the cumulative transform by this factor about the tap point (a
+    /// two-finger double tap never does); 1 disables.
     public var doubleTapZoomFactor: Double = 1.0
     /// A two-finger tap zooms by this factor about the fingers' centroid (0.5: out one step, as map
-    /// apps do); 1 disables.
+    /// apps do), once for a two-finger double tap; 1 disables.
     public var twoFingerTapZoomFactor: Double = 1.0
     /// Tap zooms and the rubber band's spring-back animate over this long; 0 applies them at once.
     public var zoomAnimationMilliseconds: Double = 250
@@ -279,10 +280,11 @@ extension GestureConfiguration {
                 "mm", "Farthest the second tap may land from the first."),
             number(
                 "doubleTapZoomFactor", "double_tap_zoom_factor", \.doubleTapZoomFactor, .positive, "",
-                "A double tap zooms the cumulative transform by this factor about the tap point; 1 disables it."),
+                "A one-finger double tap zooms the cumulative transform by this factor about the tap point (a two-finger double tap never does); 1 disables it."
+            ),
             number(
                 "twoFingerTapZoomFactor", "two_finger_tap_zoom_factor", \.twoFingerTapZoomFactor, .positive, "",
-                "A two-finger tap zooms by this factor about the fingers' centroid (0.5 zooms out one step); 1 disables it."
+                "A two-finger tap zooms by this factor about the fingers' centroid (0.5 zooms out one step), once for a two-finger double tap; 1 disables it."
             ),
             number(
                 "zoomAnimationMilliseconds", "zoom_animation_ms", \.zoomAnimationMilliseconds, .duration, "ms",

@@ -317,7 +317,7 @@ extension GestureEngine {
     private mutating func follow(time: Timestamp, publishChange: Bool = true, into out: inout [GestureEvent]) {
         // Measured in place through the optional (no copy of the geometry out and back).
         guard geometry != nil, segment != nil else { return }
-        geometry?.measure(&tracks, time: time, publish: true)
+        geometry?.measure(&tracks, time: time, publish: true, catchUpByTime: publishChange)
         guard let engaged = geometry?.engaged, let next = geometry?.cumulative else { return }
         if engaged.scale { session.scaleEngaged = true }
         if engaged.rotation { session.rotationEngaged = true }

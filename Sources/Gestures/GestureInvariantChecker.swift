@@ -25,6 +25,10 @@ import MultitouchCore
 /// threshold (from any reference the engine can have used), nor at all with rotation off or on a
 /// semi-mt device; a published velocity is never faster than the fastest finger motion of its window,
 /// measured between the event times of the frames that carried it.
+///
+/// Pinned (DESIGN.md invariant 9, `PinInvariant`): once a finger segment settled (250 ms after it began
+/// and after any threshold unlocked), the content under its fingers at its start stays within 0.25 mm
+/// of them, beyond the best fit of the unlocked degrees of freedom and a lag up to the pan slop.
 public struct GestureInvariantChecker: Sendable {
     /// One broken invariant, with the time of the event that broke it.
     public struct Violation: Hashable, Sendable, CustomStringConvertible {
@@ -65,6 +69,13 @@ public struct GestureInvariantChecker: Sendable {
         /// touches that stay explain.
         public var largestLiftRotation = 0.0
         public var largestLiftScale = 0.0
+        /// Largest pin error (mm, invariant 9, `PinInvariant`) once the grace period passed; finger
+        /// segments judged by it and those that broke its tolerance.
+        public var largestPinError = 0.0
+        public var pinSegments = 0
+        public var pinFailedSegments = 0
+        /// Largest distance the content under the fingers' centroid moved in one frame (published units).
+        public var largestContentStep = 0.0
 
         public init() {}
 
@@ -131,6 +142,12 @@ public struct GestureInvariantChecker: Sendable {
     /// Rotation check: references (positions by id) the engine may measure a twist from, the largest
     /// twist seen from any of them in this session (degrees), and whether the check applies.
     private var references: [[UInt64: Point]] = []
+    /// Invariant 9: the content under each finger stays under it.
+    private var pin: PinInvariant
+    /// Where the touches were when the current finger set was last established with no finger segment
+    /// open, and the matrix then: a segment that begins at a crossing measures from there.
+    private var restPositions: [UInt64: Point] = [:]
+    private var restMatrix = AffineTransform.identity
     private var sessionTwist = 0.0
     private var sessionTwistKnown = true
     /// Velocity check: when each touch last moved and where, and recent finger speeds (time, speed).
@@ -149,6 +166,10 @@ public struct GestureInvariantChecker: Sendable {
     public init(isSemiMT: Bool = false, configuration: GestureConfiguration = .default) {
         self.deviceIsSemiMT = isSemiMT
         self.configuration = configuration.sanitized
+        pin = PinInvariant(
+            slopMillimeters: self.configuration.panSlopMillimeters,
+            scaleLimits: self.configuration
+                .minimumScale...max(self.configuration.minimumScale, self.configuration.maximumScale))
     }
 
     /// True when no invariant was broken.
@@ -169,6 +190,12 @@ public struct GestureInvariantChecker: Sendable {
             check(event)
         }
         if !adopted { adopt(frame) }
+        if let start = frameFingerStart, let end = frameFingerEnd, let inverse = start.inverted(), let c = frameCentroid
+        {
+            // How far the content under the fingers' centroid moved in this frame.
+            let step = end.concatenating(after: inverse).apply(c).distance(to: c)
+            if step.isFinite { statistics.largestContentStep = max(statistics.largestContentStep, step) }
+        }
         checkSetChangeFrame()
     }
 
@@ -179,6 +206,8 @@ public struct GestureInvariantChecker: Sendable {
 
     /// The engine's `setTransform(_:)` was called with `transform`: a running segment continues from it.
     public mutating func transformWasSet(_ transform: AffineTransform) {
+        // The content was moved under the fingers by the client: the open segment is not judged on.
+        pin.ended()
         if var open = segment {
             // Same rule as the engine: M_base = S^-1 * T with S = M * M_base^-1.
             if let inverse = open.baseInverse,
@@ -232,6 +261,7 @@ public struct GestureInvariantChecker: Sendable {
                 continue
             }
             count += 1
+            pin.note(published: t.location, mm: t.millimeters)
             sum = sum + t.location
             single = t.location
             positions[t.id] = t.location
@@ -239,6 +269,10 @@ public struct GestureInvariantChecker: Sendable {
             maxP = Point(x: max(maxP.x, t.location.x), y: max(maxP.y, t.location.y))
         }
         previousFingerCount = frame.fingerCount
+        if setChange && !(segment?.mode.isFingerDriven ?? false) {
+            restPositions = positions
+            restMatrix = lastMatrix
+        }
         frameActive = count
         frameIsSetChange = setChange
         frameFingerStart = nil
@@ -366,6 +400,8 @@ public struct GestureInvariantChecker: Sendable {
             sessionTwistKnown = true
             references.removeAll()
             addReference(positions)
+            restPositions = positions
+            restMatrix = lastMatrix
         case .sessionEnded(let id, _, let cancelled):
             if session != id { report(time, "session \(id) ended but \(session.map(String.init) ?? "none") is open") }
             if segment != nil { report(time, "session \(id) ended with a segment still open") }
@@ -459,6 +495,16 @@ public struct GestureInvariantChecker: Sendable {
             case .momentum, .animatedZoom: statistics.animationSegments += 1
             }
             if u.mode.isFingerDriven { addReference(positions) }
+            // A segment that begins at a crossing (slop, threshold) may be pinned from where its
+            // fingers were when they last landed or lifted: M has not changed since.
+            var landing: [UInt64: Point]?
+            if !restPositions.isEmpty, positions.keys.allSatisfy({ restPositions[$0] != nil }),
+                u.matrix.relativeDifference(to: restMatrix) <= continuityTolerance
+            {
+                landing = restPositions.filter { positions[$0.key] != nil }
+            }
+            pin.began(
+                mode: u.mode, semi: frameSemi, positions: positions, landing: landing, matrix: u.matrix, time: time)
             segment = OpenSegment(
                 mode: u.mode, fingers: u.fingers, session: u.session, c0: u.centroid, base: u.matrix,
                 baseInverse: u.matrix.inverted())
@@ -471,7 +517,18 @@ public struct GestureInvariantChecker: Sendable {
                 report(time, "segment changed mode, fingers or session without a new began")
             }
             checkGeometry(u, open, againstFrame: u.phase == .changed && u.fingers == frameActive)
+            if u.mode.isFingerDriven && time >= frameTime && !frameSemi,
+                let error = pin.update(
+                    fingers: u.fingers, scale: u.scale, rotation: u.rotation, matrix: u.matrix, positions: positions,
+                    time: time)
+            {
+                report(time, "pin: the content drawn under the fingers is \(error) mm off (above 0.25 mm)")
+            }
+            statistics.largestPinError = pin.largestError
+            statistics.pinSegments = pin.segments
+            statistics.pinFailedSegments = pin.failedSegments
             if u.phase != .changed {
+                pin.ended()
                 if u.phase == .cancelled { statistics.cancelledSegments += 1 }
                 expectedBase = u.matrix
                 segment = nil

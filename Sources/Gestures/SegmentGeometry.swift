@@ -159,11 +159,21 @@ struct SegmentGeometry: Sendable {
             quickZoomStartY = c0MM.y + offsetMM.y
             slopOffset = .zero
         }
+        if mode == .pinchRotate && dMM >= slop {
+            // Begun at the pan slop: the twist and spread change the fingers made before (below their
+            // thresholds, while the content did not move) stay hidden for good. Caught up later, they
+            // would carry the content past the fingers' motion since the segment began and keep it
+            // there (the Intuos5 double circle ended 2.7 degrees off: its -2.7 degrees before the pan).
+            if !(scaleIntent.passes(rawLogScale) && spreadPassed) { scaleIntent.rebase(at: rawLogScale) }
+            if !rotationIntent.passes(rawRotation) { rotationIntent.rebase(at: rawRotation) }
+        }
     }
 
     /// Measures the members of `tracks` at `time` and updates the published values.
     /// - Parameter publish: false while the segment has not begun (raw values only).
-    mutating func measure(_ tracks: inout FingerTracks, time: Timestamp, publish: Bool) {
+    /// - Parameter catchUpByTime: false when the measurement ends the segment at a finger-set change
+    ///   (the catch-up then goes by the fingers' motion only, `IntentThreshold.publish`).
+    mutating func measure(_ tracks: inout FingerTracks, time: Timestamp, publish: Bool, catchUpByTime: Bool = true) {
         let now = Self.references(tracks, semi: semi)
         guard now.count > 0, now.current.isFinite, now.currentMM.isFinite else { return }
         if mode == .quickZoom {
@@ -176,9 +186,10 @@ struct SegmentGeometry: Sendable {
         }
         if mode == .pinchRotate { measureSimilarity(&tracks, now: now) }
         guard publish else { return }
-        let caught = scaleIntent.publish(rawLogScale, mayEngage: spreadPassed)
+        let caught = scaleIntent.publish(
+            rawLogScale, mayEngage: spreadPassed, time: time.microseconds, catchUpByTime: catchUpByTime)
         logScale = limit(caught)
-        rotation = rotationIntent.publish(rawRotation)
+        rotation = rotationIntent.publish(rawRotation, time: time.microseconds, catchUpByTime: catchUpByTime)
         motion.add(time: time.microseconds, SIMD4(logScale, rotation, 0, 0))
     }
 

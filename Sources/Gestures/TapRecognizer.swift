@@ -135,12 +135,15 @@ struct TapRecognizer: Sendable {
         }
         emit(this, time: time, into: &out)
         state = .tapped(this)
-        if this.count == 2 {
+        // The double-tap zoom is a one-finger gesture: a two-finger double tap is two two-finger taps
+        // (map apps zoom out at a two-finger tap, never in at its double), and of those only the
+        // first zooms, so a pair zooms out once.
+        if this.count == 2 && this.fingers == 1 {
             return Zoom(
                 session: this.session, time: time, location: this.location, factor: configuration.doubleTapZoomFactor,
                 isDoubleTap: true)
         }
-        if this.fingers == 2, configuration.twoFingerTapZoomFactor != 1 {
+        if this.fingers == 2, this.count == 1, configuration.twoFingerTapZoomFactor != 1 {
             return Zoom(
                 session: this.session, time: time, location: this.location,
                 factor: configuration.twoFingerTapZoomFactor, isDoubleTap: false)

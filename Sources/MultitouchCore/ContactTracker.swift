@@ -492,10 +492,21 @@ public struct ContactTracker {
                     slots[slot].touch.timestamp = frameTime
                 } else {
                     let touch = makeTouch(slot: slot, phase: .moved)
-                    slots[slot].touch = touch
-                    slots[slot].published = slots[slot].raw
-                    let travel = touch.millimeters.distance(to: slots[slot].startMillimeters)
-                    if travel > slots[slot].travelMillimeters { slots[slot].travelMillimeters = travel }
+                    if isJump(slot: slot, to: touch.millimeters) {
+                        // A sensor jump is no finger motion: the touch ends where it was and a new one
+                        // begins where the sensor now puts it, so gestures re-base instead of following.
+                        var ending = slots[slot].touch
+                        ending.phase = .ended
+                        ending.previousLocation = ending.location
+                        ending.timestamp = frameTime
+                        detached.append(ending)
+                        _ = beginTouch(slot: slot)
+                    } else {
+                        slots[slot].touch = touch
+                        slots[slot].published = slots[slot].raw
+                        let travel = touch.millimeters.distance(to: slots[slot].startMillimeters)
+                        if travel > slots[slot].travelMillimeters { slots[slot].travelMillimeters = travel }
+                    }
                     changed = true
                 }
             case .empty, .ignored:
@@ -539,6 +550,28 @@ public struct ContactTracker {
         return fingerCount(palms: palms)
     }
 
+    /// libinput's touchpad jump rule (tp_detect_jumps in src/evdev-mt-touchpad.c): scaled to a 12 ms
+    /// frame, a motion of more than 20 mm, or 7 mm more than the touch's previous motion, is a jump
+    /// (a 2-slot Synaptics pad swapping in another finger: the fdo23890 recording's resting finger
+    /// moves 38 mm in one frame). Frames more than 30 ms apart are not judged (irregular reports).
+    /// Touchscreens keep every motion: a fast flick is real there. Updates the touch's last motion.
+    private mutating func isJump(slot: Int, to now: Point) -> Bool {
+        guard !features.isDirect else { return false }
+        let reference = 12_000.0
+        let last = slots[slot].touch
+        let elapsed = Double(frameTime.microseconds - last.timestamp.microseconds)
+        guard elapsed > 0, elapsed <= 2.5 * reference else {
+            slots[slot].lastMotionMillimeters = 0
+            return false
+        }
+        let distance = now.distance(to: last.millimeters) * reference / elapsed
+        let previous = slots[slot].lastMotionMillimeters
+        slots[slot].lastMotionMillimeters = distance
+        guard distance > 20 || distance - previous > 7 else { return false }
+        slots[slot].lastMotionMillimeters = 0
+        return true
+    }
+
     /// The slot's pending touch begins: a new id, tap count, and its first published state.
     private mutating func beginTouch(slot: Int) -> Touch {
         let raw = slots[slot].raw
@@ -557,6 +590,7 @@ public struct ContactTracker {
         slots[slot].beganAt = frameTime
         slots[slot].startMillimeters = millimeters
         slots[slot].travelMillimeters = 0
+        slots[slot].lastMotionMillimeters = 0
         return touch
     }
 
@@ -660,6 +694,8 @@ struct SlotState: Sendable {
     var startMillimeters = Point.zero
     /// Farthest distance from the start so far, for tap detection.
     var travelMillimeters = 0.0
+    /// The touch's last motion scaled to a 12 ms frame (mm), for the jump rule.
+    var lastMotionMillimeters = 0.0
 
     init(touch: Touch) { self.touch = touch }
 }

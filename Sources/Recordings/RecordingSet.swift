@@ -44,7 +44,8 @@ public enum RecordingSet {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw RecordingError(file: directory, line: 0, message: "cannot list the directory: \(error.localizedDescription)")
+            throw RecordingError(
+                file: directory, line: 0, message: "cannot list the directory: \(error.localizedDescription)")
         }
         let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         func full(_ name: String) -> String { base + "/" + name }
@@ -116,7 +117,8 @@ public enum RecordingSet {
                         RecordingJob(
                             path: path,
                             status: .problem(
-                                "events-only file has no .desc: no description file in the directory has a name (without extension) that is a prefix of this file's name")))
+                                "events-only file has no .desc: no description file in the directory has a name (without extension) that is a prefix of this file's name"
+                            )))
                 }
             case .descriptionOnly:
                 let count = uses[name] ?? 0
@@ -134,6 +136,38 @@ public enum RecordingSet {
             }
         }
         return jobs
+    }
+
+    /// Every file of `directory` and of its sub-folders (evemu-devices keeps touchscreens/, touchpads/
+    /// and tablets/ apart), each folder scanned as `scan` does (descriptions pair within their folder),
+    /// sorted by path; the sub-folders themselves are not listed.
+    /// - Throws: `RecordingError` when `directory` cannot be listed (an unreadable sub-folder is a
+    ///   `.problem` job).
+    public static func scanTree(directory: String) throws(RecordingError) -> [RecordingJob] {
+        var found: [RecordingJob] = []
+        var folders = [(path: directory, top: true)]
+        while let folder = folders.popLast() {
+            let jobs: [RecordingJob]
+            do {
+                jobs = try scan(directory: folder.path)
+            } catch {
+                if folder.top { throw error }
+                found.append(RecordingJob(path: folder.path, status: .problem(error.message)))
+                continue
+            }
+            for job in jobs {
+                var isDirectory: ObjCBool = false
+                let name = job.path.split(separator: "/").last.map(String.init) ?? ""
+                if !name.hasPrefix("."), FileManager.default.fileExists(atPath: job.path, isDirectory: &isDirectory),
+                    isDirectory.boolValue
+                {
+                    folders.append((job.path, false))
+                } else {
+                    found.append(job)
+                }
+            }
+        }
+        return found.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
     }
 
     /// The description whose stem (name without extension) is the longest prefix of `eventsName`;
@@ -169,7 +203,9 @@ public enum RecordingSet {
             } else if atLineStart && (c == 0x20 || c == 0x09) {
                 // leading blanks keep us at the line start
             } else {
-                if atLineStart && c == UInt8(ascii: "E") && i + 1 < n && bytes[i + 1] == UInt8(ascii: ":") { return true }
+                if atLineStart && c == UInt8(ascii: "E") && i + 1 < n && bytes[i + 1] == UInt8(ascii: ":") {
+                    return true
+                }
                 atLineStart = false
             }
             i += 1

@@ -101,6 +101,7 @@ public enum RecordingCheck {
                 + " scale=\(rounded(g.finalScale, 4)) rotation=\(rounded(g.finalRotation * 180 / Double.pi, 2))deg"
                 + " max-continuity-error=\(g.largestContinuityError)"
                 + " lift-frame-excess=\(rounded(g.largestLiftRotation, 3))deg/\(rounded(g.largestLiftScale, 5))"
+                + " pin=\(rounded(g.largestPinError, 3))mm step=\(rounded(g.largestContentStep, 2))"
             report.evdevFrames = UInt64(recording.devices[index].events.lazy.filter(\.isSynReport).count)
             devices.append(report)
             frames[index] = report.evdevFrames

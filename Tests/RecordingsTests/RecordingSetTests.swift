@@ -1,8 +1,7 @@
 import Foundation
 import MultitouchCore
-import Testing
-
 import Recordings
+import Testing
 
 @Suite struct RecordingSetTests {
     /// A fresh directory under the system temporary directory.
@@ -16,8 +15,42 @@ import Recordings
     }
 
     static let full = EvemuWriter.write(description: Generated.touchscreen, events: Generated.touchscreenEvents())
-    static let descriptionText = full.split(separator: "\n").filter { !$0.hasPrefix("E:") }.joined(separator: "\n") + "\n"
+    static let descriptionText =
+        full.split(separator: "\n").filter { !$0.hasPrefix("E:") }.joined(separator: "\n") + "\n"
     static let eventsText = full.split(separator: "\n").filter { $0.hasPrefix("E:") }.joined(separator: "\n") + "\n"
+
+    /// Sub-folders are scanned too (names with spaces), each pairing within its own folder, and the
+    /// sub-folders themselves are not listed.
+    @Test func scanTreeDescendsIntoSubFolders() throws {
+        let dir = try Self.makeDirectory(["top.evemu": Self.full])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for (folder, files) in [
+            "tablets": [
+                "Wacom ISDv4 E6 Finger.desc": Self.descriptionText,
+                "Wacom ISDv4 E6 Finger.double-center-circle.events": Self.eventsText,
+            ],
+            "tablets/deeper": ["Lonely pad.events": Self.eventsText],
+        ] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + folder, withIntermediateDirectories: true)
+            for (name, text) in files {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: dir + "/" + folder + "/" + name))
+            }
+        }
+        let jobs = try RecordingSet.scanTree(directory: dir)
+        let names = jobs.map { String($0.path.dropFirst(dir.count + 1)) }
+        #expect(
+            names == [
+                "tablets/Wacom ISDv4 E6 Finger.desc", "tablets/Wacom ISDv4 E6 Finger.double-center-circle.events",
+                "tablets/deeper/Lonely pad.events", "top.evemu",
+            ])
+        let circle = jobs.first { $0.path.hasSuffix("circle.events") }
+        #expect(circle?.status == .ready)
+        #expect(circle?.descriptionPath == dir + "/tablets/Wacom ISDv4 E6 Finger.desc")
+        guard case .problem = jobs.first(where: { $0.path.hasSuffix("Lonely pad.events") })?.status else {
+            Issue.record("a lonely events file in a sub-folder pairs with nothing above it")
+            return
+        }
+    }
 
     @Test func pairsWithTheLongestPrefixAndSkipsTheRest() throws {
         let dir = try Self.makeDirectory([
@@ -43,7 +76,9 @@ import Recordings
         let byName = Dictionary(uniqueKeysWithValues: jobs.map { (($0.path as NSString).lastPathComponent, $0) })
         #expect(jobs.map(\.path) == jobs.map(\.path).sorted())
         #expect(jobs.count == 16)
-        func desc(_ name: String) -> String? { byName[name]?.descriptionPath.map { ($0 as NSString).lastPathComponent } }
+        func desc(_ name: String) -> String? {
+            byName[name]?.descriptionPath.map { ($0 as NSString).lastPathComponent }
+        }
         #expect(byName["Wacom_Bamboo_16FG_4x5_Finger_double-center-circle.events"]?.status == .ready)
         #expect(desc("Wacom_Bamboo_16FG_4x5_Finger_double-center-circle.events") == "Wacom_Bamboo_16FG_4x5_Finger.desc")
         #expect(desc("Wacom_Bamboo_pen.events") == "Wacom_Bamboo.desc")
@@ -61,9 +96,14 @@ import Recordings
             Issue.record("a recording-named file that is no recording is a problem, not skipped")
             return
         }
-        #expect(byName["README.md"]?.status == .skipped(
-            "not a recording: expected evemu lines (N:, I:, P:, B:, A:, E:) or libinput record YAML ('version: 1'), found 'Result: it works.'"))
-        #expect(byName["Unused.desc"]?.status == .skipped("device description without events, not used by any events-only file"))
+        #expect(
+            byName["README.md"]?.status
+                == .skipped(
+                    "not a recording: expected evemu lines (N:, I:, P:, B:, A:, E:) or libinput record YAML ('version: 1'), found 'Result: it works.'"
+                ))
+        #expect(
+            byName["Unused.desc"]?.status
+                == .skipped("device description without events, not used by any events-only file"))
         #expect(byName["N-Trig.desc"]?.status == .skipped("device description, used by 1 events file(s)"))
         #expect(byName["sub"]?.status == .skipped("directory (check does not descend)"))
         #expect(byName[".hidden"]?.status == .skipped("hidden file"))

@@ -39,6 +39,27 @@ def test_check_empty_directory_fails(bin_dir, tmp):
     check("no recordings" in r.stdout, r.stdout)
 
 
+def test_check_descends_pairs_and_skips(bin_dir, tmp):
+    # Sub-folders with spaces in their names, an events-only file paired with its .desc, a description
+    # no events file uses (SKIP with the reason, not passed), and a folder given twice checked once.
+    top = os.path.join(tmp, "top")
+    sub = os.path.join(top, "touch pads")
+    os.makedirs(sub)
+    shutil.copy(os.path.join(ROOT, "tests", "fixtures", "touchscreen-pinch-rotate.evemu"), top)
+    lines = open(os.path.join(ROOT, "tests", "fixtures", "single-touch.evemu")).read().splitlines(True)
+    described = "".join(l for l in lines if not l.lstrip().startswith("E:"))
+    open(os.path.join(sub, "Some Pad.desc"), "w").write(described)
+    open(os.path.join(sub, "Some Pad.drag.events"), "w").write("".join(l for l in lines if l.lstrip().startswith("E:")))
+    open(os.path.join(sub, "Lonely Pad.desc"), "w").write(described)
+    r = ctl(bin_dir, "check", top, sub)
+    check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stdout))
+    check("PASS Some Pad.drag.events" in r.stdout and "PASS touchscreen-pinch-rotate.evemu" in r.stdout, r.stdout)
+    check(any(l.startswith("SKIP ") and "Lonely Pad.desc" in l and "without events" in l
+              for l in r.stdout.splitlines()), r.stdout)
+    check("check: 2 passed, 0 failed, 1 skipped" in r.stdout, r.stdout)
+    check(" pin=" in r.stdout and " step=" in r.stdout, r.stdout)
+
+
 def test_replay_and_check_of_a_desc_fail(bin_dir, tmp):
     desc = os.path.join(tmp, "device.desc")
     shutil.copy(os.path.join(ROOT, "tests", "fixtures", "single-touch.evemu"), desc)

@@ -15,7 +15,13 @@ struct Check: ParsableCommand {
             a lift or landing frame beyond what the fingers that stay explain, no rotation below the \
             threshold, no velocity faster than the fingers moved). In a directory, each events-only file is paired with the .desc beside it \
             whose name is the longest prefix of the events file's name. Prints one line per recording; exits 1 \
-            naming what failed. With --regions LAYOUT (a JSON array with one array of region objects per \
+            naming what failed. Directories are searched with their sub-folders (a folder inside another one \
+            given is checked once). A description no events file uses, a recording without events and a device that \
+            is not a touch device are reported as SKIP with the reason, never counted as passed. Every finger \
+            segment is held to the pin invariant (DESIGN.md 9, docs/GESTURES.md): once 250 ms passed since it \
+            began and since zoom or rotation unlocked, the content under the fingers stays within 0.25 mm of them \
+            (beyond the best fit of the unlocked degrees of freedom and a lag up to the pan slop); each line prints \
+            the worst pin error (pin=) and the largest one-frame step of the content under the fingers (step=). With --regions LAYOUT (a JSON array with one array of region objects per \
             client, as in declareRegions) each recording is also replayed with those clients' regions \
             declared on every device, and the routing invariants are checked: every touch has one owner, \
             every touch and gesture session delivered to a region ends exactly once.
@@ -36,6 +42,8 @@ struct Check: ParsableCommand {
     func run() throws {
         var jobs: [(events: String, description: String?)] = []
         var problems: [String] = []
+        var seen = Set<String>()
+        var skipped: [String] = []
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -43,21 +51,35 @@ struct Check: ParsableCommand {
                 continue
             }
             if isDirectory.boolValue {
+                // Sub-folders too; a folder named twice, or inside another one named, is checked once.
+                let found: [RecordingJob]
                 do {
-                    let found = try RecordingSet.scan(directory: path)
-                    if !found.contains(where: { if case .skipped = $0.status { false } else { true } }) {
-                        problems.append(
-                            "\(path): no recordings (.evemu, .events with a .desc, libinput .yml) in this directory")
-                    }
-                    for job in found {
-                        switch job.status {
-                        case .ready: jobs.append((job.path, job.descriptionPath))
-                        case .problem(let why): problems.append("\(job.path): \(why)")
-                        case .skipped: break
-                        }
-                    }
+                    found = try RecordingSet.scanTree(directory: path)
                 } catch {
                     problems.append("\(error)")
+                    continue
+                }
+                if !found.contains(where: { if case .skipped = $0.status { false } else { true } }) {
+                    problems.append(
+                        "\(path): no recordings (.evemu, .events with a .desc, libinput .yml) in this directory")
+                }
+                for job in found {
+                    let key = URL(fileURLWithPath: job.path).standardizedFileURL.path
+                    guard seen.insert(key).inserted else { continue }
+                    switch job.status {
+                    case .ready: jobs.append((job.path, job.descriptionPath))
+                    case .problem(let why): problems.append("\(job.path): \(why)")
+                    case .skipped(let why):
+                        // A description no events file uses, or another recording-named file that is
+                        // not a recording: said, never counted as passed.
+                        let name = job.path.split(separator: "/").last.map(String.init) ?? job.path
+                        let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
+                        if RecordingSet.recordingExtensions.contains(ext)
+                            && !why.hasPrefix("device description, used by")
+                        {
+                            skipped.append("\(job.path): \(why)")
+                        }
+                    }
                 }
             } else if path.hasSuffix(".desc") && desc == nil {
                 problems.append("\(path): a .desc only describes a device; check its events file with --desc \(path)")
@@ -68,6 +90,11 @@ struct Check: ParsableCommand {
         let layout = try regions.map { try loadRegionLayout($0, command: "check") }
         var failed = 0
         var passed = 0
+        var skippedCount = 0
+        for line in skipped {
+            print("SKIP \(line)")
+            skippedCount += 1
+        }
         for job in jobs {
             let name = job.events.split(separator: "/").last.map(String.init) ?? job.events
             let recording: Recording
@@ -76,6 +103,11 @@ struct Check: ParsableCommand {
             } catch {
                 print("FAIL \(name): \(error)")
                 failed += 1
+                continue
+            }
+            if let why = Self.notTouch(recording) {
+                print("SKIP \(name): \(why)")
+                skippedCount += 1
                 continue
             }
             var report = RecordingCheck.run(recording: recording, name: name)
@@ -101,8 +133,25 @@ struct Check: ParsableCommand {
             print("FAIL \(problem)")
             failed += 1
         }
-        print("check: \(passed) passed, \(failed) failed")
+        print(
+            "check: \(passed) passed, \(failed) failed, \(skippedCount) skipped (no events to check, or not a touch device)"
+        )
         if failed > 0 { throw ExitCode.failure }
+    }
+}
+
+extension Check {
+    /// Why a recording is no touch recording to check (nil when it is one): no device serves touch, or
+    /// no device recorded any event.
+    static func notTouch(_ recording: Recording) -> String? {
+        if recording.devices.isEmpty { return "no device in the recording" }
+        let touch = recording.devices.filter { $0.description.deviceClass != .other }
+        if touch.isEmpty {
+            let reasons = recording.devices.map { $0.description.classification.reason }
+            return "not a touch device (\(reasons.joined(separator: "; ")))"
+        }
+        if touch.allSatisfy({ $0.events.isEmpty }) { return "a device description without events" }
+        return nil
     }
 }
 

@@ -9,12 +9,14 @@ struct Feel: ParsableCommand {
         abstract: "Measure how the gesture engine follows the fingers (the gesture feel report).",
         discussion: """
             Runs scripted finger scenarios (millimetre paths at 60-240 Hz on test devices, virtual time) and, \
-            when given, the recordings of a directory through the same pipeline as the daemon, and prints one \
-            row per measured number: target | what | value | goal | ok. The targets are those of \
+            when given, the recordings of a directory and its sub-folders through the same pipeline as the \
+            daemon (their worst lift-frame change and pin error, and the rows for the recordings docs/FEEL.md \
+            names), and prints one row per measured number: target | what | value | goal | ok. The targets are those of \
             issue 10 and docs/GESTURES.md ("Feel report"). Exits 1 when a number misses its goal.
             """)
 
-    @Option(name: .long, help: "Directory of recordings to measure too (e.g. ../shared/recordings).")
+    @Option(
+        name: .long, help: "Directory of recordings (with its sub-folders) to measure too (e.g. ../shared/recordings).")
     var recordings: String?
 
     @Option(name: .long, help: "Configuration file whose [gestures] are the base of every scenario.")
