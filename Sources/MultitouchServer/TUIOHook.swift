@@ -1,5 +1,4 @@
 import Configuration
-import Glibc
 import Logging
 import TUIOOutput
 import WireProtocol
@@ -20,7 +19,7 @@ enum TUIOHook {
             return nil
         }
         let broadcaster = TUIOBroadcaster(
-            sender: sender, host: hostName(), maximumDatagramBytes: configuration.maximumDatagramBytes,
+            sender: sender, host: TUIOBroadcaster.localHostName(), maximumDatagramBytes: configuration.maximumDatagramBytes,
             lookup: { [unowned host] id in host.currentDevices().first { $0.id == id } })
         for target in configuration.targets where !target.isLoopback {
             logger.notice("tuio: touches leave this machine", metadata: ["tuio.target": "\(target)"])
@@ -40,13 +39,5 @@ enum TUIOHook {
                 "tuio.bundles": "\(broadcaster.bundles)", "tuio.datagrams": "\(s.datagrams)",
                 "tuio.failures": "\(s.failures)",
             ])
-    }
-
-    /// This machine's name for `source` ("multitouchd:DEVICE@HOST").
-    static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? "localhost" : name
     }
 }

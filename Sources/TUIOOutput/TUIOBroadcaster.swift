@@ -1,3 +1,4 @@
+import Glibc
 import MultitouchCore
 import TUIO
 import WireProtocol
@@ -77,5 +78,13 @@ public final class TUIOBroadcaster {
         let area = lookup(device).map(Self.area(of:))
         areas[device] = area
         return area
+    }
+
+    /// This machine's name for `source` ("multitouchd:DEVICE@HOST").
+    public static func localHostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "localhost" : name
     }
 }

@@ -364,7 +364,7 @@ def check_pinches(events, frames, gestures, area, width, height, label):
 # --- runs --------------------------------------------------------------------------------------
 
 
-def run_daemon(args, workdir, recording, targets, after_subscribe=None):
+def run_daemon(args, workdir, recording, targets, after_subscribe=None, subscribers=1):
     """multitouchd --replay with a [tuio] configuration; returns the monitor's messages."""
     config = os.path.join(workdir, "tuio.toml")
     with open(config, "w") as f:
@@ -373,7 +373,7 @@ def run_daemon(args, workdir, recording, targets, after_subscribe=None):
     log = os.path.join(workdir, "daemon.log")
     daemon = subprocess.Popen(
         [args.daemon, "--config", config, "--socket", sock, "--no-devices", "--replay", recording,
-         "--wait-for-subscribers", "1"], stderr=open(log, "w"))
+         "--wait-for-subscribers", str(subscribers)], stderr=open(log, "w"))
     monitor = None
     try:
         wait_for(lambda: os.path.exists(sock), 10, "the daemon's socket")
@@ -420,6 +420,56 @@ def whole_device(args, recording):
             label, len(receiver.datagrams), decoded, len(frames), width, height, points,
             ", ".join("Qt %.3f / daemon %.3f, %.1f / %.1f deg" % p for p in pinches) or "none"))
         return pinches
+
+
+REGIONS = [  # id, rect (mm on tap-and-pinch.evemu's 100 x 60 mm screen), z, Qt window
+    ("map", (0, 10, 100, 50), 1, (600, 300)),
+    ("toolbar", (0, 0, 100, 10), 2, (600, 60)),
+]
+
+
+def regions(args):
+    """Two unmodified Qt programs share one screen: each behind `multitouchctl tuio --region` on its part."""
+    recording = os.path.join(ROOT, "clients", "examples", "regions", "tap-and-pinch.evemu")
+    with tempfile.TemporaryDirectory(prefix="tuio-regions-") as workdir:
+        apps, forwarders = {}, []
+        try:
+            for name, rect, z, (width, height) in REGIONS:
+                port = free_udp_port()
+                apps[name] = (QtApp(args.qml, port, width, height, workdir, "qt-" + name, "points"), port)
+
+            def start_forwarders(sock):
+                for name, rect, z, _ in REGIONS:
+                    forwarders.append(subprocess.Popen(
+                        [args.ctl, "tuio", "--socket", sock, "--to", "127.0.0.1:%d" % apps[name][1],
+                         "--region", "%s:%s" % (name, ",".join(str(v) for v in rect)), "--z", str(z)],
+                        stderr=open(os.path.join(workdir, "tuio-%s.log" % name), "w")))
+
+            messages = run_daemon(args, workdir, recording, [], start_forwarders, subscribers=3)
+            for forwarder in forwarders:
+                forwarder.wait(10)
+        finally:
+            for app, _ in apps.values():
+                app.stop()
+        device, frames, _ = frames_of(messages)
+        began = {}
+        for frame in frames:
+            for t in frame["touches"]:
+                began.setdefault(t["id"], (t["x"], t["y"]))
+        for name, (x0, y0, w, h), z, (width, height) in REGIONS:
+            mine = {i for i, (x, y) in began.items() if x0 <= x < x0 + w and y0 <= y < y0 + h}
+            own = [dict(f, touches=[t for t in f["touches"] if t["id"] in mine]) for f in frames]
+            own = [f for f in own if f["touches"]]
+
+            def area(t, x0=x0, y0=y0, w=w, h=h):
+                return (t["x"] - x0) / w, (t["y"] - y0) / h
+
+            events = apps[name][0].events()
+            count = check_points(events, own, area, width, height, "region " + name)
+            got = sorted({e["id"] for e in events if e["kind"] == "point"})
+            check(got == sorted(mine), "region %s: Qt got touches %s, its own are %s" % (name, got, sorted(mine)))
+            print("region %s (%s, %dx%d window): Qt got touches %s of %s, %d point events" % (
+                name, (x0, y0, w, h), width, height, got, sorted(began), count))
 
 
 def main():
