@@ -167,7 +167,8 @@ let package = Package(
             ]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(
-            name: "TUIOTests", dependencies: ["TUIO", "TUIOOutput", "Configuration", "WireProtocol", "MultitouchCore"]),
+            name: "TUIOTests",
+            dependencies: ["TUIO", "TUIOOutput", "Configuration", "WireProtocol", "MultitouchCore", "TouchRouting"]),
         .testTarget(name: "FuzzHarnessesTests", dependencies: ["FuzzHarnesses"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(

@@ -19,7 +19,8 @@ enum TUIOHook {
             return nil
         }
         let broadcaster = TUIOBroadcaster(
-            sender: sender, host: TUIOBroadcaster.localHostName(), maximumDatagramBytes: configuration.maximumDatagramBytes,
+            sender: sender, host: TUIOBroadcaster.localHostName(),
+            maximumDatagramBytes: configuration.maximumDatagramBytes,
             lookup: { [unowned host] id in host.currentDevices().first { $0.id == id } })
         for target in configuration.targets where !target.isLoopback {
             logger.notice("tuio: touches leave this machine", metadata: ["tuio.target": "\(target)"])
