@@ -210,6 +210,18 @@ func fseq(_ messages: [DecodedMessage]) -> Int32? {
         #expect(seen == Array(6...30) + Array(1...5))
     }
 
+    /// docs/TUIO.md's figure: a 1472-byte datagram holds 22 touches with the source
+    /// "multitouchd:1@host"; the 23rd splits the frame.
+    @Test func ethernetDatagramCapacity() {
+        for (count, datagrams) in [(22, 1), (23, 2)] {
+            var encoder = TUIOCursorEncoder(source: "multitouchd:1@host")
+            let out = encoder.encode(
+                TUIOFrame(time: time(0), cursors: (1...count).map { sample(UInt64($0), .began, 0.5, 0.5) }))
+            #expect(out.count == datagrams, "\(count) touches")
+            #expect(out.allSatisfy { $0.count <= TUIOCursorEncoder.ethernetDatagramBytes })
+        }
+    }
+
     /// A frame without touches (the last finger lifted in the previous one) is still one bundle with
     /// an empty alive: the receiver learns that nothing is down.
     @Test func emptyFrameIsOneBundle() throws {
