@@ -42,7 +42,8 @@ public enum ConfigurationCheck {
                 + (tuio.targets.isEmpty
                     ? "off"
                     : "to " + tuio.targets.map(\.description).joined(separator: ", ")
-                        + ", datagrams up to \(tuio.maximumDatagramBytes) bytes"))
+                        + ", datagrams up to \(tuio.maximumDatagramBytes) bytes, "
+                        + (tuio.touchpads ? "touchscreens and touchpads" : "touchscreens only")))
         let gestures = configuration.gestures
         let changed = GestureConfiguration.fields.filter { entry in
             switch entry.value {

@@ -31,7 +31,7 @@ enum ConfigurationKeys {
     static let clients = [
         "soft_queue_limit", "hard_queue_limit_bytes", "max_line_bytes", "max_clients", "max_clients_per_user",
     ]
-    static let tuio = ["targets", "max_datagram_bytes"]
+    static let tuio = ["targets", "max_datagram_bytes", "touchpads"]
     static let log = ["level"]
     /// The gesture keys come from the one table of gesture options (module Gestures).
     static var gestures: [String] { GestureConfiguration.fields.map(\.key) }
@@ -274,6 +274,7 @@ struct ConfigurationParser {
                 report("tuio.max_datagram_bytes", "expected at most 65507 (the UDP/IPv4 limit), found \(value)")
             }
         }
+        if let touchpads = bool(table, "touchpads", in: "tuio") { tuio.touchpads = touchpads }
         return tuio
     }
 

@@ -49,5 +49,8 @@ public struct TUIOConfiguration: Hashable, Sendable {
     public var targets: [TUIOTarget] = []
     /// Largest datagram sent; a frame with more touches is split over several bundles.
     public var maximumDatagramBytes: Int = 1472
+    /// Touchpads too (their positions over the pad); off by default: TUIO programs expect a screen, and
+    /// a laptop's touchpad would otherwise share the programs' port with its touchscreen.
+    public var touchpads: Bool = false
     public init() {}
 }

@@ -21,7 +21,8 @@ enum TUIOHook {
         let broadcaster = TUIOBroadcaster(
             sender: sender, host: TUIOBroadcaster.localHostName(),
             maximumDatagramBytes: configuration.maximumDatagramBytes,
-            lookup: { [unowned host] id in host.currentDevices().first { $0.id == id } })
+            lookup: { [unowned host] id in host.currentDevices().first { $0.id == id } },
+            includes: configuration.touchpads ? nil : { $0.deviceClass == .touchscreen })
         for target in configuration.targets where !target.isLoopback {
             logger.notice("tuio: touches leave this machine", metadata: ["tuio.target": "\(target)"])
         }

@@ -14,6 +14,9 @@ public final class TUIOBroadcaster {
     /// Finds a device the messages have not announced (a live device's `deviceAdded` goes out before
     /// the daemon's hook sees messages).
     private let lookup: (Int) -> DeviceInfo?
+    /// Which devices are sent (the daemon: touchscreens unless `[tuio] touchpads`); nil: all.
+    private let includes: ((DeviceInfo) -> Bool)?
+    private var excluded: Set<Int> = []
     private var encoders: [Int: TUIOCursorEncoder] = [:]
     private var areas: [Int: TUIOArea] = [:]
     /// Bundles encoded (one per frame unless a frame was split).
@@ -21,12 +24,13 @@ public final class TUIOBroadcaster {
 
     public init(
         sender: UDPDatagramSender, host: String, maximumDatagramBytes: Int = TUIOCursorEncoder.ethernetDatagramBytes,
-        lookup: @escaping (Int) -> DeviceInfo? = { _ in nil }
+        lookup: @escaping (Int) -> DeviceInfo? = { _ in nil }, includes: ((DeviceInfo) -> Bool)? = nil
     ) {
         self.sender = sender
         self.host = host
         self.maximumDatagramBytes = maximumDatagramBytes
         self.lookup = lookup
+        self.includes = includes
     }
 
     /// The area TUIO's unit square stands for on a device: its whole published space.
@@ -41,18 +45,21 @@ public final class TUIOBroadcaster {
     public func observe(_ message: Message) {
         switch message {
         case .hello(let hello):
-            for info in hello.devices { areas[info.id] = Self.area(of: info) }
+            for info in hello.devices { note(info) }
         case .deviceAdded(let info):
-            areas[info.id] = Self.area(of: info)
+            note(info)
         case .deviceRemoved(let removed):
             encoders[removed.device] = nil
             areas[removed.device] = nil
+            excluded.remove(removed.device)
         case .touches(let touches) where touches.routing == nil:
+            // First the area: a device first seen here is looked up, and may turn out excluded.
+            let area = area(of: touches.device)
+            guard !excluded.contains(touches.device) else { return }
             // Unknown device (never announced, lookup failed): the touches' own 0...1 over the axes.
-            let frame =
-                area(of: touches.device).map { TUIOFrame(message: touches, area: $0) }
-                ?? TUIOFrame(axesOf: touches)
-            send(frame, device: touches.device)
+            send(
+                area.map { TUIOFrame(message: touches, area: $0) } ?? TUIOFrame(axesOf: touches), device: touches.device
+            )
         case .touches, .gesture, .dropped, .error, .pong, .subscribed,
             .unsubscribed, .stats, .transform, .regions, .recognized:
             break
@@ -73,11 +80,16 @@ public final class TUIOBroadcaster {
         for datagram in datagrams { sender.send(datagram) }
     }
 
+    private func note(_ info: DeviceInfo) {
+        areas[info.id] = Self.area(of: info)
+        if includes?(info) == false { excluded.insert(info.id) }
+    }
+
     private func area(of device: Int) -> TUIOArea? {
         if let area = areas[device] { return area }
-        let area = lookup(device).map(Self.area(of:))
-        areas[device] = area
-        return area
+        guard let info = lookup(device) else { return nil }
+        note(info)
+        return areas[device]
     }
 
     /// This machine's name for `source` ("multitouchd:DEVICE@HOST").

@@ -96,7 +96,7 @@ func propertyNames(of value: Any) -> Set<String> {
             "maximumLineBytes": "max_line_bytes", "maximumClients": "max_clients",
             "maximumClientsPerUser": "max_clients_per_user",
         ]
-        let tuio = ["targets": "targets", "maximumDatagramBytes": "max_datagram_bytes"]
+        let tuio = ["targets": "targets", "maximumDatagramBytes": "max_datagram_bytes", "touchpads": "touchpads"]
         let root = [
             "socket": "socket", "devices": "devices", "gestures": "gestures", "clients": "clients", "tuio": "tuio",
             "logLevel": "log",

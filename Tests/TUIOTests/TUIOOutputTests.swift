@@ -95,3 +95,36 @@ final class LoopbackReceiver {
         #expect(broadcaster.bundles == 1)
     }
 }
+
+extension TUIOOutputTests {
+    /// The daemon's default sends touchscreens only: a touchpad's frames are not sent, and a device
+    /// first seen through the lookup is filtered the same way.
+    @Test func touchpadsAreLeftOutUnlessIncluded() throws {
+        let receiver = try LoopbackReceiver()
+        func device(_ id: Int, _ deviceClass: DeviceClass) -> DeviceInfo {
+            DeviceInfo(
+                id: id, name: "d\(id)", source: "", deviceClass: deviceClass, multitouchProtocol: .b, slots: 5,
+                isSemiMT: false, units: .millimeters, width: 100, height: 60, widthMillimeters: 100,
+                heightMillimeters: 60, sizeSource: "resolution")
+        }
+        let broadcaster = TUIOBroadcaster(
+            sender: try UDPDatagramSender(targets: [TUIOTarget(port: receiver.port)]), host: "h",
+            lookup: { $0 == 2 ? device(2, .touchpad) : nil }, includes: { $0.deviceClass == .touchscreen })
+        func frame(_ device: Int) -> Message {
+            .touches(
+                TouchesMessage(
+                    device: device, time: Timestamp(microseconds: 0), fingers: 1, isSemiMT: false,
+                    touches: [
+                        TouchPoint(
+                            id: UInt64(device), phase: .began, location: Point(x: 50, y: 30),
+                            previousLocation: Point(x: 50, y: 30), normalized: Point(x: 0.5, y: 0.5),
+                            millimeters: Point(x: 50, y: 30), slot: 0, tapCount: 1, type: .direct)
+                    ]))
+        }
+        broadcaster.observe([.deviceAdded(device(1, .touchpad)), frame(1), frame(2)])
+        #expect(receiver.receive() == nil)
+        broadcaster.observe([.deviceAdded(device(3, .touchscreen)), frame(3)])
+        let messages = try decodeBundle(try #require(receiver.receive()))
+        #expect(messages[0].arguments == [.string("source"), .string("multitouchd:3@h")])
+    }
+}
