@@ -47,7 +47,12 @@ def main():
         with tempfile.TemporaryDirectory(prefix="tuio-kivy-") as workdir:
             messages = qt_check.run_daemon(args, workdir, recording, [port])
     finally:
-        time.sleep(0.2)
+        # Until the provider has turned every datagram into events (no new one for half a second).
+        count, since = -1, time.monotonic()
+        while time.monotonic() - since < 0.5:
+            if len(events) != count:
+                count, since = len(events), time.monotonic()
+            time.sleep(0.05)
         running = False
         thread.join()
         provider.stop()

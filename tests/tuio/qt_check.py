@@ -142,6 +142,19 @@ def wait_for(predicate, timeout, what):
     return False
 
 
+def settle(paths, quiet=1.0, limit=20):
+    """Waits until none of the files has grown for `quiet` seconds (at most `limit`)."""
+    deadline = time.monotonic() + limit
+    sizes, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        now = [os.path.getsize(p) if os.path.exists(p) else 0 for p in paths]
+        if now != sizes:
+            sizes, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return
+        time.sleep(0.1)
+
+
 def read(path):
     try:
         with open(path) as f:
@@ -384,7 +397,8 @@ def run_daemon(args, workdir, recording, targets, after_subscribe=None, subscrib
             [args.ctl, "monitor", "--socket", sock, "--json", "--streams", "touches", "gestures", "devices"],
             stdout=open(monitor_out, "w"))
         wait_for(lambda: "replay: finished" in read(log), 60, "the replay to finish")
-        time.sleep(0.5)  # the receivers read what is already on their sockets
+        # The receivers read what is already on their sockets: wait until their logs stop growing.
+        settle([os.path.join(workdir, f) for f in os.listdir(workdir) if f.startswith("qt-") and f.endswith(".log")])
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(10)
