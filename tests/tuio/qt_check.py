@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """TUIO output checked with clients no one here wrote (docs/TUIO.md, issue 21).
 
-For each recording: an unmodified Qt Quick program (tests/tuio/touches.qml, run by Qt's own `qml` with
+For each recording (a map tour, a pinch and rotate, a palm cancelled mid-pinch): an unmodified Qt Quick program (tests/tuio/touches.qml, run by Qt's own `qml` with
 `-platform offscreen -plugin TuioTouch:udp=PORT`) and an OSC decoder listen while `multitouchd --replay`
 sends TUIO to both; a monitor client records what the daemon's socket says. Checked:
 
@@ -498,6 +498,8 @@ def main():
     pinches = whole_device(args, os.path.join(FIXTURES, "touchscreen-pinch-rotate.evemu"))
     check(pinches, "touchscreen-pinch-rotate: Qt recognised no pinch")
     whole_device(args, os.path.join(FIXTURES, "touchscreen-map-tour.evemu"))
+    # A palm: the daemon cancels touch 2 mid-pinch; it leaves `alive` in that frame and Qt releases it.
+    whole_device(args, os.path.join(FIXTURES, "touchscreen-palm.evemu"))
     if args.regions:
         regions(args)
     if failures:
