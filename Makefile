@@ -129,6 +129,8 @@ install:
 	$(INSTALL) -m 0755 $(PYTHON_EXAMPLES) $(DESTDIR)$(DATADIR)/examples/python/
 	$(INSTALL) -m 0644 clients/python/README.md $(DESTDIR)$(DATADIR)/examples/python/
 	$(INSTALL) -m 0644 $(C_EXAMPLES) clients/c/README.md $(DESTDIR)$(DATADIR)/examples/c/
+	$(INSTALL) -d $(DESTDIR)$(DATADIR)/examples/tuio
+	$(INSTALL) -m 0644 config/examples/tuio.toml tests/tuio/touches.qml $(DESTDIR)$(DATADIR)/examples/tuio/
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	$(INSTALL) -m 0644 clients/c/multitouchd.h $(DESTDIR)$(INCLUDEDIR)/multitouchd.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' clients/c/multitouchd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/multitouchd.pc

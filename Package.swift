@@ -60,6 +60,8 @@ let package = Package(
             name: "TouchPlot",
             dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings"],
             swiftSettings: strict),
+        // TUIO 1.1 encoding (OSC bundles) of touch frames: pure, like the pipeline.
+        .target(name: "TUIO", dependencies: ["MultitouchCore", "WireProtocol"], swiftSettings: strict),
         .target(
             name: "Configuration",
             dependencies: ["MultitouchCore", "Gestures"],
@@ -73,11 +75,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // The TUIO sender (UDP): shared by the daemon's [tuio] targets and `multitouchctl tuio`.
+        .target(
+            name: "TUIOOutput", dependencies: ["TUIO", "Configuration", "WireProtocol", "MultitouchCore"],
+            swiftSettings: strict),
         .target(
             name: "MultitouchServer",
             dependencies: [
                 "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "TouchRouting", "Recordings",
-                "Configuration", "DeviceInput", "CLinuxSystem", .product(name: "Logging", package: "swift-log"),
+                "Configuration", "DeviceInput", "CLinuxSystem", "TUIOOutput",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
@@ -125,7 +132,7 @@ let package = Package(
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
                 "MultitouchClient", "MultitouchTestKit", "Configuration", "GestureFeel", "TouchPlot", "WebBridge",
-                "TouchRouting",
+                "TouchRouting", "TUIO", "TUIOOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -159,6 +166,9 @@ let package = Package(
                 "TouchPlot", "TouchPipeline", "Recordings", "MultitouchTestKit", "MultitouchCore", "Gestures",
             ]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
+        .testTarget(
+            name: "TUIOTests",
+            dependencies: ["TUIO", "TUIOOutput", "Configuration", "WireProtocol", "MultitouchCore", "TouchRouting"]),
         .testTarget(name: "FuzzHarnessesTests", dependencies: ["FuzzHarnesses"]),
         .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
         .testTarget(

@@ -62,6 +62,9 @@ stage "python client" python3 clients/python/test_client.py
 stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
 stage "c client" python3 clients/c/test_c_client.py
 stage "multitouchctl edges" python3 tests/cli/test_cli.py
+# TUIO output read by Qt's TuioTouch plugin (qml, offscreen) and Kivy's TUIO provider; two Qt programs
+# on two region targets (docs/TUIO.md).
+stage "tuio: Qt and Kivy clients" bash tests/tuio/run.sh "$(swift build --show-bin-path)"
 # Headless Chromium loads the live view (view --replay) and the JS demo (bridge); screenshots under
 # .build/web-check/ (the stage prints their paths).
 stage "browser pages" python3 tests/web/browser-check.py "$(swift build --show-bin-path)"

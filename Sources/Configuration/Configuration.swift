@@ -75,6 +75,7 @@ public struct DaemonConfiguration: Hashable, Sendable {
     public var devices = DevicesConfiguration()
     public var gestures: GestureConfiguration = .default
     public var clients = ClientsConfiguration()
+    public var tuio = TUIOConfiguration()
     public var logLevel: LogLevel = .info
     public init() {}
 }

@@ -36,6 +36,14 @@ public enum ConfigurationCheck {
             "  clients: at most \(clients.maximumClients) (\(clients.maximumClientsPerUser) per user), soft queue \(clients.softQueueLimit) messages, "
                 + "hard queue \(clients.hardQueueLimitBytes) bytes, request lines up to \(clients.maximumLineBytes) bytes"
         )
+        let tuio = configuration.tuio
+        lines.append(
+            "  tuio: "
+                + (tuio.targets.isEmpty
+                    ? "off"
+                    : "to " + tuio.targets.map(\.description).joined(separator: ", ")
+                        + ", datagrams up to \(tuio.maximumDatagramBytes) bytes, "
+                        + (tuio.touchpads ? "touchscreens and touchpads" : "touchscreens only")))
         let gestures = configuration.gestures
         let changed = GestureConfiguration.fields.filter { entry in
             switch entry.value {

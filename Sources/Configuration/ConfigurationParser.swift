@@ -23,7 +23,7 @@ enum NumberRule: Hashable, Sendable {
 
 /// Keys of each table, in the order config/multitouchd.toml documents them.
 enum ConfigurationKeys {
-    static let root = ["socket", "devices", "gestures", "clients", "log"]
+    static let root = ["socket", "devices", "gestures", "clients", "tuio", "log"]
     static let socket = ["path", "mode", "group", "require_group"]
     static let devices = ["grab", "rule"]
     static let rule = ["action", "name", "path", "class", "grab", "output", "size_mm"]
@@ -31,6 +31,7 @@ enum ConfigurationKeys {
     static let clients = [
         "soft_queue_limit", "hard_queue_limit_bytes", "max_line_bytes", "max_clients", "max_clients_per_user",
     ]
+    static let tuio = ["targets", "max_datagram_bytes", "touchpads"]
     static let log = ["level"]
     /// The gesture keys come from the one table of gesture options (module Gestures).
     static var gestures: [String] { GestureConfiguration.fields.map(\.key) }
@@ -55,6 +56,7 @@ struct ConfigurationParser {
         if let table = table(root, "devices", in: "") { configuration.devices = parseDevices(table) }
         if let table = table(root, "gestures", in: "") { configuration.gestures = parseGestures(table) }
         if let table = table(root, "clients", in: "") { configuration.clients = parseClients(table) }
+        if let table = table(root, "tuio", in: "") { configuration.tuio = parseTUIO(table) }
         if let table = table(root, "log", in: "") {
             checkKeys(table, path: "log", allowed: ConfigurationKeys.log)
             let names = LogLevel.allCases.map(\.rawValue)
@@ -243,6 +245,37 @@ struct ConfigurationParser {
             clients.maximumClientsPerUser = value
         }
         return clients
+    }
+
+    private mutating func parseTUIO(_ table: TOMLTable) -> TUIOConfiguration {
+        var tuio = TUIOConfiguration()
+        checkKeys(table, path: "tuio", allowed: ConfigurationKeys.tuio)
+        if let value = table["targets"] {
+            if let array = value.array {
+                for (offset, element) in array.enumerated() {
+                    if let text = element.string, let target = TUIOTarget(parsing: text) {
+                        tuio.targets.append(target)
+                    } else {
+                        report(
+                            "tuio.targets[\(offset + 1)]",
+                            "expected \"HOST:PORT\" or \"PORT\" (127.0.0.1), found \(describe(element))")
+                    }
+                }
+            } else {
+                report("tuio.targets", "expected an array of \"HOST:PORT\" strings, found \(describe(value))")
+            }
+        }
+        // 576 is the smallest datagram every IPv4 host must accept (RFC 791) less the headers; 65507
+        // the largest a UDP/IPv4 datagram can carry.
+        if let value = integer(table, "max_datagram_bytes", in: "tuio", minimum: 548) {
+            if value <= 65507 {
+                tuio.maximumDatagramBytes = value
+            } else {
+                report("tuio.max_datagram_bytes", "expected at most 65507 (the UDP/IPv4 limit), found \(value)")
+            }
+        }
+        if let touchpads = bool(table, "touchpads", in: "tuio") { tuio.touchpads = touchpads }
+        return tuio
     }
 
     // MARK: readers (nil for a missing or bad value; a bad value is reported)

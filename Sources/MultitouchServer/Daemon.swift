@@ -5,6 +5,7 @@ import Gestures
 import Glibc
 import Logging
 import MultitouchCore
+import TUIOOutput
 import TouchPipeline
 import WireProtocol
 
@@ -61,6 +62,8 @@ public final class Daemon {
     private var lastStatus = ""
     private var stopRequested = false
     private var exitCode: Int32 = 0
+    /// The TUIO output of the current configuration (docs/TUIO.md), replaced on reload.
+    private var tuio: TUIOBroadcaster?
 
     public init(options: DaemonOptions, logger: Logger) throws {
         if let problem = options.replay?.problem { throw ReplayOptionsError(description: problem) }
@@ -81,6 +84,7 @@ public final class Daemon {
         host.sink = { [unowned hub] messages, readAt in hub.dispatch(messages, readAt: readAt) }
         host.outboundSink = { [unowned hub] outbound, readAt in hub.dispatch(outbound: outbound, readAt: readAt) }
         host.devicesChanged = { [unowned self] in updateStatus() }
+        startTUIO()
         // Writes to a vanished client must return EPIPE, not kill the daemon (send uses MSG_NOSIGNAL too).
         signal(SIGPIPE, SIG_IGN)
     }
@@ -198,12 +202,20 @@ public final class Daemon {
         hub.logLevel = logger.logLevel
         host.configuration = configuration
         host.logger.logLevel = logger.logLevel
+        if fresh.tuio != old.tuio { startTUIO() }
         logger.info(
             "config: reloaded",
             metadata: [
                 "clients.soft_queue_limit": "\(fresh.clients.softQueueLimit)",
                 "clients.hard_queue_limit_bytes": "\(fresh.clients.hardQueueLimitBytes)",
             ])
+    }
+
+    /// (Re)starts the TUIO output from `configuration.tuio`; the old one (if any) reports and closes.
+    private func startTUIO() {
+        if let tuio { TUIOHook.summary(tuio, logger: logger) }
+        tuio = TUIOHook.start(configuration.tuio, host: host, logger: logger)
+        host.observer = tuio.map { broadcaster in { broadcaster.observe($0) } }
     }
 
     private func updateStatus() {
@@ -220,6 +232,7 @@ public final class Daemon {
     private func shutdown() {
         try? notifier?.stopping()
         host.shutdown()
+        if let tuio { TUIOHook.summary(tuio, logger: logger) }
         let deadline = Sys.monotonicNanoseconds() + options.shutdownFlushNanoseconds
         while hub.hasPendingOutput {
             let now = Sys.monotonicNanoseconds()

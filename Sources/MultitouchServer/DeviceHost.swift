@@ -37,6 +37,8 @@ final class DeviceHost {
     /// messages for every subscriber (a routed connection skips its routed devices' ones) in pipeline
     /// order, each region's messages for its client right after the frame that caused them.
     var outboundSink: ([OutboundMessage], UInt64) -> Void = { _, _ in }
+    /// Sees every batch the devices emit, whole-device messages only (the TUIO output, TUIOHook).
+    var observer: (([Message]) -> Void)?
     /// Called when the set of devices changed (the systemd status line counts them).
     var devicesChanged: () -> Void = {}
 
@@ -352,6 +354,8 @@ final class DeviceHost {
     /// Sends a batch of pipeline messages: straight to `sink` when no device is routed (the path every
     /// connection without regions always took), else through the routed devices' `DeviceRouting`.
     private func emit(_ batch: [Message], _ readAt: UInt64) {
+        // After the clients' fan-out: the socket clients' latency does not include the TUIO sends.
+        defer { observer?(batch) }
         guard !routings.isEmpty else {
             sink(batch, readAt)
             return

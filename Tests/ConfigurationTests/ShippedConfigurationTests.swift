@@ -39,12 +39,12 @@ func propertyNames(of value: Any) -> Set<String> {
         let text = try shippedConfigurationText()
         let keys =
             ConfigurationKeys.socket + ConfigurationKeys.rule + ConfigurationKeys.output + ConfigurationKeys.gestures
-            + ConfigurationKeys.clients + ConfigurationKeys.log + ["grab"]
+            + ConfigurationKeys.clients + ConfigurationKeys.tuio + ConfigurationKeys.log + ["grab"]
         for key in keys {
             let pattern = try Regex("(^|[ {,#])\(key) = ").anchorsMatchLineEndings()
             #expect(text.contains(pattern), "config/multitouchd.toml does not mention \(key)")
         }
-        for section in ["[socket]", "[devices]", "[[devices.rule]]", "[gestures]", "[clients]", "[log]"] {
+        for section in ["[socket]", "[devices]", "[[devices.rule]]", "[gestures]", "[clients]", "[tuio]", "[log]"] {
             #expect(text.contains(section), "config/multitouchd.toml has no \(section)")
         }
     }
@@ -96,8 +96,10 @@ func propertyNames(of value: Any) -> Set<String> {
             "maximumLineBytes": "max_line_bytes", "maximumClients": "max_clients",
             "maximumClientsPerUser": "max_clients_per_user",
         ]
+        let tuio = ["targets": "targets", "maximumDatagramBytes": "max_datagram_bytes", "touchpads": "touchpads"]
         let root = [
-            "socket": "socket", "devices": "devices", "gestures": "gestures", "clients": "clients", "logLevel": "log",
+            "socket": "socket", "devices": "devices", "gestures": "gestures", "clients": "clients", "tuio": "tuio",
+            "logLevel": "log",
         ]
         let cases: [(Any, [String: String], [String])] = [
             (SocketConfiguration(), socket, ConfigurationKeys.socket),
@@ -105,6 +107,7 @@ func propertyNames(of value: Any) -> Set<String> {
             (DeviceRule(), rule, ConfigurationKeys.rule),
             (OutputMapping(width: 1, height: 1), output, ConfigurationKeys.output),
             (ClientsConfiguration(), clients, ConfigurationKeys.clients),
+            (TUIOConfiguration(), tuio, ConfigurationKeys.tuio),
             (DaemonConfiguration(), root, ConfigurationKeys.root),
         ]
         for (value, map, keys) in cases {

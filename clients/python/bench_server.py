@@ -3,15 +3,20 @@
 the daemon's own stats), idle wake-ups and memory.
 
     python3 clients/python/bench_server.py BIN_DIR [--clients 8] [--frames 6000] [--speed 5] [--nice N] [--realtime]
+        [--tuio live|gone]
 
 BIN_DIR holds the `multitouchd` to measure (use a release build). Prints a small report, with the
 daemon's CPU time (/proc/PID/schedstat) over the replay per frame and per frame and client.
+--tuio adds a [tuio] target on 127.0.0.1 (docs/TUIO.md): `live`, a reader counting the datagrams, or
+`gone`, a port nobody listens on (what a TUIO receiver that has quit costs the daemon).
 """
 
 import argparse
 import json
 import os
+import select
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -50,7 +55,27 @@ def main():
                         help="run the daemon with SCHED_FIFO (chrt -f 10) to separate its own cost from a busy machine")
     parser.add_argument("--nice", type=int,
                         help="run the daemon at this nice value (normal scheduling; negative needs root)")
+    parser.add_argument("--tuio", choices=["live", "gone"],
+                        help="also send TUIO to a loopback reader (live) or to a port nobody listens on (gone)")
     args = parser.parse_args()
+
+    tuio_socket = None
+    tuio_datagrams = [0]
+    if args.tuio:
+        tuio_socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        tuio_socket.bind(("127.0.0.1", 0))
+        tuio_port = tuio_socket.getsockname()[1]
+        if args.tuio == "gone":
+            tuio_socket.close()
+            tuio_socket = None
+        else:
+            def tuio_reader():
+                while tuio_socket is not None:
+                    ready, _, _ = select.select([tuio_socket], [], [], 0.2)
+                    if ready:
+                        tuio_socket.recv(65536)
+                        tuio_datagrams[0] += 1
+            threading.Thread(target=tuio_reader, daemon=True).start()
 
     tmp = tempfile.mkdtemp(prefix="mtd-bench-")
     try:
@@ -63,6 +88,8 @@ def main():
         config = os.path.join(tmp, "multitouchd.toml")
         with open(config, "w") as f:
             f.write("[clients]\nmax_clients = %d\nmax_clients_per_user = %d\n" % (args.clients + 1, args.clients + 1))
+            if args.tuio:
+                f.write("[tuio]\ntargets = [\"127.0.0.1:%d\"]\n" % tuio_port)
         log = open(os.path.join(tmp, "daemon.log"), "wb")
         prefix = ["chrt", "-f", "10"] if args.realtime else []
         if args.nice is not None:
@@ -128,6 +155,10 @@ def main():
         print("daemon CPU: %.1f ms for the replay, %.2f us per frame, %.2f us per frame per client" % (
             cpu_used / 1e6, cpu_used / 1e3 / frames, cpu_used / 1e3 / frames / max(1, args.clients)))
         print("RSS: %s at start, %s after the replay" % (rss_start, rss_after))
+        if args.tuio == "live":
+            print("tuio: %d datagrams received (%.0f per second)" % (tuio_datagrams[0], tuio_datagrams[0] / max(elapsed, 1e-9)))
+        elif args.tuio == "gone":
+            print("tuio: sent to a port nobody listens on")
         print("idle: %d context switches in %.0f s with no input and no clients" % (idle_switches, args.idle_seconds))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

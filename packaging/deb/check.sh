@@ -37,7 +37,8 @@ for f in /usr/bin/multitouchd /usr/bin/multitouchctl /usr/lib/systemd/system/mul
   /usr/share/bash-completion/completions/multitouchctl /usr/share/zsh/vendor-completions/_multitouchctl \
   /usr/share/fish/vendor_completions.d/multitouchctl.fish /usr/lib/python3/dist-packages/multitouchd_client/__init__.py \
   /usr/include/multitouchd.h /usr/share/pkgconfig/multitouchd.pc /usr/share/multitouchd/recordings/touchscreen-map-tour.evemu \
-  /usr/share/multitouchd/protocol/multitouchd.schema.json /usr/share/doc/multitouchd/copyright; do
+  /usr/share/multitouchd/protocol/multitouchd.schema.json /usr/share/doc/multitouchd/copyright \
+  /usr/share/multitouchd/examples/tuio/tuio.toml /usr/share/multitouchd/examples/tuio/touches.qml; do
   grep -qx "$f" "$work/contents" || fail "missing from the package: $f"
 done
 pass "$(grep -vc '/$' "$work/contents") files listed, every expected one present"
@@ -65,6 +66,9 @@ if ldd "$ctl" "$root/usr/bin/multitouchd" | grep -q 'libswift\|not found'; then 
 # Unpacked but not configured, dpkg keeps a conffile as NAME.dpkg-new (configure renames it).
 "$root/usr/bin/multitouchd" --check-config "$root/etc/multitouchd/multitouchd.toml.dpkg-new" > "$work/config.txt" 2>&1 \
   && pass "multitouchd --check-config accepts the installed configuration" || fail "--check-config: $(cat "$work/config.txt")"
+"$root/usr/bin/multitouchd" --check-config "$root/usr/share/multitouchd/examples/tuio/tuio.toml" > "$work/tuio.txt" 2>&1 \
+  && grep -q "tuio: to 127.0.0.1:3333" "$work/tuio.txt" \
+  && pass "the TUIO example configuration is valid and sends to 127.0.0.1:3333" || fail "tuio example: $(cat "$work/tuio.txt")"
 
 # The installed daemon serves an installed recording to the installed Python client (from /).
 sock=$work/mt.sock

@@ -122,6 +122,17 @@ def test_monitor_count_counts_stream_messages_and_fails_on_error(bin_dir, tmp):
         d.stop()
 
 
+def test_tuio_validates_targets_and_regions(bin_dir, tmp):
+    for args, words in ((("tuio",), "--to"), (("tuio", "--to", "host:0"), "HOST:PORT"),
+                        (("tuio", "--to", "3333", "--region", "map:0,0,0,10"), "ID:X,Y,W,H"),
+                        (("tuio", "--to", "3333", "--max-datagram-bytes", "100"), "548")):
+        r = ctl(bin_dir, *args)
+        check(r.returncode != 0 and words in r.stderr, "%s: exit %d: %s" % (args, r.returncode, r.stderr))
+    r = ctl(bin_dir, "tuio", "--to", "3333", "--socket", os.path.join(tmp, "none.sock"))
+    check(r.returncode == 1 and "multitouchctl tuio:" in r.stderr, r.stderr)
+    no_dump(r)
+
+
 def test_stats_readable_and_json(bin_dir, tmp):
     path = write_pinch(tmp, "p.evemu", 40)
     d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "50"])

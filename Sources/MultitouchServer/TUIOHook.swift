@@ -1,0 +1,45 @@
+import Configuration
+import Logging
+import TUIOOutput
+import WireProtocol
+
+/// The daemon's TUIO output (`[tuio] targets`, docs/TUIO.md): a broadcaster fed every batch the
+/// devices emit, before the clients' fan-out sees it. Kept out of DeviceHost and ClientHub: the hook
+/// there is one observer call.
+enum TUIOHook {
+    /// The broadcaster for a configuration, nil when it names no target or the socket cannot be set up
+    /// (logged; the daemon serves its socket clients either way).
+    static func start(_ configuration: TUIOConfiguration, host: DeviceHost, logger: Logger) -> TUIOBroadcaster? {
+        guard !configuration.targets.isEmpty else { return nil }
+        let sender: UDPDatagramSender
+        do {
+            sender = try UDPDatagramSender(targets: configuration.targets)
+        } catch {
+            logger.error("tuio: not sending", metadata: ["error": "\(error)"])
+            return nil
+        }
+        let broadcaster = TUIOBroadcaster(
+            sender: sender, host: TUIOBroadcaster.localHostName(),
+            maximumDatagramBytes: configuration.maximumDatagramBytes,
+            lookup: { [unowned host] id in host.currentDevices().first { $0.id == id } },
+            includes: configuration.touchpads ? nil : { $0.deviceClass == .touchscreen })
+        for target in configuration.targets where !target.isLoopback {
+            logger.notice("tuio: touches leave this machine", metadata: ["tuio.target": "\(target)"])
+        }
+        logger.info(
+            "tuio: sending",
+            metadata: ["tuio.targets": "\(configuration.targets.map(\.description).joined(separator: ","))"])
+        return broadcaster
+    }
+
+    /// What the broadcaster sent, for the log when it stops.
+    static func summary(_ broadcaster: TUIOBroadcaster, logger: Logger) {
+        let s = broadcaster.sender.statistics
+        logger.info(
+            "tuio: stopped",
+            metadata: [
+                "tuio.bundles": "\(broadcaster.bundles)", "tuio.datagrams": "\(s.datagrams)",
+                "tuio.failures": "\(s.failures)",
+            ])
+    }
+}

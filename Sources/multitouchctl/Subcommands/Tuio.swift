@@ -1,0 +1,144 @@
+import ArgumentParser
+import Configuration
+import MultitouchClient
+import MultitouchCore
+import TUIO
+import TUIOOutput
+import TouchRouting
+
+/// `multitouchctl tuio`: a socket client that sends the daemon's touches on as TUIO 1.1 (docs/TUIO.md),
+/// for ad-hoc use, or one region's touches normalized to the region so a program that believes it owns
+/// a whole screen gets exactly its part of a shared one.
+struct Tuio: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tuio",
+        abstract: "Send the daemon's touches as TUIO 1.1 over UDP (Qt, Kivy, TouchDesigner, Unity).",
+        discussion: """
+            Connects to multitouchd, subscribes to touches and sends each touch frame as /tuio/2Dcur bundles \
+            (source, alive, set, fseq) to every --to target; positions are normalized over the device's \
+            published space. With --region ID:X,Y,W,H it declares that opaque region (published units, as in \
+            declareRegions) on the device and sends only the touches routed to it, normalized to its \
+            rectangle: run one per program to share a screen between unmodified TUIO programs. Runs until \
+            the daemon closes the connection; prints what it sent to stderr. Targets are UDP HOST:PORT, or \
+            PORT for 127.0.0.1:PORT.
+            """)
+
+    @Option(name: .long, help: "The daemon's socket.")
+    var socket: String = MultitouchClient.defaultSocketPath
+
+    @Option(name: .long, help: "UDP target HOST:PORT (or PORT: 127.0.0.1); repeat for several.")
+    var to: [String] = []
+
+    @Option(name: .long, help: "Only this device (default: all; with --region: the first).")
+    var device: Int?
+
+    @Option(name: .long, help: "Declare the region ID:X,Y,W,H and send only its touches, normalized to it.")
+    var region: String?
+
+    @Option(name: .long, help: "The region's z (higher is in front).")
+    var z: Int = 0
+
+    @Option(name: .long, help: "Largest datagram; frames with more touches are split over several bundles.")
+    var maxDatagramBytes: Int = TUIOCursorEncoder.ethernetDatagramBytes
+
+    func validate() throws {
+        guard !to.isEmpty else { throw ValidationError("give at least one --to HOST:PORT") }
+        for target in to where TUIOTarget(parsing: target) == nil {
+            throw ValidationError("--to \(target): expected HOST:PORT or PORT (1...65535)")
+        }
+        if let region, Self.parseRegion(region) == nil {
+            throw ValidationError("--region \(region): expected ID:X,Y,W,H with a positive width and height")
+        }
+        guard (548...65507).contains(maxDatagramBytes) else {
+            throw ValidationError("--max-datagram-bytes must be 548...65507")
+        }
+    }
+
+    /// `ID:X,Y,W,H` -> the region's id and rectangle.
+    static func parseRegion(_ text: String) -> (id: String, rect: RegionRect)? {
+        guard let colon = text.lastIndex(of: ":") else { return nil }
+        let id = String(text[..<colon])
+        let numbers = text[text.index(after: colon)...].split(separator: ",").compactMap { Double($0) }
+        guard !id.isEmpty, numbers.count == 4 else { return nil }
+        let rect = RegionRect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+        return rect.isUsable ? (id, rect) : nil
+    }
+
+    func run() throws {
+        let targets = to.compactMap(TUIOTarget.init(parsing:))
+        let broadcaster: TUIOBroadcaster
+        let client: MultitouchClient
+        do {
+            broadcaster = TUIOBroadcaster(
+                sender: try UDPDatagramSender(targets: targets), host: TUIOBroadcaster.localHostName(),
+                maximumDatagramBytes: maxDatagramBytes)
+            client = try MultitouchClient(path: socket)
+            try client.subscribe(streams: [.touches, .devices], devices: device.map { [$0] })
+        } catch {
+            printError("multitouchctl tuio: \(error)")
+            throw ExitCode.failure
+        }
+        var forwarder = region.flatMap(Self.parseRegion).map { RegionForwarder(id: $0.id, rect: $0.rect, z: z) }
+        while let message = try client.nextMessage() {
+            if case .error(let error) = message {
+                printError("multitouchctl tuio: the daemon refused: \(error.message)")
+                throw ExitCode.failure
+            }
+            if forwarder == nil {
+                broadcaster.observe(message)
+            } else {
+                try forwarder?.handle(message, client: client, wanted: device, broadcaster: broadcaster)
+            }
+        }
+        let s = broadcaster.sender.statistics
+        printError(
+            "multitouchctl tuio: \(broadcaster.bundles) bundles, \(s.datagrams) datagrams, \(s.failures) not sent")
+    }
+}
+
+/// `tuio --region`: declares the region on the first (or the chosen) device when it appears and sends the
+/// touches routed to it, normalized to its rectangle, from one encoder per device.
+struct RegionForwarder {
+    let id: String
+    let rect: RegionRect
+    let z: Int
+    private var device: Int?
+
+    init(id: String, rect: RegionRect, z: Int) {
+        self.id = id
+        self.rect = rect
+        self.z = z
+    }
+
+    var area: TUIOArea { TUIOArea(origin: Point(x: rect.x, y: rect.y), width: rect.width, height: rect.height) }
+
+    mutating func handle(
+        _ message: Message, client: MultitouchClient, wanted: Int?, broadcaster: TUIOBroadcaster
+    ) throws {
+        switch message {
+        case .hello(let hello):
+            if let first = hello.devices.first(where: { wanted == nil || $0.id == wanted }) {
+                try declare(on: first.id, client: client)
+            }
+        case .deviceAdded(let info) where device == nil && (wanted == nil || info.id == wanted):
+            try declare(on: info.id, client: client)
+        case .deviceRemoved(let removed) where removed.device == device:
+            // A `--loop` replay or a replugged screen comes back as a new device: declare again there.
+            device = nil
+        case .touches(let touches) where touches.routing?.region == id && touches.device == device:
+            broadcaster.send(
+                TUIOFrame(message: touches, area: area), device: touches.device,
+                source: "multitouchd:\(touches.device)/\(id)@\(broadcaster.host)")
+        default:
+            break
+        }
+    }
+
+    private mutating func declare(on device: Int, client: MultitouchClient) throws {
+        self.device = device
+        let region = Region(
+            id: id, shape: .rectangle(rect), z: z, mode: .opaque, options: RegionOptions(gestures: false))
+        try client.declareRegions(device: device, [region])
+        printError("multitouchctl tuio: region \(id) declared on device \(device)")
+    }
+}
