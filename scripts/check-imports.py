@@ -10,6 +10,7 @@ Checks, each failure listed (exit status 1 when there is any):
    every target once with exactly its declared dependencies, and each module's layer is one more than
    the highest layer among its dependencies (0 for none): an import that leaves the documented graph,
    a new target or a dropped one fails here until the doc says so.
+3. No target but a test target depends on MultitouchTestKit, directly or through another target.
 
 `--print-graph` prints the graph block as Package.swift implies it (paste it into the doc after a
 deliberate change). Python 3 standard library only.
@@ -337,19 +338,41 @@ def check_doc(targets, doc_path):
     return problems
 
 
+# Targets only test targets may depend on (directly or through another target): nothing shipped links them.
+TEST_ONLY = {"MultitouchTestKit"}
+
+
+def check_test_only(targets):
+    problems = []
+    for name, t in sorted(targets.items()):
+        if t["kind"] == "test" or name in TEST_ONLY:
+            continue
+        seen, todo = set(), [d for d in t["dependencies"] if d in targets]
+        while todo:
+            d = todo.pop()
+            if d not in seen:
+                seen.add(d)
+                todo += [e for e in targets[d]["dependencies"] if e in targets]
+        for d in sorted(seen & TEST_ONLY):
+            problems.append(f"{name}: depends on {d}, which only test targets may use (move what it needs into "
+                            "a shipped module, as TouchScripting)")
+    return problems
+
+
 def main(argv):
     targets = parse_package(os.path.join(ROOT, "Package.swift"))
     if "--print-graph" in argv:
         print("\n".join(graph_lines(targets)))
         return 0
-    problems = check_imports(targets) + check_doc(targets, os.path.join(ROOT, "docs", "architecture.md"))
+    problems = check_imports(targets) + check_test_only(targets) + check_doc(targets, os.path.join(ROOT, "docs", "architecture.md"))
     for p in problems:
         print(p)
     if problems:
         print(f"check-imports: {len(problems)} problem(s); `python3 scripts/check-imports.py --print-graph` prints "
               "the graph block Package.swift implies")
         return 1
-    print(f"check-imports: {len(targets)} targets: dependencies equal imports, docs/architecture.md's graph matches")
+    print(f"check-imports: {len(targets)} targets: dependencies equal imports, no test kit in shipped code, "
+          "docs/architecture.md's graph matches")
     return 0
 
 
