@@ -53,7 +53,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "GestureFeel",
-            dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings", "MultitouchTestKit"],
+            dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings", "TouchScripting"],
             swiftSettings: strict),
         // Pictures of a replay (multitouchctl plot): SVG from the pipeline's typed output, PNG via rsvg-convert.
         .target(
@@ -72,7 +72,6 @@ let package = Package(
             name: "DeviceInput",
             dependencies: [
                 "MultitouchCore", "CLibevdev", "CLibudev", "Configuration",
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The TUIO sender (UDP): shared by the daemon's [tuio] targets and `multitouchctl tuio`.
@@ -113,16 +112,19 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strict),
+        // Test devices, scripted fingers, the fixtures and benchmark recordings: shipped, since multitouchctl
+        // generate, bench and feel use them. MultitouchTestKit re-exports it for the tests.
+        .target(name: "TouchScripting", dependencies: ["MultitouchCore"], swiftSettings: strict),
         .target(
             name: "MultitouchTestKit",
-            dependencies: ["MultitouchCore", "Recordings"],
+            dependencies: ["MultitouchCore", "TouchScripting"],
             swiftSettings: strict),
 
         // Thin executables.
         .executableTarget(
             name: "multitouchd",
             dependencies: [
-                "MultitouchServer", "Configuration",
+                "MultitouchServer", "Configuration", "Recordings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -131,7 +133,7 @@ let package = Package(
             name: "multitouchctl",
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
-                "MultitouchClient", "MultitouchTestKit", "Configuration", "GestureFeel", "TouchPlot", "WebBridge",
+                "MultitouchClient", "TouchScripting", "Configuration", "GestureFeel", "TouchPlot", "WebBridge",
                 "TouchRouting", "TUIO", "TUIOOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -145,8 +147,9 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(name: "multitouch-fuzz", dependencies: ["FuzzHarnesses"], swiftSettings: strict),
 
-        .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit", "Recordings"]),
-        .testTarget(name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit"]),
+        .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit"]),
+        .testTarget(
+            name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "GestureFeelTests", dependencies: ["GestureFeel", "Gestures"]),
         .testTarget(
             name: "TouchRoutingTests",
@@ -157,7 +160,10 @@ let package = Package(
             dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "MultitouchTestKit", "TouchRouting"]),
         .testTarget(
             name: "TouchPipelineTests",
-            dependencies: ["TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings", "TouchRouting"]),
+            dependencies: [
+                "TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings", "TouchRouting", "Gestures",
+                "MultitouchCore",
+            ]),
         .testTarget(name: "MultitouchTestKitTests", dependencies: ["MultitouchTestKit", "MultitouchCore"]),
         .testTarget(name: "MultitouchClientTests", dependencies: ["MultitouchClient"]),
         .testTarget(
@@ -165,16 +171,19 @@ let package = Package(
             dependencies: [
                 "TouchPlot", "TouchPipeline", "Recordings", "MultitouchTestKit", "MultitouchCore", "Gestures",
             ]),
-        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "Gestures", "MultitouchCore"]),
         .testTarget(
             name: "TUIOTests",
             dependencies: ["TUIO", "TUIOOutput", "Configuration", "WireProtocol", "MultitouchCore", "TouchRouting"]),
         .testTarget(name: "FuzzHarnessesTests", dependencies: ["FuzzHarnesses"]),
-        .testTarget(name: "DeviceInputTests", dependencies: ["DeviceInput", "MultitouchTestKit"]),
+        .testTarget(
+            name: "DeviceInputTests", dependencies: ["DeviceInput", "Configuration", "MultitouchCore", "CLibevdev"]),
         .testTarget(
             name: "MultitouchServerTests",
             dependencies: [
                 "MultitouchServer", "MultitouchClient", "MultitouchTestKit", "TouchPipeline", "TouchRouting",
+                "WireProtocol", "Recordings", "Configuration", "Gestures", "MultitouchCore",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "WebBridgeTests",

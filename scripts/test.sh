@@ -33,6 +33,9 @@ stage() {
 }
 
 stage "format (changed files)" bash scripts/format-lint.sh
+# Package.swift's dependencies equal each target's imports, only test targets reach MultitouchTestKit,
+# and docs/architecture.md's module graph equals Package.swift (under a second, no build).
+stage "imports and module graph" python3 scripts/check-imports.py
 stage "build" swift build --build-tests
 ctl="$(swift build --show-bin-path)/multitouchctl"
 stage "swift test" swift test --skip-build

@@ -12,8 +12,6 @@ public struct TUIOTarget: Hashable, Sendable, CustomStringConvertible {
 
     /// The host of a target given as a bare port.
     public static let loopback = "127.0.0.1"
-    /// TUIO's customary port (reacTIVision, TUIO_CPP, Qt's TuioTouch and Kivy all default to it).
-    public static let defaultPort: UInt16 = 3333
 
     /// `HOST:PORT` or `PORT`; nil for anything else (an empty host, a port outside 1...65535).
     public init?(parsing text: String) {

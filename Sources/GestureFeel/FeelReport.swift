@@ -1,6 +1,6 @@
 import Gestures
 import MultitouchCore
-import MultitouchTestKit
+import TouchScripting
 
 /// One measured number of the feel report: which target of issue 10 it belongs to, what was measured,
 /// the value and the goal it is held against.

@@ -1,6 +1,6 @@
 import Gestures
 import MultitouchCore
-import MultitouchTestKit
+import TouchScripting
 
 /// One scripted hand movement: the device, its evdev events and the gesture configuration to replay
 /// them with. Built with `FingerScript` (millimetres, fixed frame rate, virtual time).

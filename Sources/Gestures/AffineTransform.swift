@@ -54,11 +54,6 @@ public struct AffineTransform: Hashable, Sendable {
     }
 
     public var isFinite: Bool { a.isFinite && b.isFinite && c.isFinite && d.isFinite && tx.isFinite && ty.isFinite }
-
-    /// Largest absolute difference of any component, for continuity checks.
-    public func maximumDifference(to other: AffineTransform) -> Double {
-        zip(components, other.components).map { abs($0 - $1) }.max() ?? 0
-    }
 }
 
 #if canImport(Glibc)

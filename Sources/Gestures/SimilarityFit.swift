@@ -40,15 +40,6 @@ public struct SimilarityFit: Sendable {
     /// Centroid of the current positions.
     public var currentCentroid: Point { count > 0 ? sumQ / Double(count) : .zero }
 
-    /// Root mean square distance of the start positions from their centroid.
-    public var startRadius: Double {
-        guard count > 0 else { return 0 }
-        let n = Double(count)
-        let cp = startCentroid
-        let variance = (sumPX2 + sumPY2) / n - (cp.x * cp.x + cp.y * cp.y)
-        return max(0, variance).squareRoot()
-    }
-
     /// Scale and rotation (radians, in (-pi, pi]) of the best similarity; nil with fewer than two
     /// fingers or when the start positions coincide (no direction to measure a turn against).
     /// - Parameter minimumRadius: start positions whose RMS distance from the centroid is below this

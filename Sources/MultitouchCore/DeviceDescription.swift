@@ -110,16 +110,6 @@ public struct DeviceDescription: Hashable, Sendable {
     /// conversions is far above what real panels report; mtdev uses 32 slots too).
     public static let protocolAContactLimit = 32
 
-    /// The most fingers the device can count through `BTN_TOOL_*TAP` (or its slots, whichever is larger).
-    public var maximumFingerCount: Int {
-        let tools: [(UInt16, Int)] = [
-            (KeyCode.btnToolQuintTap, 5), (KeyCode.btnToolQuadTap, 4), (KeyCode.btnToolTripleTap, 3),
-            (KeyCode.btnToolDoubleTap, 2), (KeyCode.btnToolFinger, 1),
-        ]
-        let fromTools = tools.first(where: { has(EventType.key, $0.0) })?.1 ?? 0
-        return Swift.max(fromTools, slotCount)
-    }
-
     /// The X and Y axes positions come from: the MT axes when present, else `ABS_X`/`ABS_Y`.
     public var positionAxes: (x: AxisInfo, y: AxisInfo)? {
         if let x = axes[AbsCode.mtPositionX], let y = axes[AbsCode.mtPositionY] { return (x, y) }

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import MultitouchCore
-import MultitouchTestKit
 import Recordings
 import TouchPipeline
+import TouchScripting
 import WireProtocol
 
 /// `multitouchctl bench`: the project's benchmark of the pure pipeline (DESIGN.md budget: over 5

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import MultitouchCore
-import MultitouchTestKit
 import TouchRouting
+import TouchScripting
 
 /// `multitouchctl bench-routing`: the cost of routing touches to many regions (issue 12: 1,000 regions
 /// and 10 fingers, cost per began). Synthetic and seeded, so every run routes the same input.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import MultitouchTestKit
 import Recordings
+import TouchScripting
 
 #if canImport(Glibc)
 import Glibc

@@ -22,7 +22,8 @@ public enum RandomTouchScript {
             let roll = Double.random(in: 0..<1, using: &rng)
             if down.count < limit && (down.isEmpty || roll < 0.08) {
                 script.down(
-                    finger: nextFinger, x: Double.random(in: 5...95, using: &rng), y: Double.random(in: 5...95, using: &rng),
+                    finger: nextFinger, x: Double.random(in: 5...95, using: &rng),
+                    y: Double.random(in: 5...95, using: &rng),
                     pressure: Double.random(in: 10...90, using: &rng))
                 nextFinger += 1
             } else if !down.isEmpty && roll < 0.14, let finger = down.randomElement(using: &rng) {
@@ -53,10 +54,14 @@ public enum RandomTouchScript {
         let interestingValues: [Int32] = [-1, 0, 1, 2, Int32.min, Int32.max, 65535, -65536]
         for _ in 0..<count {
             let time = Timestamp(microseconds: Int64.random(in: -1_000_000...1_000_000_000, using: &rng))
-            let type: UInt16 = Bool.random(using: &rng) ? UInt16.random(in: 0...4, using: &rng) : UInt16.random(in: 0...UInt16.max, using: &rng)
+            let type: UInt16 =
+                Bool.random(using: &rng)
+                ? UInt16.random(in: 0...4, using: &rng) : UInt16.random(in: 0...UInt16.max, using: &rng)
             let code: UInt16 =
-                type == EventType.abs ? UInt16.random(in: 0...0x3f, using: &rng)
-                : type == EventType.key ? UInt16.random(in: 0x140...0x150, using: &rng) : UInt16.random(in: 0...4, using: &rng)
+                type == EventType.abs
+                ? UInt16.random(in: 0...0x3f, using: &rng)
+                : type == EventType.key
+                    ? UInt16.random(in: 0x140...0x150, using: &rng) : UInt16.random(in: 0...4, using: &rng)
             let value: Int32 =
                 Bool.random(using: &rng)
                 ? interestingValues[Int.random(in: 0..<interestingValues.count, using: &rng)]

@@ -195,7 +195,9 @@ public enum Fixtures {
         s.up(finger: 1)
         s.up(finger: 2)
         s.frame()
-        return Fixture(name: "semi-mt-clickpad", summary: "semi-mt bounding box, 2 then 3 fingers", device: device, events: s.events)
+        return Fixture(
+            name: "semi-mt-clickpad", summary: "semi-mt bounding box, 2 then 3 fingers", device: device,
+            events: s.events)
     }
 
     /// A touchscreen with resolution 0 (the nominal-size fallback).
@@ -210,7 +212,8 @@ public enum Fixtures {
         s.up(finger: 0)
         s.up(finger: 1)
         s.frame()
-        return Fixture(name: "touchscreen-no-resolution", summary: "resolution 0: nominal size", device: device, events: s.events)
+        return Fixture(
+            name: "touchscreen-no-resolution", summary: "resolution 0: nominal size", device: device, events: s.events)
     }
 
     /// A finger that turns into a palm mid-gesture (cancelled), the other finger carries on.
@@ -230,7 +233,9 @@ public enum Fixtures {
         s.advance(ms: 16)
         s.up(finger: 0)
         s.frame()
-        return Fixture(name: "touchscreen-palm", summary: "MT_TOOL_PALM cancels one touch", device: TestDevices.touchscreen(), events: s.events)
+        return Fixture(
+            name: "touchscreen-palm", summary: "MT_TOOL_PALM cancels one touch", device: TestDevices.touchscreen(),
+            events: s.events)
     }
 
     /// A slot whose tracking id changes while it is active (end plus begin in one frame), written the
@@ -267,7 +272,8 @@ public enum Fixtures {
         add(EventType.key, KeyCode.btnTouch, 0)
         add(EventType.syn, SynCode.report, 0)
         return Fixture(
-            name: "touchscreen-tracking-id-reuse", summary: "new tracking id on an active slot", device: device, events: events)
+            name: "touchscreen-tracking-id-reuse", summary: "new tracking id on an active slot", device: device,
+            events: events)
     }
 
     /// A single-touch device (ABS_X/ABS_Y and BTN_TOUCH only).
@@ -280,7 +286,8 @@ public enum Fixtures {
         s.advance(ms: 16)
         s.up(finger: 0)
         s.frame()
-        return Fixture(name: "single-touch", summary: "ABS_X/ABS_Y single-touch device", device: device, events: s.events)
+        return Fixture(
+            name: "single-touch", summary: "ABS_X/ABS_Y single-touch device", device: device, events: s.events)
     }
 }
 

@@ -6,10 +6,12 @@ public enum TestDevices {
     /// Protocol B touchscreen (`INPUT_PROP_DIRECT`): `slots` slots, 0...`maximum` on both axes at
     /// `resolution` units/mm (4095 / 16 = 256 mm square by default), pressure, touch major/minor,
     /// orientation (-90...90, a quarter turn each way), tool type, `MSC_TIMESTAMP`.
-    public static func touchscreen(slots: Int = 10, maximum: Int32 = 4095, resolution: Int32 = 16) -> DeviceDescription {
+    public static func touchscreen(slots: Int = 10, maximum: Int32 = 4095, resolution: Int32 = 16) -> DeviceDescription
+    {
         let position = AxisInfo(minimum: 0, maximum: maximum, resolution: resolution)
         return DeviceDescription(
-            name: "multitouchd test touchscreen", identity: DeviceIdentity(bustype: 0x18, vendor: 0x1, product: 0x1, version: 1),
+            name: "multitouchd test touchscreen",
+            identity: DeviceIdentity(bustype: 0x18, vendor: 0x1, product: 0x1, version: 1),
             properties: [InputProperty.direct],
             codes: [
                 EventType.syn: [SynCode.report, SynCode.dropped],
@@ -36,7 +38,8 @@ public enum TestDevices {
         let x = AxisInfo(minimum: 0, maximum: 3200, resolution: 32)
         let y = AxisInfo(minimum: 0, maximum: 2000, resolution: 32)
         return DeviceDescription(
-            name: "multitouchd test touchpad", identity: DeviceIdentity(bustype: 0x18, vendor: 0x2, product: 0x2, version: 1),
+            name: "multitouchd test touchpad",
+            identity: DeviceIdentity(bustype: 0x18, vendor: 0x2, product: 0x2, version: 1),
             properties: [InputProperty.pointer, InputProperty.buttonpad],
             codes: [
                 EventType.syn: [SynCode.report, SynCode.dropped],
@@ -61,7 +64,8 @@ public enum TestDevices {
         let x = AxisInfo(minimum: 0, maximum: 9600)
         let y = AxisInfo(minimum: 0, maximum: 7200)
         return DeviceDescription(
-            name: "multitouchd test protocol A", identity: DeviceIdentity(bustype: 0x03, vendor: 0x1b96, product: 0x1, version: 0),
+            name: "multitouchd test protocol A",
+            identity: DeviceIdentity(bustype: 0x03, vendor: 0x1b96, product: 0x1, version: 0),
             codes: [
                 EventType.syn: [SynCode.report, SynCode.mtReport],
                 EventType.key: [KeyCode.btnTouch, KeyCode.btnToolDoubleTap],
@@ -81,7 +85,8 @@ public enum TestDevices {
         let x = AxisInfo(minimum: 0, maximum: 1600, resolution: 16)
         let y = AxisInfo(minimum: 0, maximum: 900, resolution: 15)
         return DeviceDescription(
-            name: "multitouchd test semi-mt", identity: DeviceIdentity(bustype: 0x11, vendor: 0x2, product: 0x11, version: 1),
+            name: "multitouchd test semi-mt",
+            identity: DeviceIdentity(bustype: 0x11, vendor: 0x2, product: 0x11, version: 1),
             properties: [InputProperty.buttonpad, InputProperty.semiMT],
             codes: [
                 EventType.syn: [SynCode.report, SynCode.dropped],
@@ -110,7 +115,8 @@ public enum TestDevices {
     public static func singleTouch() -> DeviceDescription {
         let position = AxisInfo(minimum: 0, maximum: 1023, resolution: 4)
         return DeviceDescription(
-            name: "multitouchd test single touch", identity: DeviceIdentity(bustype: 0x19, vendor: 0x3, product: 0x3, version: 1),
+            name: "multitouchd test single touch",
+            identity: DeviceIdentity(bustype: 0x19, vendor: 0x3, product: 0x3, version: 1),
             properties: [InputProperty.direct],
             codes: [EventType.syn: [SynCode.report], EventType.key: [KeyCode.btnTouch]],
             axes: [AbsCode.x: position, AbsCode.y: position, AbsCode.pressure: AxisInfo(minimum: 0, maximum: 255)])

@@ -122,19 +122,6 @@ public struct TouchScripter {
         fingers[finger]?.y = y
     }
 
-    /// Changes pressure (percent of the axis) and shape (device units) at the next `frame()`.
-    public mutating func setContact(
-        finger: Int, pressure: Double? = nil, touchMajor: Int32? = nil, touchMinor: Int32? = nil,
-        orientation: Int32? = nil
-    ) {
-        guard var state = fingers[finger] else { return }
-        if let pressure { state.pressure = pressure }
-        if let touchMajor { state.touchMajor = touchMajor }
-        if let touchMinor { state.touchMinor = touchMinor }
-        if let orientation { state.orientation = orientation }
-        fingers[finger] = state
-    }
-
     /// Marks `finger` as a palm (`ABS_MT_TOOL_TYPE` `MT_TOOL_PALM`) or a finger again.
     public mutating func setPalm(finger: Int, _ isPalm: Bool = true) {
         fingers[finger]?.isPalm = isPalm

@@ -1,0 +1,380 @@
+#!/usr/bin/env python3
+"""Package hygiene: Package.swift's target dependencies, the imports and docs/architecture.md agree.
+
+Checks, each failure listed (exit status 1 when there is any):
+1. Every target's declared dependencies equal the modules its Swift files import (`import X`,
+   `@testable import X`, `@_exported import X`, `import struct X.Y`; comments and string literals are
+   skipped). A product such as `.product(name: "Logging", package: "swift-log")` is module `Logging`.
+   Toolchain modules (Foundation, Glibc, Testing, ...) are never declared and are not compared.
+2. docs/architecture.md's module graph (the fenced block after the `<!-- module-graph` marker) lists
+   every target once with exactly its declared dependencies, and each module's layer is one more than
+   the highest layer among its dependencies (0 for none): an import that leaves the documented graph,
+   a new target or a dropped one fails here until the doc says so.
+3. No target but a test target depends on MultitouchTestKit, directly or through another target.
+
+`--print-graph` prints the graph block as Package.swift implies it (paste it into the doc after a
+deliberate change). Python 3 standard library only.
+"""
+
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Modules of the Swift toolchain and the C library: importable without a declared dependency.
+TOOLCHAIN_MODULES = {
+    "Swift", "Foundation", "FoundationEssentials", "FoundationInternationalization", "FoundationNetworking",
+    "FoundationXML", "CoreFoundation", "Dispatch", "Glibc", "Musl", "Darwin", "Android", "Bionic", "WinSDK",
+    "ucrt", "WASILibc", "Testing", "XCTest", "Synchronization", "Observation", "RegexBuilder", "_Concurrency",
+    "_StringProcessing", "os", "PackageDescription",
+}
+
+# Modules an external product brings along that code may import through it (Yams' libyaml).
+PRODUCT_SUBMODULES = {"Yams": {"CYaml"}}
+
+TARGET_KINDS = {"target": "regular", "executableTarget": "executable", "testTarget": "test",
+                "systemLibrary": "system", "plugin": "plugin", "macro": "macro"}
+
+
+def strip_swift(text):
+    """`text` with comments and string-literal contents blanked (newlines kept, so lines still line up)."""
+    out = []
+    i, n = 0, len(text)
+    block_depth = 0
+    while i < n:
+        c = text[i]
+        if block_depth:
+            if text.startswith("/*", i):
+                block_depth += 1
+                out.append("  ")
+                i += 2
+            elif text.startswith("*/", i):
+                block_depth -= 1
+                out.append("  ")
+                i += 2
+            else:
+                out.append("\n" if c == "\n" else " ")
+                i += 1
+            continue
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+            continue
+        if text.startswith("/*", i):
+            block_depth = 1
+            out.append("  ")
+            i += 2
+            continue
+        m = re.match(r'(#*)("""|")', text[i:i + 64])
+        if m and (m.group(1) == "" or m.group(2)):
+            hashes, quote = m.group(1), m.group(2)
+            closing = quote + hashes
+            j = i + len(m.group(0))
+            while j < n:
+                if not hashes and text[j] == "\\":
+                    j += 2
+                    continue
+                if text.startswith(closing, j):
+                    j += len(closing)
+                    break
+                if quote == '"' and text[j] == "\n":
+                    break
+                j += 1
+            literal = text[i:j]
+            out.append('"' + "".join("\n" if ch == "\n" else " " for ch in literal[1:-1]) + '"' if len(literal) > 1
+                       else literal)
+            i = j
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def strip_comments_keep_strings(text):
+    """Package.swift without comments (strings kept: target names live in them)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i)
+            i = n if j < 0 else j + 2
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def balanced(text, start):
+    """The text inside the bracket at `start` ('(' or '['), up to its matching close."""
+    pairs = {"(": ")", "[": "]"}
+    stack = [pairs[text[start]]]
+    i = start + 1
+    while i < len(text) and stack:
+        c = text[i]
+        if c == '"':
+            i = text.index('"', i + 1)
+        elif c in pairs:
+            stack.append(pairs[c])
+        elif c in ")]":
+            if c != stack.pop():
+                raise ValueError(f"unbalanced bracket at {i}")
+        i += 1
+    return text[start + 1:i - 1]
+
+
+def argument(body, label):
+    """The value text of `label:` at the top level of a call's arguments, or None."""
+    depth = 0
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == '"':
+            i = body.index('"', i + 1)
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif depth == 0 and body.startswith(label + ":", i) and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
+            j = i + len(label) + 1
+            while body[j].isspace():
+                j += 1
+            if body[j] in "([":
+                return body[j] + balanced(body, j) + ("]" if body[j] == "[" else ")")
+            m = re.match(r'"[^"]*"|[^,]+', body[j:])
+            return m.group(0).strip()
+        i += 1
+    return None
+
+
+def parse_package(path):
+    """{target name: {"kind", "dependencies" (set of module names), "path", "sources"}} of Package.swift."""
+    text = strip_comments_keep_strings(open(path, encoding="utf-8").read())
+    targets = {}
+    for m in re.finditer(r"\.(" + "|".join(TARGET_KINDS) + r")\(", text):
+        body = balanced(text, m.end() - 1)
+        name = argument(body, "name")
+        if name is None or not name.startswith('"'):
+            continue
+        name = name.strip('"')
+        deps = set()
+        dep_text = argument(body, "dependencies")
+        if dep_text:
+            inner = dep_text[1:-1]
+            for product in re.finditer(r'\.product\(\s*name:\s*"([^"]+)"', inner):
+                deps.add(product.group(1))
+            inner = re.sub(r"\.product\([^)]*\)", "", inner)
+            for named in re.finditer(r'"([^"]+)"', inner):
+                deps.add(named.group(1))
+        path_arg = argument(body, "path")
+        sources = argument(body, "sources")
+        kind = TARGET_KINDS[m.group(1)]
+        targets[name] = {
+            "kind": kind,
+            "dependencies": deps,
+            "path": path_arg.strip('"') if path_arg else os.path.join("Tests" if kind == "test" else "Sources", name),
+            "sources": re.findall(r'"([^"]+)"', sources) if sources else None,
+        }
+    return targets
+
+
+IMPORT = re.compile(
+    r"^[ \t]*(?:@\w+(?:\([^)\n]*\))?\s+)*import\s+(?:(?:typealias|struct|class|enum|protocol|let|var|func)\s+)?"
+    r"([A-Za-z_]\w*)", re.MULTILINE)
+
+
+def swift_files(target):
+    base = os.path.join(ROOT, target["path"])
+    roots = [os.path.join(base, s) for s in target["sources"]] if target["sources"] else [base]
+    for r in roots:
+        if os.path.isfile(r):
+            yield r
+        for folder, _, files in os.walk(r):
+            for f in sorted(files):
+                if f.endswith(".swift"):
+                    yield os.path.join(folder, f)
+
+
+def imports_of(target):
+    """{module: first file importing it} over the target's Swift files."""
+    found = {}
+    for f in swift_files(target):
+        for m in IMPORT.finditer(strip_swift(open(f, encoding="utf-8").read())):
+            found.setdefault(m.group(1), os.path.relpath(f, ROOT))
+    return found
+
+
+def check_imports(targets):
+    problems = []
+    external = set()
+    for t in targets.values():
+        external |= {d for d in t["dependencies"] if d not in targets}
+    for name, t in sorted(targets.items()):
+        if t["kind"] in ("system", "plugin"):
+            continue
+        imported = imports_of(t)
+        allowed_extra = set()
+        for d in t["dependencies"]:
+            allowed_extra |= PRODUCT_SUBMODULES.get(d, set())
+        for module, where in sorted(imported.items()):
+            if module in TOOLCHAIN_MODULES or module == name or module in t["dependencies"] or module in allowed_extra:
+                continue
+            if module in targets or module in external or any(module in s for s in PRODUCT_SUBMODULES.values()):
+                problems.append(f"{name}: imports {module} ({where}) but does not declare it in Package.swift")
+            else:
+                problems.append(f"{name}: imports {module} ({where}), neither a declared module nor a toolchain "
+                                "module (add it to TOOLCHAIN_MODULES in scripts/check-imports.py if it is one)")
+        for d in sorted(t["dependencies"]):
+            if d not in imported:
+                problems.append(f"{name}: declares {d} in Package.swift but no file imports it")
+    return problems
+
+
+def layers(targets):
+    """Each non-test target's layer: 0 without project dependencies, else 1 + the highest of theirs."""
+    result = {}
+
+    def layer(name, seen=()):
+        if name in result:
+            return result[name]
+        if name in seen:
+            raise ValueError("dependency cycle: " + " -> ".join(seen + (name,)))
+        deps = [d for d in targets[name]["dependencies"] if d in targets]
+        result[name] = 1 + max((layer(d, seen + (name,)) for d in deps), default=-1)
+        return result[name]
+
+    for name, t in targets.items():
+        if t["kind"] != "test":
+            layer(name)
+    return result
+
+
+def graph_lines(targets, width=110):
+    """The doc's graph block: `layer N  Module ──► deps` per module (highest layer first), then the
+    test targets; long dependency lists continue on indented lines."""
+    level = layers(targets)
+
+    def lines(prefix, name):
+        deps = sorted(targets[name]["dependencies"], key=lambda d: (d not in targets, -level.get(d, -1), d))
+        head = f"{prefix:<9}{name:<22} ──► "
+        rows, row = [], head
+        for i, d in enumerate(deps):
+            item = d + ("," if i < len(deps) - 1 else "")
+            if row != head and not row.endswith("──► ") and len(row) + 1 + len(item) > width:
+                rows.append(row)
+                row = " " * len(head) + item
+            else:
+                row += ("" if row.endswith("──► ") or row.endswith(" " * 4) else " ") + item
+        rows.append(row if deps else head + "(none)")
+        return rows
+
+    rows = []
+    for n in sorted(level, key=lambda n: (-level[n], n)):
+        rows += lines(f"layer {level[n]}", n)
+    rows.append("")
+    for n in sorted(targets):
+        if targets[n]["kind"] == "test":
+            rows += lines("test", n)
+    return rows
+
+
+GRAPH_LINE = re.compile(r"^(layer (\d+)|test)\s+(\S+)\s+(?:──►|->)\s+(.*)$")
+
+
+def check_doc(targets, doc_path):
+    text = open(doc_path, encoding="utf-8").read()
+    m = re.search(r"<!-- module-graph[^>]*-->\s*```[^\n]*\n(.*?)\n```", text, re.DOTALL)
+    rel = os.path.relpath(doc_path, ROOT)
+    if not m:
+        return [f"{rel}: no module graph block (a fenced block after `<!-- module-graph -->`)"]
+    problems = []
+    documented = {}
+    level = layers(targets)
+    entries = []
+    for raw in m.group(1).splitlines():
+        if not raw.strip():
+            continue
+        if raw[0].isspace() and entries:
+            entries[-1] += " " + raw.strip()
+        else:
+            entries.append(raw.strip())
+    for raw in entries:
+        g = GRAPH_LINE.match(raw.strip())
+        if not g:
+            problems.append(f"{rel}: unreadable graph line: {raw.strip()}")
+            continue
+        name = g.group(3)
+        deps = set() if g.group(4).strip() == "(none)" else {d.strip() for d in g.group(4).split(",") if d.strip()}
+        if name in documented:
+            problems.append(f"{rel}: {name} is listed twice")
+        documented[name] = deps
+        if name not in targets:
+            problems.append(f"{rel}: lists {name}, which is no target of Package.swift")
+            continue
+        is_test = targets[name]["kind"] == "test"
+        if is_test != (g.group(2) is None):
+            problems.append(f"{rel}: {name} is {'a test target' if is_test else 'a module'}: list it as "
+                            f"{'test' if is_test else 'layer ' + str(level[name])}")
+        elif not is_test and int(g.group(2)) != level[name]:
+            problems.append(f"{rel}: {name} is in layer {g.group(2)}; its dependencies put it in layer {level[name]}")
+        declared = targets[name]["dependencies"]
+        for d in sorted(declared - deps):
+            problems.append(f"{rel}: {name} depends on {d} (Package.swift), which the graph does not allow")
+        for d in sorted(deps - declared):
+            problems.append(f"{rel}: the graph gives {name} the dependency {d}, which Package.swift does not declare")
+    for name in sorted(set(targets) - set(documented)):
+        problems.append(f"{rel}: target {name} is missing from the module graph")
+    return problems
+
+
+# Targets only test targets may depend on (directly or through another target): nothing shipped links them.
+TEST_ONLY = {"MultitouchTestKit"}
+
+
+def check_test_only(targets):
+    problems = []
+    for name, t in sorted(targets.items()):
+        if t["kind"] == "test" or name in TEST_ONLY:
+            continue
+        seen, todo = set(), [d for d in t["dependencies"] if d in targets]
+        while todo:
+            d = todo.pop()
+            if d not in seen:
+                seen.add(d)
+                todo += [e for e in targets[d]["dependencies"] if e in targets]
+        for d in sorted(seen & TEST_ONLY):
+            problems.append(f"{name}: depends on {d}, which only test targets may use (move what it needs into "
+                            "a shipped module, as TouchScripting)")
+    return problems
+
+
+def main(argv):
+    targets = parse_package(os.path.join(ROOT, "Package.swift"))
+    if "--print-graph" in argv:
+        print("\n".join(graph_lines(targets)))
+        return 0
+    problems = check_imports(targets) + check_test_only(targets) + check_doc(targets, os.path.join(ROOT, "docs", "architecture.md"))
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"check-imports: {len(problems)} problem(s); `python3 scripts/check-imports.py --print-graph` prints "
+              "the graph block Package.swift implies")
+        return 1
+    print(f"check-imports: {len(targets)} targets: dependencies equal imports, no test kit in shipped code, "
+          "docs/architecture.md's graph matches")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
