@@ -9,7 +9,7 @@ struct Multitouchctl: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Replay.self, Check.self, Plot.self, Devices.self, Record.self, Listen.self, Monitor.self, Stats.self,
-            Bench.self, BenchRouting.self, Generate.self, Feel.self, Bridge.self, View.self,
+            Bench.self, BenchRouting.self, Generate.self, Feel.self, Bridge.self, View.self, PredictReport.self,
         ])
 }
 

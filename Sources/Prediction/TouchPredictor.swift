@@ -1,0 +1,67 @@
+import MultitouchCore
+
+/// A device's predicted touches: one `TrackPredictor` per live touch, fed every frame of the device.
+/// Each frame gives back the frame `horizon` later as the predictor sees it: the live touches moved to
+/// their predicted positions (all three spaces), for the wire's `predicted` and for a copy of the
+/// gesture engine to turn into the predicted matrix. Pure: the same frames give the same predictions.
+public struct TouchPredictor: Sendable {
+    /// Microseconds ahead of each frame's time.
+    public let horizon: Int64
+    private let mapper: CoordinateMapper
+    private var tracks: [UInt64: TrackPredictor] = [:]
+
+    public init(horizonMilliseconds: Int, mapper: CoordinateMapper) {
+        horizon = Int64(horizonMilliseconds) * 1000
+        self.mapper = mapper
+    }
+
+    /// Feeds a frame; returns its live touches where they are predicted `horizon` after the frame's time
+    /// (phase `moved`, or `stationary` for a touch predicted not to move; `previousLocation` is the
+    /// measured location), in the frame's order. Ended and cancelled touches are forgotten.
+    public mutating func predict(after frame: TouchFrame) -> TouchFrame {
+        var predicted: [Touch] = []
+        predicted.reserveCapacity(frame.touches.count)
+        let time = Timestamp(microseconds: frame.time.microseconds &+ horizon)
+        for touch in frame.touches {
+            if touch.phase.isTerminal {
+                tracks[touch.id] = nil
+                continue
+            }
+            var track = tracks[touch.id] ?? TrackPredictor(kind: .daemon, parameters: .tuned(for: touch.type))
+            track.add(time: touch.timestamp.microseconds, millimeters: touch.millimeters)
+            let mm = track.predict(horizon: horizon)
+            tracks[touch.id] = track
+            var next = touch
+            next.previousLocation = touch.location
+            next.timestamp = time
+            if mm != touch.millimeters {
+                next.millimeters = mm
+                next.normalized = normalized(mm)
+                // The published space is affine in the millimetre space: move the location by the image
+                // of the displacement, so a touch predicted not to move keeps its location exactly.
+                let shifted =
+                    touch.location + mapper.published(normalized: next.normalized, millimeters: mm)
+                    - mapper.published(normalized: touch.normalized, millimeters: touch.millimeters)
+                // A broken calibration (NaN) publishes millimetres, as the tracker does.
+                next.location = shifted.isFinite ? shifted : touch.location + (mm - touch.millimeters)
+                next.phase = .moved
+            } else {
+                next.phase = .stationary
+            }
+            predicted.append(next)
+        }
+        return TouchFrame(
+            time: time, touches: predicted,
+            fingerCount: max(predicted.count, frame.fingerCount - (frame.touches.count - predicted.count)),
+            isSemiMT: frame.isSemiMT, isButtonPressed: frame.isButtonPressed)
+    }
+
+    /// Live touches being predicted.
+    public var trackCount: Int { tracks.count }
+
+    private func normalized(_ mm: Point) -> Point {
+        Point(
+            x: mm.x * mapper.unitsPerMillimeterX / max(1, mapper.xAxis.span),
+            y: mm.y * mapper.unitsPerMillimeterY / max(1, mapper.yAxis.span))
+    }
+}

@@ -1,0 +1,7 @@
+import MultitouchCore
+import Prediction
+import XCTest
+
+final class TrackPredictorTests: XCTestCase {
+    func testPlaceholder() {}
+}
