@@ -142,7 +142,7 @@ let package = Package(
 
         .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit", "Recordings"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit"]),
-        .testTarget(name: "PredictionTests", dependencies: ["Prediction", "MultitouchCore"]),
+        .testTarget(name: "PredictionTests", dependencies: ["Prediction", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "GestureFeelTests", dependencies: ["GestureFeel", "Gestures"]),
         .testTarget(
             name: "TouchRoutingTests",

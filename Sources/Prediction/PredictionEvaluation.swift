@@ -22,7 +22,7 @@ public struct PredictionScore: Hashable, Sendable {
     /// it went (negative dot product: Chromium's PredictionMetricsHandler "WrongDirection").
     public var wrongDirectionRate: Double
     /// Predictions made in the 50 ms after a stop, their mean error, and the largest distance a
-    /// prediction went past the stop point along the finger's last direction (mm).
+    /// prediction went past where the finger came to rest, along its last direction (mm).
     public var stopCount: Int
     public var stopMean: Double
     public var stopOvershoot: Double
@@ -56,9 +56,10 @@ public struct PredictionEvaluation: Sendable {
     }
 
     /// A stop: the finger moved at least 1 mm over the 50 ms before a sample and then stays within
-    /// 0.5 mm of it for the next 100 ms. Returns the sample indices and the unit directions.
-    static func stops(in track: [TrackSample]) -> [(index: Int, direction: Point)] {
-        var found: [(Int, Point)] = []
+    /// 0.5 mm of it for the next 100 ms. Returns the sample indices, the unit directions of the motion
+    /// before, and where along that direction the finger came to rest (mm past the stop sample).
+    static func stops(in track: [TrackSample]) -> [(index: Int, direction: Point, rest: Double)] {
+        var found: [(Int, Point, Double)] = []
         var i = 0
         while i < track.count {
             let s = track[i]
@@ -76,7 +77,13 @@ public struct PredictionEvaluation: Sendable {
                 j += 1
             }
             if motion.length >= 1, still {
-                found.append((i, motion / motion.length))
+                let direction = motion / motion.length
+                var rest = 0.0
+                for k in i..<j {
+                    let d = track[k].millimeters - s.millimeters
+                    rest = max(rest, d.x * direction.x + d.y * direction.y)
+                }
+                found.append((i, direction, rest))
                 i = j  // one stop per resting spell
             } else {
                 i += 1
@@ -116,7 +123,7 @@ public struct PredictionEvaluation: Sendable {
                 {
                     stopIndex += 1
                 }
-                let stop: (index: Int, direction: Point)? =
+                let stop: (index: Int, direction: Point, rest: Double)? =
                     stopIndex < stops.count && stops[stopIndex].index <= i ? stops[stopIndex] : nil
                 for (h, horizon) in horizons.enumerated() {
                     let target = sample.time + Int64(horizon) * 1000
@@ -135,7 +142,7 @@ public struct PredictionEvaluation: Sendable {
                         stopErrors[slot].append(error)
                         let past = predicted - track[stop.index].millimeters
                         overshoot[slot] = max(
-                            overshoot[slot], past.x * stop.direction.x + past.y * stop.direction.y)
+                            overshoot[slot], past.x * stop.direction.x + past.y * stop.direction.y - stop.rest)
                     }
                 }
             }

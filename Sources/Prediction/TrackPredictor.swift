@@ -34,12 +34,16 @@ public struct PredictorParameters: Hashable, Sendable {
     /// A sample further from the previous one than this speed allows (mm/s) is a jump (a sensor
     /// glitch, two fingers read as one): the filter starts over there instead of reading a velocity.
     public var jumpSpeed: Double
+    /// The prediction goes no faster than this many times the newest step's speed: a finger that
+    /// slows sharply is followed at once, before the filter's velocity catches up.
+    public var stepSpeedFactor: Double
 
     public init(
         jerkDensity: Double, measurementNoise: Double, stationarySpeed: Double, accelerationWeight: Double,
-        maximumDisplacement: Double, jumpSpeed: Double
+        maximumDisplacement: Double, jumpSpeed: Double, stepSpeedFactor: Double
     ) {
         self.jumpSpeed = jumpSpeed
+        self.stepSpeedFactor = stepSpeedFactor
         self.jerkDensity = jerkDensity
         self.measurementNoise = measurementNoise
         self.stationarySpeed = stationarySpeed
@@ -48,17 +52,20 @@ public struct PredictorParameters: Hashable, Sendable {
     }
 
     /// The daemon's values for a touchscreen finger, tuned on ../shared/recordings and its
-    /// evemu-devices by `predict-report --parameters` grid search (docs/PREDICTION.md): the jerk density
-    /// and noise trade smoothing against lag; acceleration weights above 0 raised every error.
+    /// evemu-devices with `predict-report --parameters` (a grid over jerk density 3e5-1e8, noise
+    /// 0.03-0.3 mm, acceleration weight 0-1, jump speed 300-3000, step factor 1-3; docs/PREDICTION.md):
+    /// any acceleration weight above 0 raised the errors, so only a decelerating finger's acceleration
+    /// is used (to find where it stops).
     public static let direct = PredictorParameters(
         jerkDensity: 1e6, measurementNoise: 0.05, stationarySpeed: 5, accelerationWeight: 0,
-        maximumDisplacement: 40, jumpSpeed: 800)
+        maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: 1.25)
 
-    /// The same for touchpads: their sensors are less noisy at ~80 Hz and prefer a livelier filter, and
-    /// their glitches (fdo bug 23890's jumps) need the jump test.
+    /// The same for touchpads: the same filter, held to the newest step's speed (touchpads report at
+    /// ~80 Hz, so a step is long enough to be a good speed reading), and the jump test for glitches
+    /// such as freedesktop.org bug 23890's.
     public static let indirect = PredictorParameters(
-        jerkDensity: 1e7, measurementNoise: 0.05, stationarySpeed: 5, accelerationWeight: 0,
-        maximumDisplacement: 40, jumpSpeed: 800)
+        jerkDensity: 1e6, measurementNoise: 0.05, stationarySpeed: 5, accelerationWeight: 0,
+        maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: 1)
 
     /// The tuned values for a touch type.
     public static func tuned(for type: TouchType) -> PredictorParameters {
@@ -79,6 +86,10 @@ public struct TrackPredictor: Sendable {
     private var newestTime: Int64 = 0
     private var newest = SIMD2<Double>(0, 0)
     private var sampleCount = 0
+    /// The newest sample is where the one before it was: the finger may have stopped.
+    private var newestIsStill = false
+    /// Speed of the newest step (mm/s): a finger that slows sharply shows it here first.
+    private var newestStepSpeed = 0.0
     /// Recent samples for the history-based references (last-two, least-squares), oldest first.
     private var history: [(time: Int64, position: SIMD2<Double>)] = []
     /// Mean sample interval in seconds (the Kalman reference's unit of time), an exponential average.
@@ -131,6 +142,11 @@ public struct TrackPredictor: Sendable {
         case .none:
             break
         }
+        newestIsStill = sampleCount > 0 && z == newest
+        if sampleCount > 0, dt > 0 {
+            let step = z - newest
+            newestStepSpeed = (step * step).sum().squareRoot() / dt
+        }
         newestTime = time
         newest = z
         sampleCount += 1
@@ -164,7 +180,7 @@ public struct TrackPredictor: Sendable {
     /// The daemon's displacement: the filtered velocity and (weighted) acceleration carried over the
     /// horizon, cut short where a decelerating finger would come to rest, nothing for a still finger.
     private func daemonDisplacement(_ h: Double) -> SIMD2<Double> {
-        guard kalman.updates >= 2 else { return .zero }
+        guard kalman.updates >= 2, !newestIsStill else { return .zero }
         let v = kalman.velocity
         let speed = (v * v).sum().squareRoot()
         guard speed >= parameters.stationarySpeed else { return .zero }
@@ -179,7 +195,8 @@ public struct TrackPredictor: Sendable {
             d = v * h + a * (0.5 * h * h * parameters.accelerationWeight)
         }
         let length = (d * d).sum().squareRoot()
-        if length > parameters.maximumDisplacement { d *= parameters.maximumDisplacement / length }
+        let limit = min(parameters.maximumDisplacement, newestStepSpeed * parameters.stepSpeedFactor * h)
+        if length > limit { d *= limit / length }
         return d
     }
 

@@ -19,8 +19,8 @@ struct PredictReport: ParsableCommand {
             of the last two samples; least-squares: a line over the last 50 ms; kalman: a constant-acceleration \
             Kalman filter with Chromium's constants). The truth is the touch's own later position, \
             interpolated. Prints Markdown tables in millimetres: mean/p95 error per recording and horizon, \
-            then per device class, the wrong-direction rate and the error in the 50 ms after a stop, and \
-            whether the targets of issue 20 are met.
+            then per device class, the wrong-direction rate, the error in the 50 ms after a stop and how far \
+            a prediction went past where the finger came to rest, and whether the targets of issue 20 are met.
             """)
 
     @Argument(help: "Recordings or directories of recordings.")
@@ -32,10 +32,14 @@ struct PredictReport: ParsableCommand {
     @Option(name: .long, help: "Configuration file whose [gestures] and device rules apply.")
     var config: String?
 
+    @Flag(name: .long, help: "Read only the recordings directly in each directory, not its subdirectories.")
+    var topLevel = false
+
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Predictor parameters for tuning: jerk,noise,stationary,acceleration,maximum,jump.", visibility: .hidden))
+            "Predictor parameters for tuning: jerk,noise,stationary,acceleration,maximum,jump,step.",
+            visibility: .hidden))
     var parameters: String?
 
     func run() throws {
@@ -47,13 +51,13 @@ struct PredictReport: ParsableCommand {
         var override: PredictorParameters?
         if let parameters {
             let v = parameters.split(separator: ",").compactMap { Double($0) }
-            guard v.count == 6 else {
-                printError("multitouchctl predict-report: --parameters takes six numbers")
+            guard v.count == 7 else {
+                printError("multitouchctl predict-report: --parameters takes seven numbers")
                 throw ExitCode.validationFailure
             }
             override = PredictorParameters(
                 jerkDensity: v[0], measurementNoise: v[1], stationarySpeed: v[2], accelerationWeight: v[3],
-                maximumDisplacement: v[4], jumpSpeed: v[5])
+                maximumDisplacement: v[4], jumpSpeed: v[5], stepSpeedFactor: v[6])
         }
         let kinds: [PredictorKind] = [.none, .lastTwo, .leastSquares, .kalman, .daemon]
         var jobs: [RecordingJob] = []
@@ -64,7 +68,7 @@ struct PredictReport: ParsableCommand {
                 throw ExitCode.failure
             }
             if isDirectory.boolValue {
-                jobs += try Self.scan(path)
+                jobs += try Self.scan(path, recursive: !topLevel)
             } else {
                 jobs.append(RecordingJob(path: path, status: .ready))
             }
@@ -98,8 +102,9 @@ struct PredictReport: ParsableCommand {
         }
         let header =
             "| recording | class | H ms | n | " + kinds.map { "\($0.rawValue) mean / p95" }.joined(separator: " | ")
-            + " | daemon / none | wrong direction (daemon, kalman) | after stops: n, daemon mean, overshoot |"
-        let rule = "|" + String(repeating: "---|", count: 9 + kinds.count - 1)
+            + " | daemon / none | wrong direction (daemon, kalman) | stops | after-stop mean (daemon / kalman) "
+            + "| overshoot max (daemon / last-two / kalman) |"
+        let rule = "|" + String(repeating: "---|", count: 10 + kinds.count)
         output.write("Per recording (mm):")
         output.write("")
         output.write(header)
@@ -126,7 +131,7 @@ struct PredictReport: ParsableCommand {
     }
 
     /// Every recording job in `directory` and its subdirectories, sorted by path.
-    static func scan(_ directory: String) throws -> [RecordingJob] {
+    static func scan(_ directory: String, recursive: Bool) throws -> [RecordingJob] {
         var jobs: [RecordingJob]
         do {
             jobs = try RecordingSet.scan(directory: directory)
@@ -134,12 +139,13 @@ struct PredictReport: ParsableCommand {
             printError("multitouchctl predict-report: \(error)")
             throw ExitCode.failure
         }
+        guard recursive else { return jobs }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for entry in entries.sorted() {
             let path = directory.hasSuffix("/") ? directory + entry : directory + "/" + entry
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                jobs += try scan(path)
+                jobs += try scan(path, recursive: true)
             }
         }
         return jobs
@@ -155,7 +161,10 @@ struct PredictReport: ParsableCommand {
         let kalman = e.score(.kalman, horizon: h)
         let ratio = (none?.mean ?? 0) > 0 ? f((daemon?.mean ?? 0) / (none?.mean ?? 1)) : "-"
         let wrong = "\(percent(daemon?.wrongDirectionRate ?? 0)), \(percent(kalman?.wrongDirectionRate ?? 0))"
-        let stop = "\(daemon?.stopCount ?? 0), \(f(daemon?.stopMean ?? 0)), \(f(daemon?.stopOvershoot ?? 0))"
+        let two = e.score(.lastTwo, horizon: h)
+        let stop =
+            "\(daemon?.stopCount ?? 0) | \(f(daemon?.stopMean ?? 0)) / \(f(kalman?.stopMean ?? 0)) | "
+            + "\(f(daemon?.stopOvershoot ?? 0)) / \(f(two?.stopOvershoot ?? 0)) / \(f(kalman?.stopOvershoot ?? 0))"
         return "| \(name) | \(deviceClass) | \(h) | \(none?.count ?? 0) | " + cells.joined(separator: " | ")
             + " | \(ratio) | \(wrong) | \(stop) |"
     }
