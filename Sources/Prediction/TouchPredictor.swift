@@ -8,7 +8,9 @@ public struct TouchPredictor: Sendable {
     /// Microseconds ahead of each frame's time.
     public let horizon: Int64
     private let mapper: CoordinateMapper
-    private var tracks: [UInt64: TrackPredictor] = [:]
+    /// Live touches' predictors, in order of arrival: a handful at most, so a linear search beats
+    /// hashing (profiles: the dictionary's get and set cost more than the filter).
+    private var tracks: [(id: UInt64, predictor: TrackPredictor)] = []
 
     public init(horizonMilliseconds: Int, mapper: CoordinateMapper) {
         horizon = Int64(horizonMilliseconds) * 1000
@@ -23,14 +25,20 @@ public struct TouchPredictor: Sendable {
         predicted.reserveCapacity(frame.touches.count)
         let time = Timestamp(microseconds: frame.time.microseconds &+ horizon)
         for touch in frame.touches {
+            let index = tracks.firstIndex { $0.id == touch.id }
             if touch.phase.isTerminal {
-                tracks[touch.id] = nil
+                if let index { tracks.remove(at: index) }
                 continue
             }
-            var track = tracks[touch.id] ?? TrackPredictor(kind: .daemon, parameters: .tuned(for: touch.type))
-            track.add(time: touch.timestamp.microseconds, millimeters: touch.millimeters)
-            let mm = track.predict(horizon: horizon)
-            tracks[touch.id] = track
+            let i: Int
+            if let index {
+                i = index
+            } else {
+                tracks.append((touch.id, TrackPredictor(kind: .daemon, parameters: .tuned(for: touch.type))))
+                i = tracks.count - 1
+            }
+            tracks[i].predictor.add(time: touch.timestamp.microseconds, millimeters: touch.millimeters)
+            let mm = tracks[i].predictor.predict(horizon: horizon)
             var next = touch
             next.previousLocation = touch.location
             next.timestamp = time

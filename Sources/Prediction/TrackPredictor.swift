@@ -170,7 +170,8 @@ public struct TrackPredictor: Sendable {
         case .leastSquares:
             p = leastSquares(at: newestTime + horizon)
         case .kalman:
-            guard kalman.updates >= 2, meanInterval > 0 else { return point(newest) }
+            // Chromium predicts once the filter is stable: kStableIterNum = 4 updates (kalman_filter.cc).
+            guard kalman.updates >= 4, meanInterval > 0 else { return point(newest) }
             let t = h / meanInterval
             p = (kalman.position + kalman.velocity * t + kalman.acceleration * (0.5 * t * t)) * Self.millimetresPerDIP
         }
