@@ -187,3 +187,23 @@ extension JSONWriter {
         endArray()
     }
 }
+
+extension Message {
+    /// This message without predictions (`predicted` touches, `predictedMatrix`): what a client that
+    /// asked for none receives when the daemon predicts for another.
+    public var withoutPredictions: Message {
+        switch self {
+        case .touches(var m):
+            guard m.touches.contains(where: { $0.predicted != nil }) else { return self }
+            for i in m.touches.indices { m.touches[i].predicted = nil }
+            return .touches(m)
+        case .gesture(var m):
+            guard m.predictedMatrix != nil else { return self }
+            m.predictedMatrix = nil
+            return .gesture(m)
+        case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
+            .transform, .regions, .recognized:
+            return self
+        }
+    }
+}

@@ -144,6 +144,7 @@ enum ProtocolSamples {
         .pong(PongMessage(id: nil)),
         .subscribed(SubscribedMessage(id: 1, streams: [.touches, .gestures, .devices], devices: .all)),
         .subscribed(SubscribedMessage(id: nil, streams: [.gestures], devices: .ids([3, 1]))),
+        .subscribed(SubscribedMessage(id: 2, streams: [.touches, .gestures], devices: .all, predictMilliseconds: 16)),
         .unsubscribed(UnsubscribedMessage(id: "u")),
         .unsubscribed(UnsubscribedMessage(id: nil)),
         .stats(
@@ -178,6 +179,7 @@ enum ProtocolSamples {
         ClientRequest(.subscribe(streams: nil, devices: nil)),
         ClientRequest(.subscribe(streams: [.touches, .gestures], devices: .ids([1, 2])), id: 7),
         ClientRequest(.subscribe(streams: [.devices], devices: .all), id: "s"),
+        ClientRequest(.subscribe(streams: [.touches, .gestures], devices: nil), id: 2, predictMilliseconds: 16),
         ClientRequest(.unsubscribe),
         ClientRequest(.ping, id: "a"),
         ClientRequest(.ping, id: 3),

@@ -113,7 +113,7 @@ def main():
             sent.append(line)
             if name == "subscribe" and request.get("devices") != "all":
                 client_call = lambda r=request: client.subscribe(
-                    streams=r.get("streams"), devices=r.get("devices"), id=r.get("id"))
+                    streams=r.get("streams"), devices=r.get("devices"), id=r.get("id"), predict_ms=r.get("predictMs"))
             elif name == "ping":
                 client_call = lambda r=request: client.ping(r["id"])
             elif name == "stats":
