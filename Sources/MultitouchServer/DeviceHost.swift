@@ -86,8 +86,18 @@ final class DeviceHost {
         let present = Set(currentDevices().map(\.id))
         return framesByDevice.keys.sorted().map { id in
             DeviceStatistics(
-                device: id, name: deviceNames[id] ?? "", frames: framesByDevice[id] ?? 0, active: present.contains(id))
+                device: id, name: deviceNames[id] ?? "", frames: framesByDevice[id] ?? 0, active: present.contains(id),
+                prediction: predictionStatistics(device: id))
         }
+    }
+
+    /// A present device's live prediction error, while predictions are on.
+    private func predictionStatistics(device: Int) -> PredictionStatistics? {
+        let pipeline = liveDevices[device]?.pipeline ?? replay?.pipelines.first { $0.deviceID == device }
+        guard let (horizon, error) = pipeline?.predictionError else { return nil }
+        return PredictionStatistics(
+            horizonMilliseconds: horizon, count: error.count, meanMillimeters: error.mean,
+            maximumMillimeters: error.maximum)
     }
 
     /// The prediction horizon (ms) subscribed clients asked for; nil when none did.

@@ -11,6 +11,11 @@ public struct TouchPredictor: Sendable {
     /// Live touches' predictors, in order of arrival: a handful at most, so a linear search beats
     /// hashing (profiles: the dictionary's get and set cost more than the filter).
     private var tracks: [(id: UInt64, predictor: TrackPredictor)] = []
+    /// Per live touch: its newest sample and the predictions whose time has not come yet (oldest first),
+    /// to score them against where the touch then was (`error`).
+    private var pending: [(id: UInt64, time: Int64, at: Point, due: [(time: Int64, mm: Point)])] = []
+    /// How far the predictions were from where the fingers went, so far (the daemon's `stats`).
+    public private(set) var error = RunningPredictionError()
 
     public init(horizonMilliseconds: Int, mapper: CoordinateMapper) {
         horizon = Int64(horizonMilliseconds) * 1000
@@ -26,8 +31,10 @@ public struct TouchPredictor: Sendable {
         let time = Timestamp(microseconds: frame.time.microseconds &+ horizon)
         for touch in frame.touches {
             let index = tracks.firstIndex { $0.id == touch.id }
+            score(touch)
             if touch.phase.isTerminal {
                 if let index { tracks.remove(at: index) }
+                if let p = pending.firstIndex(where: { $0.id == touch.id }) { pending.remove(at: p) }
                 continue
             }
             let i: Int
@@ -39,6 +46,11 @@ public struct TouchPredictor: Sendable {
             }
             tracks[i].predictor.add(time: touch.timestamp.microseconds, millimeters: touch.millimeters)
             let mm = tracks[i].predictor.predict(horizon: horizon)
+            if let p = pending.firstIndex(where: { $0.id == touch.id }) {
+                pending[p].due.append((time.microseconds, mm))
+            } else {
+                pending.append((touch.id, touch.timestamp.microseconds, touch.millimeters, [(time.microseconds, mm)]))
+            }
             var next = touch
             next.previousLocation = touch.location
             next.timestamp = time
@@ -64,6 +76,25 @@ public struct TouchPredictor: Sendable {
             isSemiMT: frame.isSemiMT, isButtonPressed: frame.isButtonPressed)
     }
 
+    /// Scores the touch's predictions that fell due by this sample against its position then,
+    /// interpolated between its previous sample and this one; remembers this sample.
+    private mutating func score(_ touch: Touch) {
+        guard let p = pending.firstIndex(where: { $0.id == touch.id }) else { return }
+        let now = touch.timestamp.microseconds
+        let (before, at) = (pending[p].time, pending[p].at)
+        guard now > before else { return }
+        var taken = 0
+        for prediction in pending[p].due where prediction.time <= now {
+            let f = Double(prediction.time - before) / Double(now - before)
+            let truth = at + (touch.millimeters - at) * max(0, f)
+            error.add(prediction.mm.distance(to: truth))
+            taken += 1
+        }
+        if taken > 0 { pending[p].due.removeFirst(taken) }
+        pending[p].time = now
+        pending[p].at = touch.millimeters
+    }
+
     /// Live touches being predicted.
     public var trackCount: Int { tracks.count }
 
@@ -72,4 +103,23 @@ public struct TouchPredictor: Sendable {
             x: mm.x * mapper.unitsPerMillimeterX / max(1, mapper.xAxis.span),
             y: mm.y * mapper.unitsPerMillimeterY / max(1, mapper.yAxis.span))
     }
+}
+
+/// A running score of predictions against where the fingers then were: count, mean and largest error in
+/// millimetres. Pure arithmetic, no clock.
+public struct RunningPredictionError: Hashable, Sendable {
+    public private(set) var count: UInt64 = 0
+    public private(set) var sum: Double = 0
+    public private(set) var maximum: Double = 0
+
+    public init() {}
+
+    public mutating func add(_ error: Double) {
+        count &+= 1
+        sum += error
+        maximum = max(maximum, error)
+    }
+
+    /// Mean error in mm (0 before the first).
+    public var mean: Double { count == 0 ? 0 : sum / Double(count) }
 }

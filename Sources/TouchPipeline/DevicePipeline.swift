@@ -204,6 +204,12 @@ public struct DevicePipeline {
         prediction = horizonMilliseconds.map { TouchPredictor(horizonMilliseconds: $0, mapper: mapper) }
     }
 
+    /// The horizon being predicted and how far its predictions were from where the fingers went (the
+    /// daemon's `stats`); nil when predictions are off.
+    public var predictionError: (horizonMilliseconds: Int, error: RunningPredictionError)? {
+        prediction.map { (Int($0.horizon / 1000), $0.error) }
+    }
+
     /// Replaces the cumulative transform (client set/reset).
     public mutating func setTransform(_ transform: AffineTransform) {
         engine.setTransform(transform)

@@ -59,4 +59,26 @@ final class TouchPredictorTests: XCTestCase {
             still.touches.first?.location, frame(0, [(1, .began, 10, 10)], mapper: mapper).touches.first?.location)
         XCTAssertEqual(predictor.trackCount, 1)
     }
+
+    /// The running error (`stats`) scores every prediction whose time came while the touch was down,
+    /// against the touch's position then: the same numbers as the offline evaluation of the same path.
+    func testRunningErrorMatchesTheOfflineEvaluation() {
+        let mapper = CoordinateMapper(description: description(), output: nil, configuredSize: nil)
+        var predictor = TouchPredictor(horizonMilliseconds: 16, mapper: mapper)
+        var path: [TrackSample] = []
+        for i in 0..<40 {
+            let t = Double(i) * 0.008
+            let x = 20 + 120 * t - 300 * t * t
+            let y = 30 + 40 * sin(t * 6)
+            let f = frame(Int64(i) * 8_000, [(1, i == 0 ? .began : .moved, x, y)], mapper: mapper)
+            path.append(TrackSample(time: Int64(i) * 8_000, millimeters: f.touches[0].millimeters))
+            _ = predictor.predict(after: f)
+        }
+        var offline = PredictionEvaluation(kinds: [.daemon], horizons: [16], parameters: .direct)
+        offline.add(track: path)
+        guard let score = offline.score(.daemon, horizon: 16) else { return XCTFail("no score") }
+        XCTAssertEqual(predictor.error.count, UInt64(score.count))
+        XCTAssertEqual(predictor.error.mean, score.mean, accuracy: 1e-9)
+        XCTAssertGreaterThan(predictor.error.maximum, 0)
+    }
 }

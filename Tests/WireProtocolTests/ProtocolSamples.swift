@@ -158,7 +158,13 @@ enum ProtocolSamples {
                         id: 2, pid: -1, uid: 0, subscribed: false, queued: 3, queuedBytes: 612, delivered: 3, dropped: 7
                     ),
                 ],
-                devices: [DeviceStatistics(device: 1, name: "Atmel maXTouch Touchscreen", frames: 412, active: true)],
+                devices: [
+                    DeviceStatistics(device: 1, name: "Atmel maXTouch Touchscreen", frames: 412, active: true),
+                    DeviceStatistics(
+                        device: 2, name: "predicting", frames: 90, active: true,
+                        prediction: PredictionStatistics(
+                            horizonMilliseconds: 16, count: 85, meanMillimeters: 0.375, maximumMillimeters: 2.5)),
+                ],
                 latency: LatencyStatistics(
                     count: 412, maximum: 61.2,
                     buckets: [LatencyBucket(lessThan: 16, count: 310), LatencyBucket(lessThan: 32, count: 102)],
