@@ -41,13 +41,15 @@ let package = Package(
             dependencies: ["MultitouchCore", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict),
         .target(name: "TouchRouting", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
+        // Predicted touches (issue 20): per-touch predictors and their scoring against recordings.
+        .target(name: "Prediction", dependencies: ["MultitouchCore"], swiftSettings: strict),
         // Region requests carry TouchRouting's own Region values (one definition of a region).
         .target(
             name: "WireProtocol", dependencies: ["MultitouchCore", "Gestures", "TouchRouting"], swiftSettings: strict),
         .target(
             name: "TouchPipeline",
             dependencies: [
-                "MultitouchCore", "Gestures", "WireProtocol", "Recordings", "TouchRouting",
+                "MultitouchCore", "Gestures", "WireProtocol", "Recordings", "TouchRouting", "Prediction",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -134,7 +136,7 @@ let package = Package(
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
                 "MultitouchClient", "TouchScripting", "Configuration", "GestureFeel", "TouchPlot", "WebBridge",
-                "TouchRouting", "TUIO", "TUIOOutput",
+                "TouchRouting", "TUIO", "TUIOOutput", "Prediction",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -150,6 +152,7 @@ let package = Package(
         .testTarget(name: "MultitouchCoreTests", dependencies: ["MultitouchCore", "MultitouchTestKit"]),
         .testTarget(
             name: "GesturesTests", dependencies: ["Gestures", "MultitouchCore", "MultitouchTestKit", "Recordings"]),
+        .testTarget(name: "PredictionTests", dependencies: ["Prediction", "MultitouchCore", "MultitouchTestKit"]),
         .testTarget(name: "GestureFeelTests", dependencies: ["GestureFeel", "Gestures"]),
         .testTarget(
             name: "TouchRoutingTests",

@@ -103,8 +103,15 @@ public final class MultitouchClient: @unchecked Sendable {
     }
 
     /// Starts streaming `streams` (nil: all) of `devices` (nil: all).
-    public func subscribe(streams: Set<MessageStream>? = nil, devices: [Int]? = nil, id: RequestID? = nil) throws {
-        try send(ClientRequest(.subscribe(streams: streams, devices: devices.map { .ids(Set($0)) }), id: id))
+    /// `predictMilliseconds` (0-50) asks for each live touch's `predicted` position and each gesture
+    /// update's `predictedMatrix` that far ahead (docs/PREDICTION.md; one horizon per daemon at a time).
+    public func subscribe(
+        streams: Set<MessageStream>? = nil, devices: [Int]? = nil, id: RequestID? = nil, predictMilliseconds: Int? = nil
+    ) throws {
+        try send(
+            ClientRequest(
+                .subscribe(streams: streams, devices: devices.map { .ids(Set($0)) }), id: id,
+                predictMilliseconds: predictMilliseconds))
     }
 
     /// Stops streaming (replies still come).

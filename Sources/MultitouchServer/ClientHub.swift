@@ -30,6 +30,9 @@ protocol ClientHubHost: AnyObject {
         -> Result<AffineTransform, DeviceHost.RegionFailure>
     /// The client disconnected: its regions vanish.
     func clientGone(_ client: Int)
+    /// The subscribed clients' prediction horizon (ms) changed (docs/PREDICTION.md): the devices
+    /// predict this far ahead from now on, or not at all (nil).
+    func predictionHorizon(_ horizon: Int?)
 }
 
 extension ClientHubHost {
@@ -44,6 +47,7 @@ extension ClientHubHost {
         -> Result<AffineTransform, DeviceHost.RegionFailure>
     { .failure(.unknownDevice) }
     func clientGone(_ client: Int) {}
+    func predictionHorizon(_ horizon: Int?) {}
 }
 
 /// How the hub has client sockets watched: the daemon's `EventLoop`, or nothing in tests that drive the
@@ -248,12 +252,36 @@ final class ClientHub {
         case .subscribe(let streams, let devices):
             let streams = streams ?? Set(MessageStream.allCases)
             let devices = devices ?? .all
+            // One horizon at a time: every device's pipeline predicts it, so other clients' differ.
+            if let asked = request.predictMilliseconds,
+                let other = clients.values.first(where: {
+                    $0 !== client && $0.subscription != nil && $0.predictMilliseconds != nil
+                        && $0.predictMilliseconds != asked
+                })?.predictMilliseconds
+            {
+                reply(
+                    to: client,
+                    .error(
+                        ErrorMessage(
+                            .badField,
+                            "predictMs \(asked): the daemon predicts one horizon at a time and another client uses \(other) ms",
+                            id: id)))
+                return
+            }
             client.subscription = (MessageStreams(streams), devices)
-            reply(to: client, .subscribed(SubscribedMessage(id: id, streams: streams, devices: devices)))
+            client.predictMilliseconds = request.predictMilliseconds
+            updatePredictionHorizon()
+            reply(
+                to: client,
+                .subscribed(
+                    SubscribedMessage(
+                        id: id, streams: streams, devices: devices, predictMilliseconds: request.predictMilliseconds)))
             logger.debug("client: subscribed", metadata: ["client.id": "\(client.id)"])
             host?.clientSubscribed(subscribers: clients.values.filter { $0.subscription != nil }.count)
         case .unsubscribe:
             client.subscription = nil
+            client.predictMilliseconds = nil
+            updatePredictionHorizon()
             reply(to: client, .unsubscribed(UnsubscribedMessage(id: id)))
         case .ping:
             reply(to: client, .pong(PongMessage(id: id)))
@@ -373,7 +401,36 @@ final class ClientHub {
         guard !messages.isEmpty else { return }
         encodeScratch.removeAll(keepingCapacity: true)
         for message in messages { encodeScratch.append(OutboundMessage(message)) }
+        predictedScratch.removeAll(keepingCapacity: true)
+        if predictionHorizon != nil {
+            // The devices predict: the predicting clients get the messages as they are, the others
+            // without predictions (each form encoded once).
+            for message in messages { predictedScratch.append(OutboundMessage(message)) }
+            encodeScratch.removeAll(keepingCapacity: true)
+            for message in messages { encodeScratch.append(OutboundMessage(message.withoutPredictions)) }
+        }
         dispatchEncoded(readAt: readAt)
+    }
+
+    /// The `predictMs` of the subscribed clients that asked (one at a time); nil when none did.
+    private(set) var predictionHorizon: Int?
+    /// Reused per dispatch: `encodeScratch` with predictions, for the clients that asked for them.
+    private var predictedScratch: [OutboundMessage] = []
+
+    private func updatePredictionHorizon() {
+        let horizon = clients.values.first { $0.subscription != nil && $0.predictMilliseconds != nil }?
+            .predictMilliseconds
+        guard horizon != predictionHorizon else { return }
+        predictionHorizon = horizon
+        host?.predictionHorizon(horizon)
+    }
+
+    /// What `client` receives of the batch being dispatched: with predictions if it asked for them.
+    private func batch(for client: ClientSession) -> [OutboundMessage] {
+        guard client.predictMilliseconds != nil, predictedScratch.count == encodeScratch.count else {
+            return encodeScratch
+        }
+        return predictedScratch
     }
 
     /// Like `dispatch(_:readAt:)` for messages already encoded, some of them addressed to one client
@@ -381,6 +438,7 @@ final class ClientHub {
     func dispatch(outbound: [OutboundMessage], readAt: UInt64) {
         guard !outbound.isEmpty else { return }
         encodeScratch = outbound
+        predictedScratch.removeAll(keepingCapacity: true)
         dispatchEncoded(readAt: readAt)
     }
 
@@ -399,7 +457,7 @@ final class ClientHub {
         var deferred = false
         for client in clients.values where client.subscription != nil && !client.closing {
             let backlogged = client.hasPendingOutput
-            if deliver(encodeScratch, to: client, idleAfter: idleAfter) {
+            if deliver(batch(for: client), to: client, idleAfter: idleAfter) {
                 wrote = true
                 if backlogged || client.hasPendingOutput { deferred = true }
             }
@@ -537,6 +595,7 @@ final class ClientHub {
 
     private func disconnect(_ client: ClientSession, reason: String) {
         guard clients.removeValue(forKey: client.id) != nil else { return }
+        if client.predictMilliseconds != nil { updatePredictionHorizon() }
         // Its regions vanish (also those declared while a switch was pending); what that cancels is for
         // this connection only, which is closing.
         if !client.routedDevices.isEmpty || !client.routingSwitch.isEmpty { host?.clientGone(client.id) }

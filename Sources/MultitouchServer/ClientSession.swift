@@ -11,6 +11,8 @@ final class ClientSession {
 
     /// Streams and devices the client asked for; nil before the first subscribe (nothing is streamed).
     var subscription: (streams: MessageStreams, devices: DeviceFilter)?
+    /// The subscription's prediction horizon (`predictMs`), nil when it asked for none.
+    var predictMilliseconds: Int?
     var queue = ClientQueue()
     /// Bytes taken from the queue and not yet accepted by the kernel.
     private var staging: [UInt8] = []

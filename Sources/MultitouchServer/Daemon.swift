@@ -267,6 +267,7 @@ extension Daemon: ClientHubHost {
         host.regions(request, client: client, device: device)
     }
     func clientGone(_ client: Int) { host.clientGone(client) }
+    func predictionHorizon(_ horizon: Int?) { host.predictionHorizon(horizon) }
     func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure> {
         host.recognized(client: client, device: device, region: region)
     }

@@ -88,7 +88,30 @@ final class DeviceHost {
         let present = Set(currentDevices().map(\.id))
         return framesByDevice.keys.sorted().map { id in
             DeviceStatistics(
-                device: id, name: deviceNames[id] ?? "", frames: framesByDevice[id] ?? 0, active: present.contains(id))
+                device: id, name: deviceNames[id] ?? "", frames: framesByDevice[id] ?? 0, active: present.contains(id),
+                prediction: predictionStatistics(device: id))
+        }
+    }
+
+    /// A present device's live prediction error, while predictions are on.
+    private func predictionStatistics(device: Int) -> PredictionStatistics? {
+        let pipeline = liveDevices[device]?.pipeline ?? replay?.pipelines.first { $0.deviceID == device }
+        guard let (horizon, error) = pipeline?.predictionError else { return nil }
+        return PredictionStatistics(
+            horizonMilliseconds: horizon, count: error.count, meanMillimeters: error.mean,
+            maximumMillimeters: error.maximum)
+    }
+
+    /// The prediction horizon (ms) subscribed clients asked for; nil when none did.
+    private var predictionHorizon: Int?
+
+    /// The clients' prediction horizon changed: every device predicts this far ahead (or not) from now.
+    func predictionHorizon(_ horizon: Int?) {
+        predictionHorizon = horizon
+        for slot in liveDevices.values { slot.pipeline.predict(horizonMilliseconds: horizon) }
+        if var pass = replay {
+            pass.predict(horizonMilliseconds: horizon)
+            replay = pass
         }
     }
 
@@ -134,9 +157,10 @@ final class DeviceHost {
     private func startReplayPass() {
         guard let replayOptions else { return }
         replayStarted = true
-        let pass = ReplayPass(
+        var pass = ReplayPass(
             options: replayOptions, firstDeviceID: nextDeviceID, idSource: idSource, settings: pipelineSettings,
             now: Sys.monotonicNanoseconds())
+        if let predictionHorizon { pass.predict(horizonMilliseconds: predictionHorizon) }
         nextDeviceID += pass.deviceCount
         replay = pass
         for pipeline in pass.pipelines { registerDeviceStats(id: pipeline.deviceID, name: pipeline.info.name) }
@@ -224,9 +248,10 @@ final class DeviceHost {
         var settings = pipelineSettings
         settings.output = decision.output
         settings.sizeMillimeters = decision.sizeMillimeters
-        let pipeline = DevicePipeline(
+        var pipeline = DevicePipeline(
             deviceID: id, description: device.description, source: path, settings: settings, idSource: idSource,
             logger: logger)
+        if let predictionHorizon { pipeline.predict(horizonMilliseconds: predictionHorizon) }
         do {
             try loop.add(device.fileDescriptor, .device(id))
         } catch {
@@ -362,6 +387,8 @@ final class DeviceHost {
         }
         var out: [OutboundMessage] = []
         out.reserveCapacity(batch.count * 2)
+        // Predictions reach only the whole-device stream of devices nobody routes (docs/PREDICTION.md).
+        let batch = predictionHorizon == nil ? batch : batch.map(\.withoutPredictions)
         for message in batch {
             guard let device = message.device, routings.index(forKey: device) != nil else {
                 out.append(OutboundMessage(message))

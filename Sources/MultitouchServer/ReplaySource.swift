@@ -133,6 +133,11 @@ struct ReplayPass {
         schedule.setTransform(index: index, transform)
     }
 
+    /// Predictions this far ahead (ms), or none, on every device of the recording.
+    mutating func predict(horizonMilliseconds: Int?) {
+        schedule.predict(horizonMilliseconds: horizonMilliseconds)
+    }
+
     /// The devices clients see now: announced and not yet ended.
     var deviceInfos: [DeviceInfo] { schedule.presentDevices }
     var deviceCount: Int { schedule.pipelines.count }

@@ -1,4 +1,5 @@
 import CLinuxSystem
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -99,7 +100,8 @@ public struct SystemdNotifier: Hashable, Sendable {
     /// Sends `assignments` (`KEY=value`, no newlines inside) as one datagram.
     public func send(_ assignments: [String]) throws(SystemdNotifyError) {
         for assignment in assignments where assignment.contains("\n") || !assignment.contains("=") {
-            throw SystemdNotifyError(call: "sd_notify", errno: EINVAL, detail: "malformed assignment \(assignment.debugDescription)")
+            throw SystemdNotifyError(
+                call: "sd_notify", errno: EINVAL, detail: "malformed assignment \(assignment.debugDescription)")
         }
         let message = assignments.joined(separator: "\n")
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -125,7 +127,8 @@ public struct SystemdNotifier: Hashable, Sendable {
                 withUnsafePointer(to: &address) { pointer in
                     pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                         // The datagram excludes the C string's terminating NUL.
-                        sendto(fd, text.baseAddress, text.count - 1, Int32(MSG_NOSIGNAL), socketAddress, socklen_t(length))
+                        sendto(
+                            fd, text.baseAddress, text.count - 1, Int32(MSG_NOSIGNAL), socketAddress, socklen_t(length))
                     }
                 }
             }

@@ -1,6 +1,7 @@
 import Gestures
 import Logging
 import MultitouchCore
+import Prediction
 import WireProtocol
 
 /// Per-device settings of the pipeline: gesture thresholds and where the coordinates go.
@@ -11,6 +12,8 @@ public struct PipelineSettings: Hashable, Sendable {
     /// Physical size (width, height) in mm for devices that report no resolution.
     public var sizeMillimeters: [Double]?
     public var tapCounting: TapCountParameters
+    /// Predicted touches this many ms ahead in every message (replay --predict-ms); nil: none.
+    public var predictionMilliseconds: Int?
 
     public init(
         gestures: GestureConfiguration = .default, output: OutputMapping? = nil, sizeMillimeters: [Double]? = nil,
@@ -53,6 +56,9 @@ public struct DevicePipeline {
     private var lastTime: Timestamp?
     /// Frames (SYN_REPORTs) seen, for stats.
     public private(set) var frameCount: UInt64 = 0
+    /// Predicted touches, when asked for (`predict(horizonMilliseconds:)`); nil costs nothing.
+    private var prediction: TouchPredictor?
+    private let mapper: CoordinateMapper
 
     /// - Parameter logger: the gesture engine logs its state transitions at debug here.
     public init(
@@ -64,11 +70,13 @@ public struct DevicePipeline {
         if let s = settings.sizeMillimeters, s.count == 2 { size = (s[0], s[1]) }
         let mapper = CoordinateMapper(description: description, output: settings.output, configuredSize: size)
         info = DeviceInfo(id: deviceID, source: source, description: description, mapper: mapper)
+        self.mapper = mapper
         tracker = ContactTracker(
             description: description, mapper: mapper, idSource: idSource, tapCounting: settings.tapCounting)
         gestureSurface = GestureSurface(description: description, mapper: mapper)
         gestureConfiguration = settings.gestures
         engine = GestureEngine(configuration: settings.gestures, surface: gestureSurface, logger: logger)
+        predict(horizonMilliseconds: settings.predictionMilliseconds)
     }
 
     /// A timer deadline the engine still reported after being advanced to it (an engine bug): left to
@@ -146,6 +154,13 @@ public struct DevicePipeline {
         if let deadline = engine.nextDeadline, deadline <= time { stuckDeadline = deadline }
         guard !events.isEmpty else { return }
         observer.observe(timerEvents: events)
+        if let prediction {
+            // An animation's frame: the engine copy runs on to the predicted time.
+            var copy = engine
+            _ = copy.advance(to: Timestamp(microseconds: time.microseconds &+ prediction.horizon))
+            appendGestures(events, predictedMatrix: copy.transform, into: &out)
+            return
+        }
         for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
     }
 
@@ -182,6 +197,19 @@ public struct DevicePipeline {
         }
     }
 
+    /// Turns predicted touches on with a horizon in milliseconds (0-50 on the wire), or off with nil.
+    /// With it on, every live touch of a `touches` message carries `predicted` and every gesture
+    /// update a `predictedMatrix` (docs/PREDICTION.md); off, the messages are exactly as before.
+    public mutating func predict(horizonMilliseconds: Int?) {
+        prediction = horizonMilliseconds.map { TouchPredictor(horizonMilliseconds: $0, mapper: mapper) }
+    }
+
+    /// The horizon being predicted and how far its predictions were from where the fingers went (the
+    /// daemon's `stats`); nil when predictions are off.
+    public var predictionError: (horizonMilliseconds: Int, error: RunningPredictionError)? {
+        prediction.map { (Int($0.horizon / 1000), $0.error) }
+    }
+
     /// Replaces the cumulative transform (client set/reset).
     public mutating func setTransform(_ transform: AffineTransform) {
         engine.setTransform(transform)
@@ -209,9 +237,48 @@ public struct DevicePipeline {
         }
     }
 
-    private func emit(_ frame: TouchFrame, _ events: [GestureEvent], into out: inout [Message]) {
+    private mutating func emit(_ frame: TouchFrame, _ events: [GestureEvent], into out: inout [Message]) {
+        if prediction != nil {
+            emitPredicted(frame, events, into: &out)
+            return
+        }
         out.append(.touches(TouchesMessage(device: deviceID, frame: frame)))
         for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
+    }
+
+    /// `emit` with predictions: the frame's live touches predicted `horizon` ahead, and a copy of the
+    /// engine (a struct: copying shares its storage until written) fed that predicted frame for the
+    /// matrix the content should show then.
+    @inline(never)
+    private mutating func emitPredicted(_ frame: TouchFrame, _ events: [GestureEvent], into out: inout [Message]) {
+        // Optional chaining mutates the predictor in place (a copy out and back cost 15 % of this).
+        guard let predicted = prediction?.predict(after: frame) else { return }
+        var message = TouchesMessage(device: deviceID, frame: frame)
+        var next = 0
+        for i in message.touches.indices where !message.touches[i].phase.isTerminal && next < predicted.touches.count {
+            message.touches[i].predicted = predicted.touches[next].location
+            next += 1
+        }
+        out.append(.touches(message))
+        guard events.contains(where: { if case .update = $0 { true } else { false } }) else {
+            for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
+            return
+        }
+        var copy = engine
+        _ = copy.advance(to: predicted.time)
+        if !predicted.touches.isEmpty { _ = copy.process(predicted) }
+        appendGestures(events, predictedMatrix: copy.transform, into: &out)
+    }
+
+    private func appendGestures(_ events: [GestureEvent], predictedMatrix: AffineTransform, into out: inout [Message]) {
+        for event in events {
+            switch event {
+            case .update:
+                out.append(.gesture(GestureMessage(device: deviceID, event: event, predictedMatrix: predictedMatrix)))
+            case .sessionBegan, .sessionEnded, .tap, .doubleTap, .longPress:
+                out.append(.gesture(GestureMessage(device: deviceID, event: event)))
+            }
+        }
     }
 }
 

@@ -155,6 +155,12 @@ public struct ReplaySchedule {
     }
 
     /// Replaces a device's cumulative transform (client set/reset); `index` in the recording's order.
+    /// Predictions this far ahead (ms) on every device, or none (the daemon's clients' `predictMs`;
+    /// `DevicePipeline.predict(horizonMilliseconds:)`).
+    public mutating func predict(horizonMilliseconds: Int?) {
+        for index in pipelines.indices { pipelines[index].predict(horizonMilliseconds: horizonMilliseconds) }
+    }
+
     public mutating func setTransform(index: Int, _ transform: AffineTransform) {
         pipelines[index].setTransform(transform)
     }

@@ -56,10 +56,17 @@ public struct ClientRequest: Hashable, Sendable {
     public var action: RequestAction
     /// Echoed byte for byte in the reply and in any error about the request.
     public var id: RequestID?
+    /// `subscribe`'s `"predictMs"` (0-50): the client wants predicted touches and matrices this far
+    /// ahead of each message's time (docs/PREDICTION.md). Nil for every other request.
+    public var predictMilliseconds: Int?
 
-    public init(_ action: RequestAction, id: RequestID? = nil) {
+    /// The largest prediction horizon a client may ask for, ms (issue 20: 0-50).
+    public static let maximumPredictMilliseconds = 50
+
+    public init(_ action: RequestAction, id: RequestID? = nil, predictMilliseconds: Int? = nil) {
         self.action = action
         self.id = id
+        self.predictMilliseconds = predictMilliseconds
     }
 
     // MARK: Encoding
@@ -87,6 +94,7 @@ public struct ClientRequest: Hashable, Sendable {
                 w.key("devices")
                 devices.write(to: &w)
             }
+            w.optionalField("predictMs", predictMilliseconds)
         case .unsubscribe, .ping, .stats:
             break
         case .resetTransform(let device):
@@ -176,10 +184,12 @@ public struct ClientRequest: Hashable, Sendable {
         let fields = RequestFields(object: object, id: id)
         let allowed: [String]
         let action: RequestAction
+        var predict: Int?
         switch kind {
         case .subscribe:
-            allowed = ["streams", "devices"]
+            allowed = ["streams", "devices", "predictMs"]
             action = .subscribe(streams: try fields.streams(), devices: try fields.devices())
+            predict = try fields.predictMilliseconds()
         case .unsubscribe:
             allowed = []
             action = .unsubscribe
@@ -230,7 +240,7 @@ public struct ClientRequest: Hashable, Sendable {
             throw RequestError(
                 .badField, "unknown field \(String(decoding: quoted.bytes, as: UTF8.self)) in \(type)", id: id)
         }
-        self.init(action, id: id)
+        self.init(action, id: id, predictMilliseconds: predict)
     }
 }
 
@@ -280,6 +290,16 @@ private struct RequestFields {
         var ids: Set<Int> = []
         for item in items { ids.insert(try device(item)) }
         return .ids(ids)
+    }
+
+    func predictMilliseconds() throws(RequestError) -> Int? {
+        guard let value = object["predictMs"] else { return nil }
+        let limit = ClientRequest.maximumPredictMilliseconds
+        guard case .number(let number) = value, let ms = number.integer(as: Int32.self), ms >= 0, ms <= limit else {
+            throw RequestError(
+                .badField, "\"predictMs\" must be an integer 0...\(limit), got \(value.jsonText)", id: id)
+        }
+        return Int(ms)
     }
 
     func device(_ value: JSONValue?) throws(RequestError) -> Int {

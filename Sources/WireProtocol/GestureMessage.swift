@@ -9,8 +9,13 @@ public struct GestureMessage: Hashable, Sendable {
     public var event: GestureEvent
     /// On a routed connection, the region whose own gesture session this is; nil for the whole device.
     public var region: String?
+    /// `predictedMatrix` of an update: the matrix the content should show at the update's time plus
+    /// the client's prediction horizon (the engine applied to the predicted touches); nil unless
+    /// prediction was asked for.
+    public var predictedMatrix: AffineTransform?
 
-    public init(device: Int, event: GestureEvent, region: String? = nil) {
+    public init(device: Int, event: GestureEvent, region: String? = nil, predictedMatrix: AffineTransform? = nil) {
+        self.predictedMatrix = predictedMatrix
         self.device = device
         self.event = event
         self.region = region
@@ -82,6 +87,10 @@ public struct GestureMessage: Hashable, Sendable {
             w.endObject()
             w.key("matrix")
             w.transform(u.matrix)
+            if let predictedMatrix {
+                w.key("predictedMatrix")
+                w.transform(predictedMatrix)
+            }
         case .tap(let session, let time, let location, let tapCount, let fingers):
             w.key("time")
             w.time(time)
@@ -158,7 +167,10 @@ public struct GestureMessage: Hashable, Sendable {
             .stats, .transform, .regions, .recognized:
             throw WireDecodingError("\(kind.rawValue) is not a gesture message")
         }
-        self.init(device: device, event: event, region: try f.optionalString("region"))
+        self.init(
+            device: device, event: event, region: try f.optionalString("region"),
+            predictedMatrix: kind == .gesture && f.optionalValue("predictedMatrix") != nil
+                ? try f.transform("predictedMatrix") : nil)
     }
 }
 
@@ -173,5 +185,25 @@ extension JSONWriter {
         double(t.tx)
         double(t.ty)
         endArray()
+    }
+}
+
+extension Message {
+    /// This message without predictions (`predicted` touches, `predictedMatrix`): what a client that
+    /// asked for none receives when the daemon predicts for another.
+    public var withoutPredictions: Message {
+        switch self {
+        case .touches(var m):
+            guard m.touches.contains(where: { $0.predicted != nil }) else { return self }
+            for i in m.touches.indices { m.touches[i].predicted = nil }
+            return .touches(m)
+        case .gesture(var m):
+            guard m.predictedMatrix != nil else { return self }
+            m.predictedMatrix = nil
+            return .gesture(m)
+        case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
+            .transform, .regions, .recognized:
+            return self
+        }
     }
 }

@@ -19,11 +19,14 @@ public struct SubscribedMessage: Hashable, Sendable {
     /// Written in the protocol's order (touches, gestures, devices).
     public var streams: Set<MessageStream>
     public var devices: DeviceFilter
+    /// The prediction horizon the subscription carries (`predictMs`), echoed when asked for.
+    public var predictMilliseconds: Int?
 
-    public init(id: RequestID?, streams: Set<MessageStream>, devices: DeviceFilter) {
+    public init(id: RequestID?, streams: Set<MessageStream>, devices: DeviceFilter, predictMilliseconds: Int? = nil) {
         self.id = id
         self.streams = streams
         self.devices = devices
+        self.predictMilliseconds = predictMilliseconds
     }
 
     func writeFields(to w: inout JSONWriter) {
@@ -34,10 +37,13 @@ public struct SubscribedMessage: Hashable, Sendable {
         w.endArray()
         w.key("devices")
         devices.write(to: &w)
+        w.optionalField("predictMs", predictMilliseconds)
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
-        self.init(id: try f.requestID(), streams: try f.streams("streams"), devices: try f.deviceFilter("devices"))
+        self.init(
+            id: try f.requestID(), streams: try f.streams("streams"), devices: try f.deviceFilter("devices"),
+            predictMilliseconds: try f.optionalInteger("predictMs"))
     }
 }
 

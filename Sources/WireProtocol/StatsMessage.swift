@@ -110,12 +110,16 @@ public struct DeviceStatistics: Hashable, Sendable {
     public var frames: UInt64
     /// False for a device that has gone.
     public var active: Bool
+    /// `prediction`: while a client asks for predicted touches, the horizon and how far the device's
+    /// predictions were from where the fingers went (docs/PREDICTION.md); nil otherwise.
+    public var prediction: PredictionStatistics?
 
-    public init(device: Int, name: String, frames: UInt64, active: Bool) {
+    public init(device: Int, name: String, frames: UInt64, active: Bool, prediction: PredictionStatistics? = nil) {
         self.device = device
         self.name = name
         self.frames = frames
         self.active = active
+        self.prediction = prediction
     }
 
     func write(to w: inout JSONWriter) {
@@ -128,14 +132,49 @@ public struct DeviceStatistics: Hashable, Sendable {
         w.int(frames)
         w.key("active")
         w.bool(active)
+        if let prediction {
+            w.key("prediction")
+            w.beginObject()
+            w.key("horizonMs")
+            w.int(prediction.horizonMilliseconds)
+            w.key("count")
+            w.int(prediction.count)
+            w.key("meanMm")
+            w.double(prediction.meanMillimeters)
+            w.key("maxMm")
+            w.double(prediction.maximumMillimeters)
+            w.endObject()
+        }
         w.endObject()
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
+        var prediction: PredictionStatistics?
+        if let p = try f.optionalObject("prediction") {
+            prediction = PredictionStatistics(
+                horizonMilliseconds: try p.integer("horizonMs"), count: try p.integer("count", as: UInt64.self),
+                meanMillimeters: try p.double("meanMm"), maximumMillimeters: try p.double("maxMm"))
+        }
         self.init(
             device: try f.integer("device"), name: try f.string("name"),
             frames: try f.integer("frames", as: UInt64.self),
-            active: try f.bool("active"))
+            active: try f.bool("active"), prediction: prediction)
+    }
+}
+
+/// A device's live prediction error in `stats`: predictions scored so far at `horizonMs`, their mean and
+/// largest distance (mm) from where the finger was at the predicted time.
+public struct PredictionStatistics: Hashable, Sendable {
+    public var horizonMilliseconds: Int
+    public var count: UInt64
+    public var meanMillimeters: Double
+    public var maximumMillimeters: Double
+
+    public init(horizonMilliseconds: Int, count: UInt64, meanMillimeters: Double, maximumMillimeters: Double) {
+        self.horizonMilliseconds = horizonMilliseconds
+        self.count = count
+        self.meanMillimeters = meanMillimeters
+        self.maximumMillimeters = maximumMillimeters
     }
 }
 

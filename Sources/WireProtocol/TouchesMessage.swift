@@ -115,12 +115,16 @@ public struct TouchPoint: Hashable, Sendable {
     public var minorRadius: Double?
     public var orientation: Double?
     public var force: Double?
+    /// `predicted`: where the daemon predicts this live touch at the message's `time` plus the
+    /// horizon the client asked for (published space); nil unless prediction was asked for.
+    public var predicted: Point?
 
     public init(
         id: UInt64, phase: TouchPhase, location: Point, previousLocation: Point, normalized: Point,
         millimeters: Point, slot: Int, tapCount: Int, type: TouchType, majorRadius: Double? = nil,
-        minorRadius: Double? = nil, orientation: Double? = nil, force: Double? = nil
+        minorRadius: Double? = nil, orientation: Double? = nil, force: Double? = nil, predicted: Point? = nil
     ) {
+        self.predicted = predicted
         self.id = id
         self.phase = phase
         self.location = location
@@ -185,6 +189,10 @@ public struct TouchPoint: Hashable, Sendable {
         w.optionalField("minorRadius", minorRadius)
         w.optionalField("orientation", orientation)
         w.optionalField("force", force)
+        if let predicted {
+            w.key("predicted")
+            w.point(predicted.x, predicted.y)
+        }
         w.endObject()
     }
 
@@ -197,6 +205,7 @@ public struct TouchPoint: Hashable, Sendable {
             millimeters: Point(x: try f.double("mmX"), y: try f.double("mmY")), slot: try f.integer("slot"),
             tapCount: try f.integer("tapCount"), type: try f.enumeration("type"),
             majorRadius: try f.optionalDouble("majorRadius"), minorRadius: try f.optionalDouble("minorRadius"),
-            orientation: try f.optionalDouble("orientation"), force: try f.optionalDouble("force"))
+            orientation: try f.optionalDouble("orientation"), force: try f.optionalDouble("force"),
+            predicted: f.optionalValue("predicted") == nil ? nil : try f.point("predicted"))
     }
 }

@@ -68,6 +68,7 @@ struct ClientDecodingTests {
         defer { close(server) }
         try client.subscribe()
         try client.subscribe(streams: [.touches, .gestures], devices: [2, 1], id: 7)
+        try client.subscribe(streams: [.touches, .gestures], id: 2, predictMilliseconds: 16)
         try client.ping(id: "a")
         try client.ping(id: 3)
         try client.requestStats(id: 3)
@@ -86,7 +87,7 @@ struct ClientDecodingTests {
         let subscribe = try Self.lines("requests", "subscribe")
         let ping = try Self.lines("requests", "ping")
         let expected =
-            [subscribe[0], subscribe[1]] + ping + (try Self.lines("requests", "stats"))
+            [subscribe[0], subscribe[1], subscribe[3]] + ping + (try Self.lines("requests", "stats"))
             + (try Self.lines("requests", "resetTransform")) + (try Self.lines("requests", "setTransform"))
             + (try Self.lines("requests", "unsubscribe"))
         #expect(sent == expected)

@@ -76,6 +76,28 @@ enum ProtocolSamples {
                         normalized: Point(x: 0.002, y: 0.005), millimeters: Point(x: 1, y: 1), slot: 3, tapCount: 1,
                         type: .direct)
                 ], routing: TouchesRouting(region: "fluid", role: .observer, reason: .claimed))),
+        // A client that asked for predictions (subscribe "predictMs", replay --predict-ms).
+        .touches(
+            TouchesMessage(
+                device: 1, time: time, fingers: 1, isSemiMT: false,
+                touches: [
+                    TouchPoint(
+                        id: 14, phase: .moved, location: Point(x: 310, y: 402),
+                        previousLocation: Point(x: 300, y: 400.75),
+                        normalized: Point(x: 0.16, y: 0.372), millimeters: Point(x: 47.5, y: 61.5), slot: 1,
+                        tapCount: 1,
+                        type: .direct, predicted: Point(x: 326.25, y: 404.5))
+                ])),
+        .gesture(
+            GestureMessage(
+                device: 1,
+                event: .update(
+                    GestureUpdate(
+                        session: 6, seq: 12, time: time, phase: .changed, mode: .pan, fingers: 1,
+                        centroid: Point(x: 310, y: 402), translation: Point(x: 10, y: 1.25), scale: 1, rotation: 0,
+                        velocity: GestureVelocity(translation: Point(x: 600, y: 75), scale: 0, rotation: 0),
+                        matrix: AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: 10, ty: 1.25))),
+                predictedMatrix: AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: 26.25, ty: 3.5))),
         .gesture(GestureMessage(device: 1, event: .sessionBegan(session: 1, time: time), region: "toolbar")),
         .gesture(
             GestureMessage(
@@ -122,6 +144,7 @@ enum ProtocolSamples {
         .pong(PongMessage(id: nil)),
         .subscribed(SubscribedMessage(id: 1, streams: [.touches, .gestures, .devices], devices: .all)),
         .subscribed(SubscribedMessage(id: nil, streams: [.gestures], devices: .ids([3, 1]))),
+        .subscribed(SubscribedMessage(id: 2, streams: [.touches, .gestures], devices: .all, predictMilliseconds: 16)),
         .unsubscribed(UnsubscribedMessage(id: "u")),
         .unsubscribed(UnsubscribedMessage(id: nil)),
         .stats(
@@ -135,7 +158,13 @@ enum ProtocolSamples {
                         id: 2, pid: -1, uid: 0, subscribed: false, queued: 3, queuedBytes: 612, delivered: 3, dropped: 7
                     ),
                 ],
-                devices: [DeviceStatistics(device: 1, name: "Atmel maXTouch Touchscreen", frames: 412, active: true)],
+                devices: [
+                    DeviceStatistics(device: 1, name: "Atmel maXTouch Touchscreen", frames: 412, active: true),
+                    DeviceStatistics(
+                        device: 2, name: "predicting", frames: 90, active: true,
+                        prediction: PredictionStatistics(
+                            horizonMilliseconds: 16, count: 85, meanMillimeters: 0.375, maximumMillimeters: 2.5)),
+                ],
                 latency: LatencyStatistics(
                     count: 412, maximum: 61.2,
                     buckets: [LatencyBucket(lessThan: 16, count: 310), LatencyBucket(lessThan: 32, count: 102)],
@@ -156,6 +185,7 @@ enum ProtocolSamples {
         ClientRequest(.subscribe(streams: nil, devices: nil)),
         ClientRequest(.subscribe(streams: [.touches, .gestures], devices: .ids([1, 2])), id: 7),
         ClientRequest(.subscribe(streams: [.devices], devices: .all), id: "s"),
+        ClientRequest(.subscribe(streams: [.touches, .gestures], devices: nil), id: 2, predictMilliseconds: 16),
         ClientRequest(.unsubscribe),
         ClientRequest(.ping, id: "a"),
         ClientRequest(.ping, id: 3),

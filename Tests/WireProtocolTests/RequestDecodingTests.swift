@@ -77,6 +77,10 @@ struct RequestDecodingTests {
         (#"{"id":4}"#, .unknownType),
         (#"{"type":"resetTransform","device":-1,"id":4}"#, .badField),
         (#"{"type":"subscribe","streams":["sound"],"id":4}"#, .badField),
+        (#"{"type":"subscribe","predictMs":51,"id":4}"#, .badField),
+        (#"{"type":"subscribe","predictMs":-1,"id":4}"#, .badField),
+        (#"{"type":"subscribe","predictMs":16.5,"id":4}"#, .badField),
+        (#"{"type":"ping","predictMs":16,"id":4}"#, .badField),
         ("[1]", .invalidJSON),
         (#"{"type":"ping","id":[1]}"#, .badField),
     ])

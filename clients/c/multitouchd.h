@@ -72,6 +72,8 @@ typedef struct mtd_touch {
     enum mtd_phase phase;
     double x, y, prev_x, prev_y;
     int tap_count;
+    int has_predicted;          /* 1 when the client asked for predictions (docs/PREDICTION.md) */
+    double predicted[2];        /* where the touch is predicted at time + the horizon, published space */
 } mtd_touch;
 
 /** One message from the daemon. Which fields are set depends on `type` (docs/PROTOCOL.md). */
@@ -87,6 +89,8 @@ typedef struct mtd_message {
     double centroid[2], translation[2], location[2];
     double scale, rotation;     /* gesture: relative to the segment start */
     double matrix[6];           /* gesture, doubleTap, transform: [a, b, c, d, tx, ty] */
+    int has_predicted_matrix;   /* gesture: 1 when the client asked for predictions */
+    double predicted_matrix[6]; /* gesture: the matrix the content should show at time + the horizon */
     int tap_count;              /* tap */
     int touch_count;            /* touches: touches in the message (touches[] holds the first ones) */
     mtd_touch touches[MTD_MAX_TOUCHES];
@@ -360,6 +364,10 @@ static const char *mtd__touch_field(const char *key, const char *p, void *contex
     if (!strcmp(key, "y")) return mtd__number(p, &t->y);
     if (!strcmp(key, "prevX")) return mtd__number(p, &t->prev_x);
     if (!strcmp(key, "prevY")) return mtd__number(p, &t->prev_y);
+    if (!strcmp(key, "predicted")) {
+        t->has_predicted = 1;
+        return mtd__numbers(p, t->predicted, 2);
+    }
     if (!strcmp(key, "tapCount")) {
         p = mtd__int(p, &v);
         t->tap_count = (int)v;
@@ -439,6 +447,10 @@ static const char *mtd__message_field(const char *key, const char *p, void *cont
     if (!strcmp(key, "scale")) return mtd__number(p, &m->scale);
     if (!strcmp(key, "rotation")) return mtd__number(p, &m->rotation);
     if (!strcmp(key, "matrix")) return mtd__numbers(p, m->matrix, 6);
+    if (!strcmp(key, "predictedMatrix")) {
+        m->has_predicted_matrix = 1;
+        return mtd__numbers(p, m->predicted_matrix, 6);
+    }
     if (!strcmp(key, "tapCount")) {
         p = mtd__int(p, &v);
         m->tap_count = (int)v;

@@ -63,6 +63,8 @@ def expected_dump(m):
     out += " c=%s t=%s l=%s s=%s r=%s" % (pair("centroid"), pair("translation"), pair("location"), f(m.get("scale", 0)),
                                           f(m.get("rotation", 0)))
     out += " m=%s" % ",".join(f(v) for v in m.get("matrix", [0] * 6))
+    if "predictedMatrix" in m:
+        out += " pm=%s" % ",".join(f(v) for v in m["predictedMatrix"])
     touches = m.get("touches", []) if t == "touches" else []
     out += " taps=%d n=%d count=%d fatal=%d code=%s units=%s w=%s h=%s text=%s" % (
         m.get("tapCount", 0), len(touches), m.get("count", 0), 1 if m.get("fatal") else 0, m.get("code", ""),
@@ -72,6 +74,8 @@ def expected_dump(m):
     for x in touches[:16]:
         out += " touch=%d:%d:%s:%s:%s:%s:%d" % (x["id"], PHASES.index(x["phase"]), f(x["x"]), f(x["y"]), f(x["prevX"]),
                                                 f(x["prevY"]), x["tapCount"])
+        if "predicted" in x:
+            out += ":%s,%s" % (f(x["predicted"][0]), f(x["predicted"][1]))
     return out
 
 
@@ -83,6 +87,12 @@ def test_parse_matches_json(bin_dir, built, tmp):
                     os.path.join(ROOT, "..", "shared", "recordings")], check=True, capture_output=True)
     with open(replays) as f:
         text = f.read()
+    # With predictions (docs/PREDICTION.md): predicted and predictedMatrix.
+    predicted = subprocess.run([os.path.join(bin_dir, "multitouchctl"), "replay", "--json", "--predict-ms", "16",
+                                os.path.join(ROOT, "tests", "fixtures", "touchscreen-pinch-rotate.evemu")],
+                               check=True, capture_output=True, text=True).stdout
+    assert '"predictedMatrix"' in predicted and '"predicted"' in predicted, "replay --predict-ms adds predictions"
+    text += predicted
     extra = ['{"type":"error","code":"bad-field","message":"quote \\" backslash \\\\ tab \\t \\u00e9 \\ud83d\\ude00 \\ud800 raw é","fatal":false,"id":3}',
              '{"type":"error","code":"bad-field","message":"%s","fatal":false}' % ("é" * 200),
              '{"type":"futureMessage","nested":{"a":[1,{"b":null}],"c":true},"device":4}',

@@ -147,12 +147,15 @@ export class MultitouchClient extends EventTarget {
 
   /**
    * Subscribes (replacing an earlier subscription); repeated after every reconnect.
-   * `streams`: any of "touches", "gestures", "devices" (default all); `devices`: ids or "all".
+   * `streams`: any of "touches", "gestures", "devices" (default all); `devices`: ids or "all";
+   * `predictMs` (0-50): each live touch then carries `predicted` [x, y] and each gesture update
+   * `predictedMatrix`, that many ms after the message's time (docs/PREDICTION.md).
    */
-  subscribe({ streams, devices } = {}) {
+  subscribe({ streams, devices, predictMs } = {}) {
     const request = {};
     if (streams) request.streams = streams;
     if (devices) request.devices = devices;
+    if (predictMs !== undefined && predictMs !== null) request.predictMs = predictMs;
     this._subscription = request;
     return this.request({ type: "subscribe", ...request });
   }

@@ -10,8 +10,14 @@ const GRID_STEP_FRACTION = 10; // grid lines per device width
 const COLORS = ["#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6",
   "#bcf60c", "#fabebe", "#008080", "#e6beff"];
 
+// Predicted touches (docs/PREDICTION.md): the view asks for this horizon (`?predict=MS`, 0: none) and
+// draws each live finger's predicted position as a ring joined to the finger.
+const PREDICT_MS = Math.max(0, Math.min(50, Number(new URLSearchParams(location.search).get("predict") ?? 16) || 0));
+
 const view = (window.multitouchView = {
   connected: false,
+  predictMs: PREDICT_MS,   // the horizon asked for (0: none; null when the daemon refused it)
+  predictionsDrawn: 0,     // predicted-position rings drawn (one per live touch per rendered frame)
   closeReason: null,
   device: null,            // the device shown: {id, name, width, height, units}
   messages: 0,
@@ -57,7 +63,16 @@ function showDevice(id) {
 
 client.addEventListener("open", () => {
   view.connected = true;
-  client.subscribe().catch((e) => view.errors.push(`subscribe: ${e.message}`));
+  const plain = () => client.subscribe().catch((e) => view.errors.push(`subscribe: ${e.message}`));
+  if (PREDICT_MS > 0) {
+    // The daemon predicts one horizon at a time: if another client holds a different one, show no predictions.
+    client.subscribe({ predictMs: PREDICT_MS }).catch(() => {
+      view.predictMs = null;
+      plain();
+    });
+  } else {
+    plain();
+  }
 });
 client.addEventListener("close", (e) => {
   view.connected = false;
@@ -97,6 +112,7 @@ client.addEventListener("touches", (e) => {
     trail.phase = t.phase;
     trail.x = t.x;
     trail.y = t.y;
+    trail.predicted = Array.isArray(t.predicted) ? t.predicted : null;
     const last = trail.points[trail.points.length - 1];
     if (!last || last[0] !== t.x || last[1] !== t.y) trail.points.push([t.x, t.y]);
     if (trail.points.length > TRAIL_POINTS) trail.points.shift();
@@ -240,6 +256,20 @@ function render(now) {
     ctx.beginPath();
     ctx.arc(px, py, (trail.endedAt === null ? 14 : 7) * dpr, 0, 2 * Math.PI);
     ctx.fill();
+    if (trail.endedAt === null && trail.predicted) {
+      // Where the finger is predicted PREDICT_MS from now: a ring, joined to the finger.
+      const qx = ox + trail.predicted[0] * s, qy = oy + trail.predicted[1] * s;
+      ctx.strokeStyle = trail.color;
+      ctx.lineWidth = 2 * dpr;
+      ctx.beginPath();
+      ctx.moveTo(px, py);
+      ctx.lineTo(qx, qy);
+      ctx.stroke();
+      ctx.beginPath();
+      ctx.arc(qx, qy, 9 * dpr, 0, 2 * Math.PI);
+      ctx.stroke();
+      view.predictionsDrawn += 1;
+    }
     ctx.fillStyle = "#fff";
     ctx.font = `${12 * dpr}px monospace`;
     ctx.fillText(`#${id}`, px + 16 * dpr, py - 10 * dpr);

@@ -222,6 +222,51 @@ def test_subscriber_receives_exactly_the_replay_output(bin_dir, tmp):
         d.stop()
 
 
+def test_predicting_subscriber_receives_the_predicted_replay(bin_dir, tmp):
+    # Two subscribers of one replay: the one that asked for predictions receives exactly
+    # `replay --json --predict-ms 16`, the other exactly `replay --json` (docs/PREDICTION.md).
+    path = write_pinch(tmp, "pinch-predict.evemu", 150)
+    plain = replay_json(bin_dir, path)
+    predicted = subprocess.run([os.path.join(bin_dir, "multitouchctl"), "replay", "--json", "--predict-ms", "16", path],
+                               check=True, capture_output=True, text=True).stdout.splitlines()
+    check(any('"predictedMatrix"' in l for l in predicted), "the recording makes predicted gestures")
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "50", "--wait-for-subscribers", "2"])
+    try:
+        with SchemaClient(d.socket) as a, SchemaClient(d.socket) as b:
+            a.subscribe(predict_ms=16)
+            with SchemaClient(d.socket) as other:
+                # One horizon at a time: another is refused while a client uses 16 ms.
+                try:
+                    other.request({"type": "subscribe", "predictMs": 8})
+                    check(False, "a second horizon is refused")
+                except ReplyError as e:
+                    check(e.code == "bad-field" and "16" in str(e), str(e))
+            b.subscribe()
+            for c, expected, name in ((a, predicted, "predicting"), (b, plain, "plain")):
+                got = []
+                while True:
+                    line = c.receive_line()
+                    check(line is not None, "connection open until the replay ends")
+                    message = json.loads(line)
+                    if message["type"] == "subscribed":
+                        check(message.get("predictMs") == (16 if c is a else None), "subscribed echoes predictMs")
+                        continue
+                    got.append(line.decode("utf-8"))
+                    if message["type"] == "deviceRemoved":
+                        break
+                check(got == expected, "%s: got %d lines, expected %d; first difference: %r" % (
+                    name, len(got), len(expected), first_difference(got, expected)))
+    finally:
+        d.stop()
+    from multitouchd_client import _wire
+    for bad in (51, -1, 1.5, True):
+        try:
+            _wire.subscribe_request(predict_ms=bad)
+            check(False, "predict_ms %r is refused" % (bad,))
+        except ValueError:
+            pass
+
+
 def test_request_mid_stream_loses_no_message(bin_dir, tmp):
     # Regression: request() used to set stream messages aside in a list messages() never returned.
     path = write_pinch(tmp, "pinch-mid.evemu", 150)
@@ -550,7 +595,8 @@ def test_region_helper(bin_dir, tmp):
 
 
 TESTS = [test_hello_and_ping, test_bad_request_is_an_error_and_the_connection_stays,
-         test_subscriber_receives_exactly_the_replay_output, test_request_mid_stream_loses_no_message,
+         test_subscriber_receives_exactly_the_replay_output, test_predicting_subscriber_receives_the_predicted_replay,
+         test_request_mid_stream_loses_no_message,
          test_typed_events, test_schema_rejects_what_the_daemon_must_not_send, test_fileno_and_read_available,
          test_reconnect_restores_the_subscription, test_asyncio_client, test_print_gestures_example,
          test_print_gestures_piped_to_head, test_map_example_applies_the_matrix,

@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "..", "tests", "protocol", "golden")
 sys.path.insert(0, HERE)
 from multitouchd_client import Client  # noqa: E402
+from multitouchd_client.messages import Gesture, Touches, parse  # noqa: E402
 
 failures = []
 
@@ -91,6 +92,19 @@ def main():
     for message, line in zip(received, everything[1:]):
         check(message == json.loads(line), "%s: decoded as the JSON it is" % message["type"])
 
+    # Predictions (docs/PREDICTION.md) reach the typed messages; absent, they are None.
+    typed = [parse(m) for m in received]
+    touches = [t for m in typed if isinstance(m, Touches) for t in m.touches]
+    predicted = [t for t in touches if t.predicted is not None]
+    check(predicted and all(isinstance(t.predicted, tuple) and len(t.predicted) == 2 for t in predicted),
+          "touches carry predicted as a point")
+    check(any(t.predicted is None for t in touches), "touches without predictions have predicted None")
+    gestures = [m for m in typed if isinstance(m, Gesture)]
+    with_matrix = [g for g in gestures if g.predicted_matrix is not None]
+    check(with_matrix and all(g.predicted_matrix.to_list() == g.raw["predictedMatrix"] for g in with_matrix),
+          "gesture updates carry predictedMatrix as an Affine")
+    check(any(g.predicted_matrix is None for g in gestures), "updates without predictions have predicted_matrix None")
+
     # Requests: what the client writes for the same requests is the same bytes.
     sent = []
     for name, lines in sorted(requests.items()):
@@ -99,7 +113,7 @@ def main():
             sent.append(line)
             if name == "subscribe" and request.get("devices") != "all":
                 client_call = lambda r=request: client.subscribe(
-                    streams=r.get("streams"), devices=r.get("devices"), id=r.get("id"))
+                    streams=r.get("streams"), devices=r.get("devices"), id=r.get("id"), predict_ms=r.get("predictMs"))
             elif name == "ping":
                 client_call = lambda r=request: client.ping(r["id"])
             elif name == "stats":

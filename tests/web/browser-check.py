@@ -193,7 +193,7 @@ def check_view(tools, bin_dir, out_dir, work):
         stop(view)
     print("view state: " + json.dumps({k: state[k] for k in (
         "touchesDrawn", "drawnTouchIds", "maxFingers", "gridTransform", "gridLinesDrawn", "mapDrawn",
-        "histogramBars", "messages", "dropped", "errors")}))
+        "histogramBars", "messages", "dropped", "errors", "predictMs", "predictionsDrawn")}))
     check(state["touchesDrawn"] == len(ids), f"view drew {state['touchesDrawn']} touches, the recording has {len(ids)}")
     check(state["drawnTouchIds"] == ids, f"view drew touch ids {state['drawnTouchIds']} == {ids}")
     check(state["maxFingers"] == fingers, f"view showed up to {state['maxFingers']} fingers == {fingers}")
@@ -202,6 +202,16 @@ def check_view(tools, bin_dir, out_dir, work):
     check(state["gridLinesDrawn"] > 0 and state["mapDrawn"], f"grid lines ({state['gridLinesDrawn']}) and the map drawn")
     check(state["histogramBars"] > 0, f"latency histogram drawn with {state['histogramBars']} buckets")
     check(state["errors"] == [], f"no errors on the page: {state['errors']}")
+    # Predicted touches (docs/PREDICTION.md): the view asked for 16 ms, every live touch and gesture
+    # update it received carries a prediction, and it drew them.
+    touches = [t for m in state["received"] if m.get("type") == "touches" for t in m["touches"]]
+    live = [t for t in touches if t["phase"] not in ("ended", "cancelled")]
+    updates = [m for m in state["received"] if m.get("type") == "gesture"]
+    check(state["predictMs"] == 16 and live and all("predicted" in t for t in live),
+          f"the view asked for 16 ms predictions and all {len(live)} live touches carry one")
+    check(updates and all("predictedMatrix" in m for m in updates),
+          f"all {len(updates)} gesture updates carry a predictedMatrix")
+    check(state["predictionsDrawn"] > 0, f"the view drew {state['predictionsDrawn']} predicted positions")
     # Every message the JavaScript client received, against the protocol's JSON Schema.
     sys.path.insert(0, os.path.join(ROOT, "protocol"))
     from validate import Checker

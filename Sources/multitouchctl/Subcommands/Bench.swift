@@ -50,6 +50,13 @@ struct Bench: ParsableCommand {
     @Option(name: .long, help: "Write the generated recordings as evemu files into this directory and exit.")
     var save: String?
 
+    @Option(
+        name: .customLong("predict-ms"),
+        help:
+            "Also time the pipeline with predicted touches this many ms ahead, and print the cost per live touch per frame."
+    )
+    var predictMilliseconds: Int?
+
     func run() throws {
         if let save {
             try FileManager.default.createDirectory(atPath: save, withIntermediateDirectories: true)
@@ -118,6 +125,17 @@ struct Bench: ParsableCommand {
         if only != .json {
             let seconds = measure { result = Self.benchmarkBody(stream, device, json: false) }
             line += "; pipeline " + Self.rates(seconds, events: stream.count, frames: frames)
+            if let predictMilliseconds {
+                var settings = PipelineSettings()
+                settings.predictionMilliseconds = predictMilliseconds
+                let predicted = measure {
+                    result = Self.benchmarkBody(stream, device, json: false, settings: settings)
+                }
+                let touches = Self.liveTouches(stream, device)
+                let extra = (predicted[predicted.count / 2] - seconds[seconds.count / 2]) / Double(max(1, touches))
+                line += "; +prediction " + Self.rates(predicted, events: stream.count, frames: frames)
+                line += String(format: " (%.3f us per live touch per frame, %d touch-frames)", extra * 1e6, touches)
+            }
         }
         if only != .pipeline {
             let seconds = measure { result = Self.benchmarkBody(stream, device, json: true) }
@@ -137,8 +155,10 @@ struct Bench: ParsableCommand {
     /// The measured loop: the pipeline over `stream`, with or without JSON. Not inlined, so that
     /// `valgrind --tool=callgrind --toggle-collect='*benchmarkBody*'` counts exactly this.
     @inline(never)
-    static func benchmarkBody(_ stream: [InputEvent], _ device: DeviceDescription, json: Bool) -> Counts {
-        var pipeline = DevicePipeline(deviceID: 1, description: device)
+    static func benchmarkBody(
+        _ stream: [InputEvent], _ device: DeviceDescription, json: Bool, settings: PipelineSettings = .init()
+    ) -> Counts {
+        var pipeline = DevicePipeline(deviceID: 1, description: device, settings: settings)
         var out: [Message] = []
         out.reserveCapacity(64)
         var counts = Counts()
@@ -160,6 +180,19 @@ struct Bench: ParsableCommand {
         }
         counts.bytes += writer.count
         return counts
+    }
+
+    /// Live touches summed over the `touches` messages of a run (what prediction works on), untimed.
+    static func liveTouches(_ stream: [InputEvent], _ device: DeviceDescription) -> Int {
+        var pipeline = DevicePipeline(deviceID: 1, description: device)
+        var out: [Message] = []
+        var count = 0
+        for event in stream {
+            pipeline.push(event, into: &out)
+            for case .touches(let m) in out { count += m.touches.filter { !$0.phase.isTerminal }.count }
+            out.removeAll(keepingCapacity: true)
+        }
+        return count
     }
 
     /// Whole frames of `events`, repeated with a one-second gap (each copy a fresh gesture) until at

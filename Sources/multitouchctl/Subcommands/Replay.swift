@@ -38,6 +38,11 @@ struct Replay: ParsableCommand {
     @Option(name: .long, help: "Region layout (JSON): print what each client declaring these regions receives.")
     var regions: String?
 
+    @Option(
+        name: .customLong("predict-ms"),
+        help: "Add predicted touches and matrices this many ms (0-50) after each message's time (docs/PREDICTION.md).")
+    var predictMilliseconds: Int?
+
     func run() throws {
         if file.hasSuffix(".desc") && desc == nil {
             printError(
@@ -52,8 +57,19 @@ struct Replay: ParsableCommand {
             printError("multitouchctl replay: \(error)")
             throw ExitCode.failure
         }
-        let settings = try loadSettings(
+        var settings = try loadSettings(
             configPath: config, path: file, description: recording.devices.first?.description)
+        if let predictMilliseconds {
+            guard (0...50).contains(predictMilliseconds) else {
+                printError("multitouchctl replay: --predict-ms takes 0...50 milliseconds")
+                throw ExitCode.validationFailure
+            }
+            guard regions == nil else {
+                printError("multitouchctl replay: --predict-ms does not apply to --regions")
+                throw ExitCode.validationFailure
+            }
+            settings.predictionMilliseconds = predictMilliseconds
+        }
         var output = StandardOutput()
         if let regions {
             let layout = try loadRegionLayout(regions, command: "replay")

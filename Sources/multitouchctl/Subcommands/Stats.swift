@@ -79,6 +79,11 @@ enum StatsFormat {
         out += "devices: \(stats.devices.count)\n"
         for d in stats.devices {
             out += "  \(d.device) \"\(d.name)\": \(d.frames) frames"
+            if let p = d.prediction {
+                out +=
+                    "; predicted \(p.horizonMilliseconds) ms ahead: \(p.count) scored, mean \(fmt(p.meanMillimeters, 3)) mm"
+                out += ", max \(fmt(p.maximumMillimeters, 3)) mm"
+            }
             out += d.active ? "\n" : " (removed)\n"
         }
         let latency = stats.latency

@@ -48,8 +48,9 @@ def check_hello(message):
     return message
 
 
-def subscribe_request(streams=None, devices=None, id=None):
-    """A subscribe request. streams: subset of STREAMS (None: all); devices: device ids (None: all)."""
+def subscribe_request(streams=None, devices=None, id=None, predict_ms=None):
+    """A subscribe request. streams: subset of STREAMS (None: all); devices: device ids (None: all);
+    predict_ms: 0-50 to receive predicted touches and matrices that far ahead (docs/PREDICTION.md)."""
     request = {"type": "subscribe"}
     if streams is not None:
         streams = [streams] if isinstance(streams, str) else list(streams)
@@ -59,6 +60,10 @@ def subscribe_request(streams=None, devices=None, id=None):
         request["streams"] = streams
     if devices is not None:
         request["devices"] = devices if devices == "all" else [int(d) for d in devices]
+    if predict_ms is not None:
+        if isinstance(predict_ms, bool) or not isinstance(predict_ms, int) or not 0 <= predict_ms <= 50:
+            raise ValueError("predict_ms must be an integer 0...50, not %r" % (predict_ms,))
+        request["predictMs"] = predict_ms
     if id is not None:
         request["id"] = id
     return request

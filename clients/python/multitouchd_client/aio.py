@@ -81,9 +81,9 @@ class AsyncClient:
         self._writer.write(data)
         await self._writer.drain()
 
-    async def subscribe(self, streams=None, devices=None):
-        """Subscribe and wait for the `subscribed` reply (returned as a dict)."""
-        return await self.request(_wire.subscribe_request(streams, devices))
+    async def subscribe(self, streams=None, devices=None, predict_ms=None):
+        """Subscribe and wait for the `subscribed` reply (returned as a dict); predict_ms as in Client."""
+        return await self.request(_wire.subscribe_request(streams, devices, predict_ms=predict_ms))
 
     async def set_transform(self, device, matrix):
         return await self.request(_wire.transform_request(device, matrix))

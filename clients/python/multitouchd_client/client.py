@@ -104,10 +104,11 @@ class Client:
         self._conversation.remember(request)
         self._open.sendall(data)
 
-    def subscribe(self, streams=None, devices=None, id=None):
+    def subscribe(self, streams=None, devices=None, id=None, predict_ms=None):
         """Start streaming. streams: subset of ("touches", "gestures", "devices") (None: all);
-        devices: device ids (None: all). The `subscribed` reply comes as a message."""
-        self.send(_wire.subscribe_request(streams, devices, id))
+        devices: device ids (None: all); predict_ms: 0-50 adds each live touch's `predicted` position and
+        each gesture update's `predictedMatrix` that far ahead. The `subscribed` reply comes as a message."""
+        self.send(_wire.subscribe_request(streams, devices, id, predict_ms))
 
     def unsubscribe(self, id=None):
         self.send(dict({"type": "unsubscribe"}, **({"id": id} if id is not None else {})))

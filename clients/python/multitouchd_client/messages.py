@@ -117,12 +117,16 @@ class Touch:
     minor_radius: Optional[float] = None
     orientation: Optional[float] = None
     force: Optional[float] = None
+    # Where the daemon predicts the touch at the message's time plus the horizon the client asked for
+    # (published space); None unless predictions were asked for (docs/PREDICTION.md).
+    predicted: Optional[Point] = None
 
     @classmethod
     def from_dict(cls, t):
+        predicted = t.get("predicted")
         return cls(t["id"], Phase(t["phase"]), t["x"], t["y"], t["prevX"], t["prevY"], t["nx"], t["ny"], t["mmX"],
                    t["mmY"], t["slot"], t["tapCount"], t["type"], t.get("majorRadius"), t.get("minorRadius"),
-                   t.get("orientation"), t.get("force"))
+                   t.get("orientation"), t.get("force"), None if predicted is None else _point(predicted))
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,8 @@ class Gesture:
     velocity: Velocity
     matrix: Affine
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    # The matrix the content should show at time plus the prediction horizon; None unless asked for.
+    predicted_matrix: Optional[Affine] = None
 
 
 @dataclass(frozen=True)
@@ -283,7 +289,8 @@ def _gesture(m):
     v = m["velocity"]
     return Gesture(m["device"], m["time"], m["session"], m["seq"], Phase(m["phase"]), Mode(m["mode"]), m["fingers"],
                    _point(m["centroid"]), _point(m["translation"]), m["scale"], m["rotation"],
-                   Velocity(_point(v["translation"]), v["scale"], v["rotation"]), Affine.from_list(m["matrix"]), m)
+                   Velocity(_point(v["translation"]), v["scale"], v["rotation"]), Affine.from_list(m["matrix"]), m,
+                   Affine.from_list(m["predictedMatrix"]) if "predictedMatrix" in m else None)
 
 
 _PARSERS = {
