@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import Synchronization
 
 /// What a bridge serves and where: the `multitouchctl bridge` and `view` options.
 public struct BridgeConfiguration: Sendable {
@@ -15,17 +16,33 @@ public struct BridgeConfiguration: Sendable {
     public var originPolicy: OriginPolicy
     /// The longest message accepted in either direction (a browser's request, a daemon line).
     public var maximumMessageBytes: Int
+    /// The secret a WebSocket request must carry (query `token=` or the bridge's cookie).
+    public var token: BridgeToken
+    /// How many browsers are relayed at once (`--max-connections`): each holds one of the bridge
+    /// user's daemon connections, which the daemon limits per user (`max_clients_per_user`, 16).
+    public var maximumBrowsers: Int
+    /// Silence after which an HTTP connection is closed, or a WebSocket pinged (and closed after as
+    /// much again without an answer).
+    public var idleTimeout: TimeAmount
+
+    /// The default `maximumBrowsers`: half the daemon's default per-user limit, so a user's own
+    /// local clients keep slots however many pages are open.
+    public static let defaultMaximumBrowsers = 8
 
     /// A configuration; the origin policy requires a loopback Host whenever `listen` is loopback.
     public init(
         listen: ListenAddress, socketPath: String, allowRemote: Bool = false, allowedOrigins: [String] = [],
-        maximumMessageBytes: Int = 1 << 20
+        maximumMessageBytes: Int = 1 << 20, token: BridgeToken = .random(),
+        maximumBrowsers: Int = defaultMaximumBrowsers, idleTimeout: TimeAmount = .seconds(30)
     ) {
         self.listen = listen
         self.socketPath = socketPath
         self.allowRemote = allowRemote
         self.originPolicy = OriginPolicy(allowedOrigins: allowedOrigins, requireLoopbackHost: listen.isLoopback)
         self.maximumMessageBytes = maximumMessageBytes
+        self.token = token
+        self.maximumBrowsers = maximumBrowsers
+        self.idleTimeout = idleTimeout
     }
 }
 
@@ -65,15 +82,19 @@ public final class WebBridge: Sendable {
     public let address: ListenAddress
     private let listener: NIOAsyncChannel<EventLoopFuture<Connection>, Never>
     private let log: @Sendable (String) -> Void
+    /// The browsers relayed now, against `configuration.maximumBrowsers`.
+    private let browsers: Budget
 
     private init(
         configuration: BridgeConfiguration, address: ListenAddress,
-        listener: NIOAsyncChannel<EventLoopFuture<Connection>, Never>, log: @escaping @Sendable (String) -> Void
+        listener: NIOAsyncChannel<EventLoopFuture<Connection>, Never>, browsers: Budget,
+        log: @escaping @Sendable (String) -> Void
     ) {
         self.configuration = configuration
         self.address = address
         self.listener = listener
         self.log = log
+        self.browsers = browsers
     }
 
     /// Binds the listening socket.
@@ -93,12 +114,14 @@ public final class WebBridge: Sendable {
             )
         }
         let listener: NIOAsyncChannel<EventLoopFuture<Connection>, Never>
+        let browsers = Budget(limit: configuration.maximumBrowsers)
         do {
             listener = try await ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .bind(host: configuration.listen.host, port: configuration.listen.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try Self.configureConnection(channel, configuration: configuration)
+                        try Self.configureConnection(
+                            channel, configuration: configuration, browsers: browsers, log: log)
                     }
                 }
         } catch {
@@ -106,7 +129,8 @@ public final class WebBridge: Sendable {
         }
         let port = listener.channel.localAddress?.port ?? configuration.listen.port
         let address = try ListenAddress(parsing: ListenAddress.format(host: configuration.listen.host, port: port))
-        return WebBridge(configuration: configuration, address: address, listener: listener, log: log)
+        return WebBridge(
+            configuration: configuration, address: address, listener: listener, browsers: browsers, log: log)
     }
 
     /// Serves connections until the calling task is cancelled (which also closes every connection).
@@ -122,7 +146,8 @@ public final class WebBridge: Sendable {
 
     /// The HTTP pipeline with the WebSocket upgrader for one accepted connection.
     private static func configureConnection(
-        _ channel: any Channel, configuration: BridgeConfiguration
+        _ channel: any Channel, configuration: BridgeConfiguration, browsers: Budget,
+        log: @escaping @Sendable (String) -> Void
     ) throws -> EventLoopFuture<Connection> {
         let maximum = configuration.maximumMessageBytes
         let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
@@ -130,11 +155,17 @@ public final class WebBridge: Sendable {
             shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
+                    let operations = channel.pipeline.syncOperations
+                    // The HTTP handlers of ours go too; the idle timer gives way to the ping timer.
+                    operations.removeHandler(name: IdleTimeout.httpName, promise: nil)
+                    operations.removeHandler(name: AdmissionGate.name, promise: nil)
+                    try operations.addHandler(BrowserFrameValidator())
                     // Browsers may fragment a message; the relay wants whole ones.
-                    try channel.pipeline.syncOperations.addHandler(
+                    try operations.addHandler(
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024, maxAccumulatedFrameSize: maximum
                         ))
+                    try operations.addHandler(IdleTimeout(kind: .pingThenClose, timeout: configuration.idleTimeout))
                     let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
                         wrappingChannelSynchronously: channel)
                     let path = HTTPRoutes.path(of: head.uri)
@@ -158,8 +189,16 @@ public final class WebBridge: Sendable {
                             wrappingChannelSynchronously: channel))
                 }
             })
-        return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+        try channel.pipeline.syncOperations.addHandler(
+            IdleTimeout(kind: .close, timeout: configuration.idleTimeout), name: IdleTimeout.httpName)
+        let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
             configuration: .init(upgradeConfiguration: upgrade))
+        let upgradeHandler = try channel.pipeline.syncOperations.handler(
+            type: NIOTypedHTTPServerUpgradeHandler<Connection>.self)
+        try channel.pipeline.syncOperations.addHandler(
+            AdmissionGate(token: configuration.token, browsers: browsers, log: log), name: AdmissionGate.name,
+            position: .before(upgradeHandler))
+        return negotiated
     }
 
     /// One connection, start to end; errors end only this connection.
@@ -178,12 +217,32 @@ public final class WebBridge: Sendable {
                         DaemonRelay.closeFrame(.policyViolation, reason: reason), on: browser.channel)
                 }
             case .http(let channel):
-                try await HTTPRoutes.serve(channel, policy: configuration.originPolicy)
+                try await HTTPRoutes.serve(channel, configuration: configuration)
             }
         } catch {
             log("bridge: connection error: \(error)")
         }
     }
+}
+
+/// A count of things in use against a limit, taken and given back from any task.
+final class Budget: Sendable {
+    private let used = Mutex(0)
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Takes one if any is left.
+    func take() -> Bool {
+        used.withLock { used in
+            guard used < limit else { return false }
+            used += 1
+            return true
+        }
+    }
+
+    /// Gives one back.
+    func give() { used.withLock { $0 -= 1 } }
 }
 
 extension ListenAddress {

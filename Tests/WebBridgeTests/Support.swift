@@ -120,9 +120,15 @@ struct RunningBridge {
     let task: Task<Void, any Error>
     var port: Int { bridge.address.port }
 
-    init(socketPath: String, allowedOrigins: [String] = []) async throws {
+    var token: String { bridge.configuration.token.value }
+
+    init(
+        socketPath: String, allowedOrigins: [String] = [], maximumMessageBytes: Int = 1 << 20,
+        maximumBrowsers: Int = 8, idleTimeout: TimeAmount = .seconds(30)
+    ) async throws {
         let configuration = BridgeConfiguration(
-            listen: try ListenAddress(parsing: "127.0.0.1:0"), socketPath: socketPath, allowedOrigins: allowedOrigins)
+            listen: try ListenAddress(parsing: "127.0.0.1:0"), socketPath: socketPath, allowedOrigins: allowedOrigins,
+            maximumMessageBytes: maximumMessageBytes, maximumBrowsers: maximumBrowsers, idleTimeout: idleTimeout)
         bridge = try await WebBridge.bind(configuration)
         let bridge = bridge
         task = Task { try await bridge.run() }
@@ -147,42 +153,53 @@ struct TestBrowser {
 
     let channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
 
-    static func connect(port: Int, origin: String? = nil, host: String? = nil) async throws -> TestBrowser {
-        let upgrade = try await attempt(port: port, origin: origin, host: host)
+    /// Connects to `bridge` with its token (in the query).
+    static func connect(
+        to bridge: RunningBridge, origin: String? = nil, host: String? = nil
+    ) async throws
+        -> TestBrowser
+    {
+        try await connect(port: bridge.port, origin: origin, host: host, uri: "/ws?token=\(bridge.token)")
+    }
+
+    static func connect(
+        port: Int, origin: String? = nil, host: String? = nil, uri: String
+    ) async throws
+        -> TestBrowser
+    {
+        let upgrade = try await attempt(port: port, origin: origin, host: host, uri: uri)
         guard case .webSocket(let channel) = upgrade else {
             throw TestFailure(description: "the bridge refused the WebSocket upgrade")
         }
         return TestBrowser(channel: channel)
     }
 
-    static func attempt(port: Int, origin: String?, host: String? = nil) async throws -> Upgrade {
-        let negotiated: EventLoopFuture<Upgrade> = try await ClientBootstrap(
-            group: MultiThreadedEventLoopGroup.singleton
-        )
-        .connect(host: "127.0.0.1", port: port) { channel in
-            channel.eventLoop.makeCompletedFuture {
-                let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: 1 << 20) { channel, _ in
-                    channel.eventLoop.makeCompletedFuture {
-                        .webSocket(
-                            try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
-                    }
+    static func attempt(
+        port: Int, origin: String?, host: String? = nil, uri: String, cookie: String? = nil
+    ) async throws -> Upgrade {
+        var request = "GET \(uri) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: Upgrade\r\n"
+        request += "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        if let origin { request += "Origin: \(origin)\r\n" }
+        if let cookie { request += "Cookie: \(cookie)\r\n" }
+        request += "\r\n"
+        let (channel, handshake) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handshake = RawUpgradeHandler(request: request, promise: channel.eventLoop.makePromise())
+                    try channel.pipeline.syncOperations.addHandlers([
+                        handshake, ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 21)),
+                        WebSocketFrameEncoder(),
+                    ])
+                    let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
+                        wrappingChannelSynchronously: channel)
+                    return (webSocket, handshake.promise.futureResult)
                 }
-                var headers = HTTPHeaders()
-                headers.add(name: "Host", value: host ?? "127.0.0.1:\(port)")
-                if let origin { headers.add(name: "Origin", value: origin) }
-                headers.add(name: "Content-Length", value: "0")
-                let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/ws", headers: headers)
-                let configuration = NIOTypedHTTPClientUpgradeConfiguration<Upgrade>(
-                    upgradeRequestHead: head, upgraders: [upgrader],
-                    notUpgradingCompletionHandler: { channel in
-                        channel.close(promise: nil)
-                        return channel.eventLoop.makeSucceededFuture(.refused)
-                    })
-                return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                    configuration: .init(upgradeConfiguration: configuration))
             }
+        guard try await handshake.get() else {
+            try? await channel.channel.close()
+            return .refused
         }
-        return try await negotiated.get()
+        return .webSocket(channel)
     }
 
     /// Sends a text message (masked, as browsers must).
@@ -233,8 +250,6 @@ struct TestFailure: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Sends `request` over a plain TCP socket to 127.0.0.1:`port` and returns everything the server
-/// wrote until it closed (so a test also sees that the connection was closed).
 /// Sends one raw HTTP request and returns everything the bridge answered. The blocking socket calls run
 /// on a thread of their own: the bridge serves connections on Swift's cooperative pool, which has one
 /// thread per core, and a test that blocked one of them (while other suites block the rest) starved
@@ -268,8 +283,71 @@ private func blockingRawHTTP(port: Int, _ request: String) throws -> String {
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
         let n = recv(fd, &buffer, buffer.count, 0)
+        if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+            // A backstop, not a measurement: a bridge that never closes must fail, not pass as "closed".
+            throw TestFailure(description: "the bridge neither answered nor closed within 10 s")
+        }
         if n <= 0 { break }
         received += buffer[0..<n]
     }
     return String(decoding: received, as: UTF8.self)
+}
+
+/// The client side of the WebSocket handshake, written by hand: NIO's client upgrader loses bytes
+/// that arrive in the same read as the 101 response (the daemon's hello, a close frame), which a busy
+/// machine makes likely. This handler sends the request, swallows the response head, reports whether
+/// it was 101, and hands every byte after it to the frame decoder behind it.
+final class RawUpgradeHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let promise: EventLoopPromise<Bool>
+    private let request: String
+    private var head = ByteBuffer()
+    private var upgraded: Bool?
+
+    init(request: String, promise: EventLoopPromise<Bool>) {
+        self.request = request
+        self.promise = promise
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: request)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if upgraded == true {
+            context.fireChannelRead(data)
+            return
+        }
+        guard upgraded == nil else { return }  // a refusal's body
+        var bytes = unwrapInboundIn(data)
+        head.writeBuffer(&bytes)
+        let view = head.readableBytesView
+        guard let end = view.firstRange(of: Array("\r\n\r\n".utf8)) else { return }
+        let status = String(decoding: view[..<end.lowerBound], as: UTF8.self)
+        let accepted = status.hasPrefix("HTTP/1.1 101")
+        upgraded = accepted
+        promise.succeed(accepted)
+        if accepted, let rest = head.getSlice(at: end.upperBound, length: view.endIndex - end.upperBound),
+            rest.readableBytes > 0
+        {
+            context.fireChannelRead(wrapInboundOut(rest))
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if upgraded == nil { promise.succeed(false) }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if upgraded == nil {
+            upgraded = false
+            promise.fail(error)
+        }
+        context.fireErrorCaught(error)
+    }
 }

@@ -68,7 +68,8 @@ struct View: AsyncParsableCommand {
         }
         let privateDaemon = daemon
         let signals = TerminationHandler { privateDaemon?.stop() }
-        printNow("multitouchctl view: open http://\(bridge.address)/view.html")
+        printNow(
+            "multitouchctl view: open http://\(bridge.address)/view.html?token=\(bridge.configuration.token.value)")
         if let replay {
             printNow(
                 "  replaying \(replay) through a private multitouchd (\(socketPath)); it starts when the page connects")
