@@ -4,6 +4,10 @@ import NIOPosix
 import NIOWebSocket
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a bridge serves and where: the `multitouchctl bridge` and `view` options.
 public struct BridgeConfiguration: Sendable {
     /// Where browsers connect.
@@ -25,6 +29,20 @@ public struct BridgeConfiguration: Sendable {
     /// much again without an answer).
     public var idleTimeout: TimeAmount
 
+    /// TCP connections held at once (pages, WebSockets, handshakes): the rest of the descriptor
+    /// limit after the browsers' daemon connections and a reserve, so accept never fails for lack
+    /// of descriptors. Connections beyond it are closed on arrival.
+    public var maximumConnections: Int
+
+    /// The connection budget that fits the process's descriptor limit (`RLIMIT_NOFILE`): 32 kept
+    /// for the process's own files, one per browser for its daemon connection; at most 256.
+    public static func connectionBudget(maximumBrowsers: Int) -> Int {
+        var limit = rlimit()
+        let descriptors =
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(clamping: limit.rlim_cur) : 1024
+        return max(1, min(256, descriptors - 32 - maximumBrowsers))
+    }
+
     /// The default `maximumBrowsers`: half the daemon's default per-user limit, so a user's own
     /// local clients keep slots however many pages are open.
     public static let defaultMaximumBrowsers = 8
@@ -43,6 +61,7 @@ public struct BridgeConfiguration: Sendable {
         self.token = token
         self.maximumBrowsers = maximumBrowsers
         self.idleTimeout = idleTimeout
+        self.maximumConnections = Self.connectionBudget(maximumBrowsers: maximumBrowsers)
     }
 }
 
@@ -74,6 +93,8 @@ public final class WebBridge: Sendable {
         case refusedWebSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, String)
         /// A plain HTTP connection: page requests (and refused upgrades, answered with their reason).
         case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
+        /// Closed on arrival (`CloseOnArrival`): the bridge already holds `maximumConnections` connections.
+        case rejected
     }
 
     /// The configuration it was bound with.
@@ -115,11 +136,22 @@ public final class WebBridge: Sendable {
         }
         let listener: NIOAsyncChannel<EventLoopFuture<Connection>, Never>
         let browsers = Budget(limit: configuration.maximumBrowsers)
+        let connections = Budget(limit: configuration.maximumConnections)
         do {
             listener = try await ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .bind(host: configuration.listen.host, port: configuration.listen.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
+                    // Over the connection budget a socket is closed at once, so the bridge never
+                    // runs out of descriptors: at EMFILE the listening socket stays readable and
+                    // NIO's accept loop spun (80 % CPU) while serving no one.
+                    guard connections.take() else {
+                        return channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(CloseOnArrival())
+                            return channel.eventLoop.makeSucceededFuture(.rejected)
+                        }
+                    }
+                    channel.closeFuture.whenComplete { _ in connections.give() }
+                    return channel.eventLoop.makeCompletedFuture {
                         try Self.configureConnection(
                             channel, configuration: configuration, browsers: browsers, log: log)
                     }
@@ -216,12 +248,33 @@ public final class WebBridge: Sendable {
                     await DaemonRelay.sendLast(
                         DaemonRelay.closeFrame(.policyViolation, reason: reason), on: browser.channel)
                 }
+            case .rejected:
+                log("bridge: connection closed on arrival: \(configuration.maximumConnections) connections open")
             case .http(let channel):
                 try await HTTPRoutes.serve(channel, configuration: configuration)
             }
         } catch {
             log("bridge: connection error: \(error)")
         }
+    }
+}
+
+/// Closes a connection as soon as it is active (it arrived over the connection budget). Closing it
+/// from the accept path instead raced its registration and left it open.
+final class CloseOnArrival: ChannelInboundHandler {
+    typealias InboundIn = NIOAny
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { context.close(promise: nil) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.close(promise: nil)
+    }
+
+    func channelRegistered(context: ChannelHandlerContext) {
+        if context.channel.isActive { context.close(promise: nil) }
+        context.fireChannelRegistered()
     }
 }
 

@@ -124,11 +124,12 @@ struct RunningBridge {
 
     init(
         socketPath: String, allowedOrigins: [String] = [], maximumMessageBytes: Int = 1 << 20,
-        maximumBrowsers: Int = 8, idleTimeout: TimeAmount = .seconds(30)
+        maximumBrowsers: Int = 8, idleTimeout: TimeAmount = .seconds(30), maximumConnections: Int? = nil
     ) async throws {
-        let configuration = BridgeConfiguration(
+        var configuration = BridgeConfiguration(
             listen: try ListenAddress(parsing: "127.0.0.1:0"), socketPath: socketPath, allowedOrigins: allowedOrigins,
             maximumMessageBytes: maximumMessageBytes, maximumBrowsers: maximumBrowsers, idleTimeout: idleTimeout)
+        if let maximumConnections { configuration.maximumConnections = maximumConnections }
         bridge = try await WebBridge.bind(configuration)
         let bridge = bridge
         task = Task { try await bridge.run() }
@@ -138,9 +139,9 @@ struct RunningBridge {
 }
 
 /// A browser stand-in: a NIO WebSocket client with chosen `Host` and `Origin` headers.
-struct TestBrowser {
-    enum Upgrade: Sendable {
-        case webSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
+final class TestBrowser {
+    enum Upgrade {
+        case webSocket(TestBrowser)
         case refused
     }
 
@@ -152,6 +153,11 @@ struct TestBrowser {
     }
 
     let channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+
+    init(channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>) { self.channel = channel }
+
+    // A test may end with the connection still open; NIO traps on a writer dropped unfinished.
+    deinit { channel.outbound.finish() }
 
     /// Connects to `bridge` with its token (in the query).
     static func connect(
@@ -168,10 +174,10 @@ struct TestBrowser {
         -> TestBrowser
     {
         let upgrade = try await attempt(port: port, origin: origin, host: host, uri: uri)
-        guard case .webSocket(let channel) = upgrade else {
+        guard case .webSocket(let browser) = upgrade else {
             throw TestFailure(description: "the bridge refused the WebSocket upgrade")
         }
-        return TestBrowser(channel: channel)
+        return browser
     }
 
     static func attempt(
@@ -195,11 +201,12 @@ struct TestBrowser {
                     return (webSocket, handshake.promise.futureResult)
                 }
             }
+        let browser = TestBrowser(channel: channel)
         guard try await handshake.get() else {
             try? await channel.channel.close()
             return .refused
         }
-        return .webSocket(channel)
+        return .webSocket(browser)
     }
 
     /// Sends a text message (masked, as browsers must).
@@ -223,9 +230,12 @@ struct TestBrowser {
 /// Reads frames one at a time from a browser's channel.
 struct FrameReader {
     var iterator: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator
+    /// Kept so the connection lives as long as its reader.
+    let browser: TestBrowser
 
     init(_ browser: TestBrowser) {
         iterator = browser.channel.inbound.makeAsyncIterator()
+        self.browser = browser
     }
 
     mutating func next() async throws -> TestBrowser.Received {
@@ -236,6 +246,9 @@ struct FrameReader {
             case .connectionClose:
                 var data = frame.unmaskedData
                 let code = data.readInteger(as: UInt16.self) ?? 0
+                // The bridge closes the TCP connection after its close frame; wait for that, so the
+                // channel's writer is finished before the test drops it (NIO traps otherwise).
+                while (try? await iterator.next()) ?? nil != nil {}
                 return .close(code, String(buffer: data))
             default:
                 continue
@@ -349,5 +362,50 @@ final class RawUpgradeHandler: ChannelInboundHandler {
             promise.fail(error)
         }
         context.fireErrorCaught(error)
+    }
+}
+
+/// A TCP connection to 127.0.0.1:`port` that sends nothing (a blocking socket; close it with `close`).
+func openSilentConnection(port: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure(description: "socket failed") }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    guard connected == 0 else {
+        close(fd)
+        throw TestFailure(description: "connect failed: errno \(errno)")
+    }
+    return fd
+}
+
+/// Waits (on a thread of its own) until the server closes one of `fds` and returns it; nil when
+/// none is closed within the 10 s backstop.
+func firstClosedByServer(_ fds: [Int32]) async -> Int32? {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
+        let thread = Thread {
+            var polled = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&polled, nfds_t(polled.count), 10_000) > 0 else {
+                continuation.resume(returning: Int32?.none)
+                return
+            }
+            for entry in polled where entry.revents != 0 {
+                var byte: UInt8 = 0
+                if recv(entry.fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0 {
+                    continuation.resume(returning: Int32?.some(entry.fd))
+                    return
+                }
+            }
+            continuation.resume(returning: Int32?.none)
+        }
+        thread.start()
     }
 }
