@@ -15,7 +15,7 @@ struct View: AsyncParsableCommand {
         commandName: "view",
         abstract: "Serve a live view of touches, the transform and latency to a browser.",
         discussion: """
-            Open the printed URL (http://HOST:PORT/view.html): touches with ids and trails, a grid transformed \
+            Open the printed URL (http://HOST:PORT/view.html?token=...): touches with ids and trails, a grid transformed \
             by the published matrix, finger count, segment mode, velocities and the daemon's latency \
             histogram. With --replay the view starts `multitouchd --replay FILE` on a private socket in a fresh \
             /tmp directory (no device needed; the replay starts when the page connects); that daemon stops and \
