@@ -2,7 +2,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -103,19 +102,15 @@ public final class WebBridge: Sendable {
     public let address: ListenAddress
     private let listener: NIOAsyncChannel<EventLoopFuture<Connection>, Never>
     private let log: @Sendable (String) -> Void
-    /// The browsers relayed now, against `configuration.maximumBrowsers`.
-    private let browsers: Budget
 
     private init(
         configuration: BridgeConfiguration, address: ListenAddress,
-        listener: NIOAsyncChannel<EventLoopFuture<Connection>, Never>, browsers: Budget,
-        log: @escaping @Sendable (String) -> Void
+        listener: NIOAsyncChannel<EventLoopFuture<Connection>, Never>, log: @escaping @Sendable (String) -> Void
     ) {
         self.configuration = configuration
         self.address = address
         self.listener = listener
         self.log = log
-        self.browsers = browsers
     }
 
     /// Binds the listening socket.
@@ -161,8 +156,7 @@ public final class WebBridge: Sendable {
         }
         let port = listener.channel.localAddress?.port ?? configuration.listen.port
         let address = try ListenAddress(parsing: ListenAddress.format(host: configuration.listen.host, port: port))
-        return WebBridge(
-            configuration: configuration, address: address, listener: listener, browsers: browsers, log: log)
+        return WebBridge(configuration: configuration, address: address, listener: listener, log: log)
     }
 
     /// Serves connections until the calling task is cancelled (which also closes every connection).
@@ -257,45 +251,6 @@ public final class WebBridge: Sendable {
             log("bridge: connection error: \(error)")
         }
     }
-}
-
-/// Closes a connection as soon as it is active (it arrived over the connection budget). Closing it
-/// from the accept path instead raced its registration and left it open.
-final class CloseOnArrival: ChannelInboundHandler {
-    typealias InboundIn = NIOAny
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { context.close(promise: nil) }
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        context.close(promise: nil)
-    }
-
-    func channelRegistered(context: ChannelHandlerContext) {
-        if context.channel.isActive { context.close(promise: nil) }
-        context.fireChannelRegistered()
-    }
-}
-
-/// A count of things in use against a limit, taken and given back from any task.
-final class Budget: Sendable {
-    private let used = Mutex(0)
-    let limit: Int
-
-    init(limit: Int) { self.limit = limit }
-
-    /// Takes one if any is left.
-    func take() -> Bool {
-        used.withLock { used in
-            guard used < limit else { return false }
-            used += 1
-            return true
-        }
-    }
-
-    /// Gives one back.
-    func give() { used.withLock { $0 -= 1 } }
 }
 
 extension ListenAddress {

@@ -283,13 +283,15 @@ struct AdmissionTests {
         // Sends nothing: the bridge must end it (the read returns at the bridge's close, not a timeout).
         let answer = try await rawHTTP(port: bridge.port, "")
         #expect(answer == "")
-        // A WebSocket whose browser answers no ping gets 1001 and its daemon connection closes.
+        // A WebSocket whose browser answers no ping gets 1001 and its daemon connection closes. (The
+        // hello may or may not come first: on a loaded machine the close can overtake it.)
         var events = daemon.events.makeAsyncIterator()
         var frames = FrameReader(try await TestBrowser.connect(to: bridge))
         #expect(await events.next() == .connected(1))
-        #expect(try await frames.next() == .text(#"{"type":"hello","protocol":1}"#))
-        guard case .close(let code, let reason) = try await frames.next() else {
-            Issue.record("expected a close frame")
+        var received = try await frames.next()
+        if case .text = received { received = try await frames.next() }
+        guard case .close(let code, let reason) = received else {
+            Issue.record("expected a close frame, got \(received)")
             return
         }
         #expect(code == 1001)
