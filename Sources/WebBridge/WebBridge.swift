@@ -248,8 +248,18 @@ public final class WebBridge: Sendable {
                 try await HTTPRoutes.serve(channel, configuration: configuration)
             }
         } catch {
-            log("bridge: connection error: \(error)")
+            if !Self.isOrdinaryEnd(error) { log("bridge: connection error: \(error)") }
         }
+    }
+
+    /// A connection closed before it sent a request (a probe, one the idle timeout ended) or reset by
+    /// a client that went away: ordinary, and frequent, so not logged.
+    static func isOrdinaryEnd(_ error: any Error) -> Bool {
+        if let error = error as? ChannelError {
+            return error == .inappropriateOperationForState || error == .ioOnClosedChannel || error == .eof
+        }
+        if let error = error as? IOError { return error.errnoCode == ECONNRESET || error.errnoCode == EPIPE }
+        return false
     }
 }
 

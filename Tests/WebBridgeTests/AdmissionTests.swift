@@ -186,6 +186,13 @@ struct AdmissionTests {
         #expect(answer.hasPrefix("HTTP/1.1 200"))
     }
 
+    @Test func connectionsThatEndBeforeARequestAreNotLoggedAsErrors() {
+        #expect(WebBridge.isOrdinaryEnd(ChannelError.inappropriateOperationForState))
+        #expect(WebBridge.isOrdinaryEnd(IOError(errnoCode: ECONNRESET, reason: "read")))
+        #expect(!WebBridge.isOrdinaryEnd(IOError(errnoCode: EMFILE, reason: "accept")))
+        #expect(!WebBridge.isOrdinaryEnd(BridgeError(description: "x")))
+    }
+
     // MARK: RFC 6455
 
     @Test(arguments: [
