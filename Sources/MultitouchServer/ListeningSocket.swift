@@ -173,6 +173,9 @@ public struct ListeningSocket: ~Copyable {
 
     /// A socket file nobody listens on (connect refused) is removed; a live socket or any other kind of
     /// file is refused, so the daemon never steals another daemon's socket or deletes a user's file.
+    /// The probe never blocks: a Unix stream connect is decided at once when non-blocking (queued,
+    /// refused, or EAGAIN for a listener whose backlog is full), whereas a blocking one waited for
+    /// room in the backlog of a stopped daemon, for ever.
     private static func removeStaleSocket(
         _ name: String, in directory: SocketDirectory, path: String, logger: Logger
     ) throws(ListenError) {
@@ -185,7 +188,8 @@ public struct ListeningSocket: ~Copyable {
             throw ListenError(
                 "\(path) exists and is not a socket; refusing to replace it (remove it or choose another socket path)")
         }
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let probe = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard probe >= 0 else { throw ListenError("\(SystemError("socket(AF_UNIX)"))") }
         defer { Sys.close(probe) }
         var address = unixAddress("/proc/self/fd/\(directory.fd)/\(name)")
@@ -198,6 +202,11 @@ public struct ListeningSocket: ~Copyable {
             throw ListenError("another daemon is listening on \(path); refusing to start a second one")
         }
         let code = errno
+        if code == EAGAIN {
+            throw ListenError(
+                "a process is listening on \(path) but not accepting (its backlog is full: a stopped or hung daemon?); refusing to start a second one"
+            )
+        }
         guard code == ECONNREFUSED else {
             throw ListenError(
                 "cannot tell whether \(path) is in use: \(SystemError("connect", errno: code, detail: path))")

@@ -19,7 +19,11 @@ enum DaemonRelay {
         case daemonUnreachable(String)
         /// The browser sent a binary message, which the text protocol has no use for.
         case browserSentBinary
-        /// Something else ended it: an unknown opcode, an overlong daemon line, an I/O error.
+        /// The browser broke RFC 6455 or sent a message over the size limit.
+        case protocolViolation(ProtocolViolation)
+        /// The browser answered no ping (idle or half-open connection).
+        case timedOut(String)
+        /// Something else ended it: an overlong daemon line, an I/O error.
         case failed(String)
 
         var description: String {
@@ -28,6 +32,8 @@ enum DaemonRelay {
             case .daemonClosed: return "daemon closed the connection"
             case .daemonUnreachable(let why): return "daemon unreachable: \(why)"
             case .browserSentBinary: return "the browser sent a binary message"
+            case .protocolViolation(let violation): return violation.description
+            case .timedOut(let why): return why
             case .failed(let why): return why
             }
         }
@@ -39,6 +45,10 @@ enum DaemonRelay {
             case .daemonClosed: return DaemonRelay.closeFrame(.goingAway, reason: "the daemon closed the connection")
             case .daemonUnreachable(let why), .failed(let why):
                 return DaemonRelay.closeFrame(.unexpectedServerError, reason: why)
+            case .protocolViolation(let violation):
+                return DaemonRelay.closeFrame(violation.code, reason: violation.reason)
+            case .timedOut(let why):
+                return DaemonRelay.closeFrame(.goingAway, reason: why)
             case .browserSentBinary:
                 return DaemonRelay.closeFrame(
                     .unacceptableData, reason: "binary messages are not part of the protocol; send JSON as text")
@@ -72,28 +82,17 @@ enum DaemonRelay {
                 try await daemon.executeThenClose { fromDaemon, toDaemon in
                     try await withThrowingTaskGroup(of: End.self) { group in
                         group.addTask {
-                            for try await frame in fromBrowser {
-                                switch frame.opcode {
-                                case .text:
-                                    var line = frame.unmaskedData
-                                    if line.readableBytesView.last != UInt8(ascii: "\n") {
-                                        line.writeInteger(UInt8(ascii: "\n"))
-                                    }
-                                    try await toDaemon.write(line)
-                                case .binary:
-                                    return .browserSentBinary
-                                case .connectionClose:
-                                    return .browserClosed
-                                case .ping:
-                                    try await toBrowser.write(
-                                        WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
-                                case .pong, .continuation:
-                                    continue
-                                default:
-                                    return .failed("the browser sent an unknown opcode")
+                            do {
+                                return try await relayBrowser(fromBrowser, toDaemon: toDaemon, toBrowser: toBrowser)
+                            } catch {
+                                if let violation = ProtocolViolation.from(error) {
+                                    return .protocolViolation(violation)
                                 }
+                                if let timedOut = error as? IdleTimeout.TimedOut {
+                                    return .timedOut(timedOut.description)
+                                }
+                                throw error
                             }
-                            return .browserClosed
                         }
                         group.addTask {
                             do {
@@ -115,6 +114,37 @@ enum DaemonRelay {
         } catch {
             return .failed("relay failed: \(Self.describe(error))")
         }
+    }
+
+    /// Browser -> daemon until the browser closes: each text message one request line.
+    private static func relayBrowser(
+        _ fromBrowser: NIOAsyncChannelInboundStream<WebSocketFrame>,
+        toDaemon: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        toBrowser: NIOAsyncChannelOutboundWriter<WebSocketFrame>
+    ) async throws -> End {
+        for try await frame in fromBrowser {
+            switch frame.opcode {
+            case .text:
+                var line = frame.unmaskedData
+                if let violation = ProtocolViolation.checkText(line) { return .protocolViolation(violation) }
+                if line.readableBytesView.last != UInt8(ascii: "\n") {
+                    line.writeInteger(UInt8(ascii: "\n"))
+                }
+                try await toDaemon.write(line)
+            case .binary:
+                return .browserSentBinary
+            case .connectionClose:
+                return .browserClosed
+            case .ping:
+                try await toBrowser.write(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
+            case .pong, .continuation:
+                continue
+            default:
+                // BrowserFrameValidator stops reserved opcodes before they get here.
+                return .protocolViolation(ProtocolViolation(code: .protocolError, reason: "reserved opcode"))
+            }
+        }
+        return .browserClosed
     }
 
     /// Writes the close frame after every message already handed to the async writer, and returns

@@ -13,24 +13,41 @@ enum HTTPRoutes {
         uri.prefix { $0 != "?" && $0 != "#" }
     }
 
-    /// One response: status, content type and body.
+    /// One response: status, content type, body and extra headers.
     struct Response {
         var status: HTTPResponseStatus
         var contentType: String
         var body: [UInt8]
+        var headers: [(name: String, value: String)] = []
 
         static func text(_ status: HTTPResponseStatus, _ message: String) -> Response {
             Response(status: status, contentType: "text/plain; charset=utf-8", body: Array((message + "\n").utf8))
         }
     }
 
-    /// The response to a request head (pure: the routing table, tested directly).
-    static func response(to head: HTTPRequestHead, policy: OriginPolicy) -> Response {
+    /// The response to a request head (pure: the routing table, tested directly). `port` is the
+    /// bridge's (it names the token cookie).
+    static func response(to head: HTTPRequestHead, configuration: BridgeConfiguration, port: Int) -> Response {
         let path = path(of: head.uri)
+        let carried = BridgeToken.carried(
+            uri: head.uri, cookies: head.headers[canonicalForm: "cookie"].map(String.init), port: port)
+        let admitted = configuration.token.matches(carried)
         if path == webSocketPath {
-            switch policy.decide(host: head.headers.first(name: "host"), origin: head.headers.first(name: "origin")) {
+            switch configuration.originPolicy.decide(
+                host: head.headers.first(name: "host"), origin: head.headers.first(name: "origin"))
+            {
             case .refuse(let reason):
                 return .text(.forbidden, "multitouchctl bridge: WebSocket refused: \(reason)")
+            case .accept where carried == nil:
+                return .text(
+                    .unauthorized,
+                    "multitouchctl bridge: WebSocket refused: no token. Open the URL the bridge printed (it ends in ?token=...), or add ?token= from the bridge's --token-file"
+                )
+            case .accept where !admitted:
+                return .text(
+                    .forbidden,
+                    "multitouchctl bridge: WebSocket refused: wrong token. Open the URL the bridge printed (a restarted bridge has a new token unless it reads --token-file)"
+                )
             case .accept:
                 return .text(
                     .upgradeRequired,
@@ -46,22 +63,39 @@ enum HTTPRoutes {
             return .text(
                 .notFound, "multitouchctl bridge: no page at \(path); pages: \(known), WebSocket: \(webSocketPath)")
         }
-        return Response(status: .ok, contentType: asset.contentType, body: asset.bytes)
+        var response = Response(status: .ok, contentType: asset.contentType, body: asset.bytes)
+        // The pages are public (the same files as clients/js); the token in their URL becomes a
+        // cookie, so the page's WebSocket and a reload without the query are admitted too.
+        if admitted, let carried, carried != cookieValue(head, port: port) {
+            response.headers.append(
+                (
+                    "Set-Cookie",
+                    "\(BridgeToken.cookieName(port: port))=\(carried); Path=/; HttpOnly; SameSite=Strict"
+                ))
+        }
+        return response
+    }
+
+    /// The token cookie's value in the request, if any.
+    private static func cookieValue(_ head: HTTPRequestHead, port: Int) -> Substring? {
+        BridgeToken.carried(uri: "", cookies: head.headers[canonicalForm: "cookie"].map(String.init), port: port)
     }
 
     /// Answers every request on one keep-alive connection, then closes it.
     static func serve(
-        _ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, policy: OriginPolicy
+        _ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, configuration: BridgeConfiguration
     ) async throws {
+        let port = channel.channel.localAddress?.port ?? 0
         try await channel.executeThenClose { inbound, outbound in
             for try await part in inbound {
                 guard case .head(let head) = part else { continue }  // bodies are ignored: nothing takes one
-                let response = response(to: head, policy: policy)
+                let response = response(to: head, configuration: configuration, port: port)
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Type", value: response.contentType)
                 headers.add(name: "Content-Length", value: String(response.body.count))
                 headers.add(name: "Cache-Control", value: "no-store")
                 headers.add(name: "X-Content-Type-Options", value: "nosniff")
+                for (name, value) in response.headers { headers.add(name: name, value: value) }
                 // A refused or malformed WebSocket request ends the connection: the client expected a socket.
                 let keepAlive = head.isKeepAlive && path(of: head.uri) != webSocketPath
                 if !keepAlive { headers.add(name: "Connection", value: "close") }

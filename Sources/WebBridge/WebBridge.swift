@@ -3,6 +3,10 @@ import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a bridge serves and where: the `multitouchctl bridge` and `view` options.
 public struct BridgeConfiguration: Sendable {
     /// Where browsers connect.
@@ -15,17 +19,48 @@ public struct BridgeConfiguration: Sendable {
     public var originPolicy: OriginPolicy
     /// The longest message accepted in either direction (a browser's request, a daemon line).
     public var maximumMessageBytes: Int
+    /// The secret a WebSocket request must carry (query `token=` or the bridge's cookie).
+    public var token: BridgeToken
+    /// How many browsers are relayed at once (`--max-connections`): each holds one of the bridge
+    /// user's daemon connections, which the daemon limits per user (`max_clients_per_user`, 16).
+    public var maximumBrowsers: Int
+    /// Silence after which an HTTP connection is closed, or a WebSocket pinged (and closed after as
+    /// much again without an answer).
+    public var idleTimeout: TimeAmount
+
+    /// TCP connections held at once (pages, WebSockets, handshakes): the rest of the descriptor
+    /// limit after the browsers' daemon connections and a reserve, so accept never fails for lack
+    /// of descriptors. Connections beyond it are closed on arrival.
+    public var maximumConnections: Int
+
+    /// The connection budget that fits the process's descriptor limit (`RLIMIT_NOFILE`): 32 kept
+    /// for the process's own files, one per browser for its daemon connection; at most 256.
+    public static func connectionBudget(maximumBrowsers: Int) -> Int {
+        var limit = rlimit()
+        let descriptors =
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(clamping: limit.rlim_cur) : 1024
+        return max(1, min(256, descriptors - 32 - maximumBrowsers))
+    }
+
+    /// The default `maximumBrowsers`: half the daemon's default per-user limit, so a user's own
+    /// local clients keep slots however many pages are open.
+    public static let defaultMaximumBrowsers = 8
 
     /// A configuration; the origin policy requires a loopback Host whenever `listen` is loopback.
     public init(
         listen: ListenAddress, socketPath: String, allowRemote: Bool = false, allowedOrigins: [String] = [],
-        maximumMessageBytes: Int = 1 << 20
+        maximumMessageBytes: Int = 1 << 20, token: BridgeToken = .random(),
+        maximumBrowsers: Int = defaultMaximumBrowsers, idleTimeout: TimeAmount = .seconds(30)
     ) {
         self.listen = listen
         self.socketPath = socketPath
         self.allowRemote = allowRemote
         self.originPolicy = OriginPolicy(allowedOrigins: allowedOrigins, requireLoopbackHost: listen.isLoopback)
         self.maximumMessageBytes = maximumMessageBytes
+        self.token = token
+        self.maximumBrowsers = maximumBrowsers
+        self.idleTimeout = idleTimeout
+        self.maximumConnections = Self.connectionBudget(maximumBrowsers: maximumBrowsers)
     }
 }
 
@@ -57,6 +92,8 @@ public final class WebBridge: Sendable {
         case refusedWebSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, String)
         /// A plain HTTP connection: page requests (and refused upgrades, answered with their reason).
         case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
+        /// Closed on arrival (`CloseOnArrival`): the bridge already holds `maximumConnections` connections.
+        case rejected
     }
 
     /// The configuration it was bound with.
@@ -93,12 +130,25 @@ public final class WebBridge: Sendable {
             )
         }
         let listener: NIOAsyncChannel<EventLoopFuture<Connection>, Never>
+        let browsers = Budget(limit: configuration.maximumBrowsers)
+        let connections = Budget(limit: configuration.maximumConnections)
         do {
             listener = try await ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .bind(host: configuration.listen.host, port: configuration.listen.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try Self.configureConnection(channel, configuration: configuration)
+                    // Over the connection budget a socket is closed at once, so the bridge never
+                    // runs out of descriptors: at EMFILE the listening socket stays readable and
+                    // NIO's accept loop spun (80 % CPU) while serving no one.
+                    guard connections.take() else {
+                        return channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(CloseOnArrival())
+                            return channel.eventLoop.makeSucceededFuture(.rejected)
+                        }
+                    }
+                    channel.closeFuture.whenComplete { _ in connections.give() }
+                    return channel.eventLoop.makeCompletedFuture {
+                        try Self.configureConnection(
+                            channel, configuration: configuration, browsers: browsers, log: log)
                     }
                 }
         } catch {
@@ -122,7 +172,8 @@ public final class WebBridge: Sendable {
 
     /// The HTTP pipeline with the WebSocket upgrader for one accepted connection.
     private static func configureConnection(
-        _ channel: any Channel, configuration: BridgeConfiguration
+        _ channel: any Channel, configuration: BridgeConfiguration, browsers: Budget,
+        log: @escaping @Sendable (String) -> Void
     ) throws -> EventLoopFuture<Connection> {
         let maximum = configuration.maximumMessageBytes
         let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
@@ -130,11 +181,17 @@ public final class WebBridge: Sendable {
             shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
+                    let operations = channel.pipeline.syncOperations
+                    // The HTTP handlers of ours go too; the idle timer gives way to the ping timer.
+                    operations.removeHandler(name: IdleTimeout.httpName, promise: nil)
+                    operations.removeHandler(name: AdmissionGate.name, promise: nil)
+                    try operations.addHandler(BrowserFrameValidator())
                     // Browsers may fragment a message; the relay wants whole ones.
-                    try channel.pipeline.syncOperations.addHandler(
+                    try operations.addHandler(
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024, maxAccumulatedFrameSize: maximum
                         ))
+                    try operations.addHandler(IdleTimeout(kind: .pingThenClose, timeout: configuration.idleTimeout))
                     let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
                         wrappingChannelSynchronously: channel)
                     let path = HTTPRoutes.path(of: head.uri)
@@ -158,8 +215,16 @@ public final class WebBridge: Sendable {
                             wrappingChannelSynchronously: channel))
                 }
             })
-        return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+        try channel.pipeline.syncOperations.addHandler(
+            IdleTimeout(kind: .close, timeout: configuration.idleTimeout), name: IdleTimeout.httpName)
+        let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
             configuration: .init(upgradeConfiguration: upgrade))
+        let upgradeHandler = try channel.pipeline.syncOperations.handler(
+            type: NIOTypedHTTPServerUpgradeHandler<Connection>.self)
+        try channel.pipeline.syncOperations.addHandler(
+            AdmissionGate(token: configuration.token, browsers: browsers, log: log), name: AdmissionGate.name,
+            position: .before(upgradeHandler))
+        return negotiated
     }
 
     /// One connection, start to end; errors end only this connection.
@@ -177,12 +242,24 @@ public final class WebBridge: Sendable {
                     await DaemonRelay.sendLast(
                         DaemonRelay.closeFrame(.policyViolation, reason: reason), on: browser.channel)
                 }
+            case .rejected:
+                log("bridge: connection closed on arrival: \(configuration.maximumConnections) connections open")
             case .http(let channel):
-                try await HTTPRoutes.serve(channel, policy: configuration.originPolicy)
+                try await HTTPRoutes.serve(channel, configuration: configuration)
             }
         } catch {
-            log("bridge: connection error: \(error)")
+            if !Self.isOrdinaryEnd(error) { log("bridge: connection error: \(error)") }
         }
+    }
+
+    /// A connection closed before it sent a request (a probe, one the idle timeout ended) or reset by
+    /// a client that went away: ordinary, and frequent, so not logged.
+    static func isOrdinaryEnd(_ error: any Error) -> Bool {
+        if let error = error as? ChannelError {
+            return error == .inappropriateOperationForState || error == .ioOnClosedChannel || error == .eof
+        }
+        if let error = error as? IOError { return error.errnoCode == ECONNRESET || error.errnoCode == EPIPE }
+        return false
     }
 }
 

@@ -237,6 +237,18 @@ public struct JSONWriter {
         needsComma = false
     }
 
+    /// Calls `body` with the text written so far, without copying it.
+    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+
+    /// Forgets the text written so far but keeps the storage and `nonFiniteCount`, so a consumer can
+    /// take the output batch by batch in bounded memory.
+    public mutating func removeAll() {
+        count = 0
+        needsComma = false
+    }
+
     private mutating func separate() {
         if needsComma { append(UInt8(ascii: ",")) }
     }

@@ -270,8 +270,10 @@ import Testing
     }
 
     @Test func missingFileNamesTheFileAndReason() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("multitouchd-no-such-\(getpid()).toml")
-            .path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multitouchd-no-such-\(UUID().uuidString).toml"
+        )
+        .path
         do {
             _ = try DaemonConfiguration.load(path: path)
             Issue.record("loading a missing file succeeded")
@@ -284,7 +286,8 @@ import Testing
     }
 
     @Test func loadReadsAFileAndNamesItInErrors() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multitouchd-config-\(getpid())")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multitouchd-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let good = directory.appendingPathComponent("good.toml").path

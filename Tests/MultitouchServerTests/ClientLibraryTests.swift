@@ -24,7 +24,7 @@ struct ClientLibraryTests {
             directory: dir, arguments: ["--replay", recording, "--speed", "2", "--wait-for-subscribers", "1"])
         let client = try MultitouchClient(path: daemon.socketPath)
         defer { client.close() }
-        try client.setReceiveTimeout(seconds: 60)
+        try client.setReceiveTimeout(seconds: Double(hangBackstopSeconds))
         guard case .hello(let hello)? = try client.nextMessage() else {
             Issue.record("no hello")
             return
@@ -64,7 +64,7 @@ struct ClientLibraryTests {
         let daemon = try DaemonProcess(
             directory: dir, arguments: ["--replay", recording, "--speed", "20", "--wait-for-subscribers", "1"])
         let client = try MultitouchClient(path: daemon.socketPath)
-        try client.setReceiveTimeout(seconds: 60)
+        try client.setReceiveTimeout(seconds: Double(hangBackstopSeconds))
         try client.subscribe(streams: [.gestures, .devices])
         try client.ping(id: 5)
         var sawHello = false
@@ -107,7 +107,7 @@ struct ClientLibraryTests {
         let dir = TemporaryDirectory()
         let daemon = try DaemonProcess(directory: dir, arguments: [])
         let client = try MultitouchClient(path: daemon.socketPath)
-        try client.setReceiveTimeout(seconds: 60)
+        try client.setReceiveTimeout(seconds: Double(hangBackstopSeconds))
         _ = try client.nextMessage()
         try client.resetTransform(device: 3, id: "r1")
         guard case .error(let error) = try client.nextMessage() else {

@@ -463,9 +463,10 @@ final class RoutedClient: @unchecked Sendable {
         return arrivalTimes
     }
 
-    /// Waits for the end (at most 60 s, so a broken daemon fails the test instead of hanging it).
+    /// Waits for the end (at most `hangBackstopSeconds`, so a broken daemon fails the test instead of
+    /// hanging it; no load makes a working one take that long).
     func wait() -> [String] {
-        _ = done.wait(timeout: .now() + 60)
+        _ = done.wait(timeout: .now() + .seconds(hangBackstopSeconds))
         lock.lock()
         defer { lock.unlock() }
         return lines

@@ -244,7 +244,7 @@ struct ReplayServingTests {
         let (b, _) = try connectClient(daemon)
         let (c, _) = try connectClient(daemon)
         let refused = try MultitouchClient(path: daemon.socketPath)
-        try refused.setReceiveTimeout(seconds: 60)
+        try refused.setReceiveTimeout(seconds: Double(hangBackstopSeconds))
         let refusal = jsonObject(try refused.nextLine() ?? "")
         #expect(refusal["code"] as? String == "too-many-clients")
         #expect(try refused.nextLine() == nil)

@@ -42,7 +42,7 @@ struct SocketOwnershipTests {
             var waited = 0
             while !daemon.log.contains("daemon: ready") && !daemon.log.contains("cannot listen")
                 && daemon.process.isRunning
-                && waited < 1000
+                && waited < hangBackstopSeconds * 100
             {
                 usleep(10_000)
                 waited += 1
@@ -81,7 +81,7 @@ struct SocketOwnershipTests {
         let daemon = try DaemonProcess(
             directory: dir, socketName: "sub/mtd.sock", arguments: ["--config", configPath], waitForSocket: false)
         var waited = 0
-        while !daemon.log.contains("daemon: ready") && daemon.process.isRunning && waited < 1000 {
+        while !daemon.log.contains("daemon: ready") && daemon.process.isRunning && waited < hangBackstopSeconds * 100 {
             usleep(10_000)
             waited += 1
         }

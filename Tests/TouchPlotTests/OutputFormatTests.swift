@@ -38,8 +38,10 @@ import Testing
         #expect(Palette.hex(hue: 120, saturation: 1, lightness: 0.5) == "#00ff00")
     }
 
+    /// A path in a directory of its own: tests run in parallel, and a folder shared per process
+    /// let one test's file stand in for another's (a PNG check read a parallel test's SVG).
     private func temporaryPath(_ name: String) -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("touchplot-tests-\(getpid())")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("touchplot-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir.appendingPathComponent(name).path
     }
@@ -56,7 +58,7 @@ import Testing
         #expect(PNGRenderer.locate() != nil, "rsvg-convert missing: bash scripts/install-deps.sh (librsvg2-bin)")
         let data = PlotData.replay(recording: PlotFixtures.recording(Fixtures.mapTour()), name: "tour")
         let path = temporaryPath("tour.png")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         try PNGRenderer.write(svg: SVGPlot.render(data), to: path)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(Array(bytes.prefix(8)) == PNGRenderer.signature)
@@ -83,7 +85,7 @@ import Testing
 
     @Test func converterFailureIsReported() {
         let path = temporaryPath("broken.png")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         do {
             try PNGRenderer.write(svg: Array("this is not svg".utf8), to: path)
             Issue.record("expected a failure")

@@ -60,13 +60,15 @@ struct AddressAndOriginTests {
     }
 
     @Test func routesServeTheEmbeddedPagesAndExplainTheRest() {
-        let policy = OriginPolicy()
+        let configuration = BridgeConfiguration(
+            listen: try! ListenAddress(parsing: "127.0.0.1:1"), socketPath: "/nonexistent",
+            token: try! BridgeToken("0123456789abcdefXYZ"))
         func get(
             _ uri: String, method: HTTPMethod = .GET, headers: [(String, String)] = [("Host", "127.0.0.1:1")]
         ) -> HTTPRoutes.Response {
             HTTPRoutes.response(
                 to: HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: HTTPHeaders(headers)),
-                policy: policy)
+                configuration: configuration, port: 1)
         }
         let script = get("/multitouch.js?v=2")
         #expect(script.status == .ok)
@@ -79,8 +81,9 @@ struct AddressAndOriginTests {
         #expect(get("/nope").status == .notFound)
         #expect(String(decoding: get("/nope").body, as: UTF8.self).contains("/view.html"))
         #expect(get("/view.html", method: .POST).status == .methodNotAllowed)
-        #expect(get("/ws").status == .upgradeRequired)
-        let refused = get("/ws", headers: [("Host", "127.0.0.1:1"), ("Origin", "https://evil.example")])
+        #expect(get("/ws?token=0123456789abcdefXYZ").status == .upgradeRequired)
+        let refused = get(
+            "/ws?token=0123456789abcdefXYZ", headers: [("Host", "127.0.0.1:1"), ("Origin", "https://evil.example")])
         #expect(refused.status == .forbidden)
         #expect(String(decoding: refused.body, as: UTF8.self).contains("--allow-origin https://evil.example"))
     }

@@ -14,7 +14,7 @@ struct RelayTests {
         defer { bridge.stop() }
         var events = daemon.events.makeAsyncIterator()
 
-        let first = try await TestBrowser.connect(port: bridge.port, origin: "http://127.0.0.1:\(bridge.port)")
+        let first = try await TestBrowser.connect(to: bridge, origin: "http://127.0.0.1:\(bridge.port)")
         var firstFrames = FrameReader(first)
         #expect(await events.next() == .connected(1))
         #expect(try await firstFrames.next() == .text(#"{"type":"hello","protocol":1}"#))
@@ -27,7 +27,7 @@ struct RelayTests {
         #expect(try await firstFrames.next() == .text(#"{"type":"pong","id":"a b","note":"µs→ok"}"#))
 
         // A second browser gets its own daemon connection: its requests arrive on connection 2 only.
-        let second = try await TestBrowser.connect(port: bridge.port)
+        let second = try await TestBrowser.connect(to: bridge)
         var secondFrames = FrameReader(second)
         #expect(await events.next() == .connected(2))
         #expect(try await secondFrames.next() == .text(#"{"type":"hello","protocol":1}"#))
@@ -46,9 +46,9 @@ struct RelayTests {
         defer { bridge.stop() }
         var events = daemon.events.makeAsyncIterator()
 
-        let leaving = try await TestBrowser.connect(port: bridge.port)
+        let leaving = try await TestBrowser.connect(to: bridge)
         #expect(await events.next() == .connected(1))
-        let staying = try await TestBrowser.connect(port: bridge.port)
+        let staying = try await TestBrowser.connect(to: bridge)
         var stayingFrames = FrameReader(staying)
         #expect(await events.next() == .connected(2))
         _ = try await stayingFrames.next()
@@ -59,7 +59,7 @@ struct RelayTests {
         // The other browser and the bridge carry on; a new browser is served too.
         try await staying.send(#"{"type":"ping"}"#)
         #expect(await events.next() == .line(2, #"{"type":"ping"}"#))
-        let later = try await TestBrowser.connect(port: bridge.port)
+        let later = try await TestBrowser.connect(to: bridge)
         var laterFrames = FrameReader(later)
         #expect(await events.next() == .connected(3))
         #expect(try await laterFrames.next() == .text(#"{"type":"hello","protocol":1}"#))
@@ -71,7 +71,7 @@ struct RelayTests {
         let bridge = try await RunningBridge(socketPath: daemon.path)
         defer { bridge.stop() }
         var events = daemon.events.makeAsyncIterator()
-        let browser = try await TestBrowser.connect(port: bridge.port)
+        let browser = try await TestBrowser.connect(to: bridge)
         var frames = FrameReader(browser)
         #expect(await events.next() == .connected(1))
         _ = try await frames.next()
@@ -86,7 +86,7 @@ struct RelayTests {
         let path = FakeDaemon.makeDirectory() + "/missing.sock"
         let bridge = try await RunningBridge(socketPath: path)
         defer { bridge.stop() }
-        let browser = try await TestBrowser.connect(port: bridge.port)
+        let browser = try await TestBrowser.connect(to: bridge)
         var frames = FrameReader(browser)
         let received = try await frames.next()
         // (NIO's test client sometimes loses a close frame that arrives with the 101 response.)
@@ -106,7 +106,7 @@ struct RelayTests {
         let bridge = try await RunningBridge(socketPath: daemon.path)
         defer { bridge.stop() }
         var events = daemon.events.makeAsyncIterator()
-        let browser = try await TestBrowser.connect(port: bridge.port)
+        let browser = try await TestBrowser.connect(to: bridge)
         var frames = FrameReader(browser)
         #expect(await events.next() == .connected(1))
         _ = try await frames.next()
@@ -133,7 +133,7 @@ struct RelayTests {
             ("https://evil.example", nil, "--allow-origin https://evil.example"),
             (nil, "evil.example:\(bridge.port)", "not loopback"),
         ] {
-            let refused = try await TestBrowser.connect(port: bridge.port, origin: origin, host: host)
+            let refused = try await TestBrowser.connect(to: bridge, origin: origin, host: host)
             var frames = FrameReader(refused)
             switch try await frames.next() {
             case .close(let code, let reason):
@@ -148,11 +148,12 @@ struct RelayTests {
         // A page request with the same foreign origin is answered in words, not upgraded.
         let response = try await rawHTTP(
             port: bridge.port,
-            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(bridge.port)\r\nOrigin: https://evil.example\r\n\r\n")
+            "GET /ws?token=\(bridge.token) HTTP/1.1\r\nHost: 127.0.0.1:\(bridge.port)\r\nOrigin: https://evil.example\r\n\r\n"
+        )
         #expect(response.hasPrefix("HTTP/1.1 403 Forbidden"))
         // The allowed path still works, and it is the first daemon connection: the refusals made none.
         var events = daemon.events.makeAsyncIterator()
-        _ = try await TestBrowser.connect(port: bridge.port)
+        _ = try await TestBrowser.connect(to: bridge)
         #expect(await events.next() == .connected(1))
     }
 }

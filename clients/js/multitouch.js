@@ -15,10 +15,16 @@
 // `error`, `stats`, ...), `message` for every message, `matrix` when a device's cumulative matrix
 // changes ({device, matrix}), `open`, and `close` ({code, reason, willReconnect}).
 
-/** The bridge WebSocket of the page that loaded this module (ws:, or wss: on https pages). */
+/**
+ * The bridge WebSocket of the page that loaded this module (ws:, or wss: on https pages), with the
+ * page's `?token=` forwarded: the bridge admits a WebSocket only with its token (the URL it printed;
+ * the cookie it sets for that page is sent too, so a page reloaded without the query also works).
+ */
 export function defaultBridgeURL(location = globalThis.location) {
   if (!location || !location.host) return "ws://127.0.0.1:8080/ws";
-  return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
+  const token = new URLSearchParams(location.search || "").get("token");
+  return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" +
+    (token ? "?token=" + encodeURIComponent(token) : "");
 }
 
 /** The identity matrix [a, b, c, d, tx, ty]. */
@@ -121,15 +127,21 @@ export class MultitouchClient extends EventTarget {
       if (this._subscription) this._send({ type: "subscribe", ...this._subscription }).catch(() => {});
     };
     socket.onmessage = (event) => this._receive(event.data);
+    let opened = false;
+    socket.addEventListener("open", () => { opened = true; });
     socket.onclose = (event) => {
       this._socket = null;
+      // A refused handshake (HTTP 401/403: no or wrong token, a refused origin) reaches scripts only
+      // as code 1006 without a reason; say what to check.
+      const reason = event.reason || (opened ? "" :
+        "the bridge did not accept the WebSocket (no or wrong token? open the URL the bridge printed, with ?token=)");
       this.hello = null;
       for (const { reject } of this._pending.values()) {
-        reject(new RequestError({ code: "closed", message: `connection closed (${event.code} ${event.reason})` }));
+        reject(new RequestError({ code: "closed", message: `connection closed (${event.code} ${reason})` }));
       }
       this._pending.clear();
       const willReconnect = this.reconnect && !this._closedByUser;
-      this._emit("close", { code: event.code, reason: event.reason, willReconnect });
+      this._emit("close", { code: event.code, reason, willReconnect });
       if (willReconnect) {
         this._timer = setTimeout(() => { this._timer = null; this.connect(); }, this._delay);
         this._delay = Math.min(this._delay * 2, this.maxReconnectDelayMs);

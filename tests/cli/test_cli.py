@@ -161,6 +161,54 @@ def test_bench_runs_from_anywhere(bin_dir, tmp):
     check(r.returncode == 1 and "no such file or directory" in r.stderr, r.stderr)
 
 
+def processes_mentioning(text):
+    """Pids whose command line contains `text`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if text.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def test_view_replay_daemon_dies_with_a_killed_view(bin_dir, tmp):
+    # SIGKILL runs no handler in view: the private daemon must still stop (parent-death signal to
+    # its guardian) and leave nothing in /tmp.
+    import signal
+    import time
+    fixture = os.path.join(ROOT, "tests", "fixtures", "touchscreen-map-tour.evemu")
+    view = subprocess.Popen([os.path.join(bin_dir, "multitouchctl"), "view", "--listen", "127.0.0.1:0",
+                             "--replay", fixture], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        lines = [view.stdout.readline(), view.stdout.readline()]
+        check("?token=" in lines[0], lines[0])
+        directory = lines[1].split("(", 1)[1].split(")", 1)[0].rsplit("/", 1)[0]
+        check(directory.startswith("/tmp/multitouchctl-view-") and os.path.isdir(directory), lines[1])
+        daemons = processes_mentioning(directory)
+        check(daemons, "no private daemon found for " + directory)
+        view.kill()
+        view.wait()
+        # Explicit end: every process of the directory gone and the directory removed (60 s only
+        # bounds a hang).
+        for _ in range(6000):
+            if not processes_mentioning(directory) and not os.path.exists(directory):
+                break
+            time.sleep(0.01)
+        left = processes_mentioning(directory)
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        check(not left, f"processes still running after view was killed: {left}")
+        check(not os.path.exists(directory), directory + " left behind")
+    finally:
+        if view.poll() is None:
+            view.kill()
+            view.wait()
+
+
 TESTS = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
 
 

@@ -148,7 +148,7 @@ class DevTools:
 
 
 def start_printing_url(args, log_path):
-    """Starts a multitouchctl server command and returns (process, base URL) from its first line."""
+    """Starts a multitouchctl server command and returns (process, base URL, token) from its first line."""
     log = open(log_path, "w")
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True)
     line = process.stdout.readline()
@@ -158,7 +158,26 @@ def start_printing_url(args, log_path):
         raise RuntimeError(f"{args[1]} printed no URL: {line!r}; log {log_path}")
     url = line[start:].split()[0]
     base = url[: url.index("/", len("http://"))]
-    return process, base
+    token = url.split("?token=", 1)[1] if "?token=" in url else ""
+    if not token:
+        process.kill()
+        raise RuntimeError(f"{args[1]} printed no ?token= in its URL: {line!r}")
+    return process, base, token
+
+
+def check_refused_without_token(base):
+    """The WebSocket handshake without the token is answered 401 in words (the bridge admits only who may)."""
+    import urllib.error
+    import urllib.request
+    request = urllib.request.Request(base + "/ws", headers={
+        "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
+    try:
+        urllib.request.urlopen(request, timeout=10)
+        status, body = 101, ""
+    except urllib.error.HTTPError as error:
+        status, body = error.code, error.read().decode()
+    check(status == 401 and "token" in body, f"a WebSocket without the token is refused: {status} {body.strip()}")
 
 
 def stop(process):
@@ -179,10 +198,12 @@ def check_view(tools, bin_dir, out_dir, work):
     ctl = os.path.join(bin_dir, "multitouchctl")
     ids, fingers, final = expectations(ctl, VIEW_FIXTURE)
     print(f"view: {os.path.basename(VIEW_FIXTURE)} has touches {ids}, up to {fingers} fingers, final matrix {final}")
-    view, base = start_printing_url(
+    view, base, token = start_printing_url(
         [ctl, "view", "--listen", "127.0.0.1:0", "--replay", VIEW_FIXTURE], os.path.join(work, "view.log"))
     try:
-        session = tools.open_page(base + "/view.html")
+        check_refused_without_token(base)
+        # The printed URL carries the token; view.js forwards it from the page URL to /ws.
+        session = tools.open_page(base + "/view.html?token=" + token)
         tools.wait_for(session, "window.multitouchView && window.multitouchView.ended", "the view to draw the end of the recording")
         # One more stats round trip so the histogram includes the whole replay.
         tools.wait_for(session, "window.multitouchView.latency && window.multitouchView.latency.count > 0", "latency stats")
@@ -237,9 +258,9 @@ def check_demo(tools, bin_dir, out_dir, work):
             if os.path.exists(socket):
                 break
             time.sleep(0.02)
-        bridge, base = start_printing_url(
+        bridge, base, token = start_printing_url(
             [ctl, "bridge", "--listen", "127.0.0.1:0", "--socket", socket], os.path.join(work, "bridge.log"))
-        session = tools.open_page(base + "/demo.html")
+        session = tools.open_page(base + "/demo.html?token=" + token)
         tools.wait_for(session, "window.multitouchDemo && window.multitouchDemo.ended", "the demo to see the end of the recording")
         state = json.loads(tools.evaluate(session, """JSON.stringify({
             demo: window.multitouchDemo,

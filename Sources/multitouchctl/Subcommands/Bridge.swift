@@ -26,19 +26,43 @@ struct BridgeListenOptions: ParsableArguments {
             valueName: "origin"))
     var allowOrigin: [String] = []
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read the WebSocket token from this file (made, mode 0600, when missing; must not be open to others). Default: a new random token each start, printed in the URL.",
+            valueName: "path"))
+    var tokenFile: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Browsers relayed at once; each uses one of your daemon connections (the daemon allows 16 per user).",
+            valueName: "n"))
+    var maxConnections = BridgeConfiguration.defaultMaximumBrowsers
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Close an HTTP connection silent this long; ping a silent WebSocket and close it after as long again.",
+            valueName: "seconds"))
+    var idleTimeout = 30
+
     func validate() throws {
         do {
             _ = try ListenAddress(parsing: listen)
         } catch {
             throw ValidationError("\(error)")
         }
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout must be at least 1 second") }
     }
 
     /// The bridge configuration for these options and the daemon socket `socketPath`.
     func configuration(socketPath: String) throws -> BridgeConfiguration {
         BridgeConfiguration(
             listen: try ListenAddress(parsing: listen), socketPath: socketPath, allowRemote: allowRemote,
-            allowedOrigins: allowOrigin)
+            allowedOrigins: allowOrigin, token: try tokenFile.map { try BridgeToken.load(path: $0) } ?? .random(),
+            maximumBrowsers: maxConnections, idleTimeout: .seconds(Int64(idleTimeout)))
     }
 
     /// Binds, printing a clear error and failing for a refused or busy address.
@@ -69,9 +93,11 @@ struct Bridge: AsyncParsableCommand {
             each protocol line is one WebSocket text message and each text message one request (docs/PROTOCOL.md, \
             "WebSocket bridge"). Also serves the JavaScript client (/multitouch.js), the demo page \
             (/demo.html) and the live view (/view.html). Loopback only unless --allow-remote; WebSockets only \
-            from pages served on this machine unless --allow-origin. Whoever can reach the port acts with the \
-            bridge user's access to the socket, so run it as a member of the socket's group on a machine whose \
-            users may all see the touches.
+            from pages served on this machine unless --allow-origin. A WebSocket needs the bridge's token (in the \
+            printed URL, ?token=..., or the cookie the pages then get): TCP carries no user, so the token is what \
+            keeps other local users out (--token-file to keep one across restarts). At most --max-connections \
+            browsers at once, each on one of your daemon connections; silent connections are closed after \
+            --idle-timeout.
             """)
 
     @OptionGroup var listenOptions: BridgeListenOptions
@@ -81,8 +107,12 @@ struct Bridge: AsyncParsableCommand {
 
     func run() async throws {
         let bridge = try await listenOptions.bind(socketPath: socket, command: "bridge")
-        printNow("multitouchctl bridge: http://\(bridge.address)/ relaying ws://\(bridge.address)/ws to \(socket)")
-        printNow("  demo: http://\(bridge.address)/demo.html  live view: http://\(bridge.address)/view.html")
+        let token = "?token=\(bridge.configuration.token.value)"
+        printNow(
+            "multitouchctl bridge: http://\(bridge.address)/\(token) relaying ws://\(bridge.address)/ws\(token) to \(socket)"
+        )
+        printNow(
+            "  demo: http://\(bridge.address)/demo.html\(token)  live view: http://\(bridge.address)/view.html\(token)")
         try await bridge.run()
     }
 }

@@ -113,7 +113,8 @@ struct Check: ParsableCommand {
             var report = RecordingCheck.run(recording: recording, name: name)
             var routingText = ""
             if let layout {
-                let routed = RoutedReplay.run(recording: recording, source: name, layout: layout)
+                let routed = RoutedReplay.run(
+                    recording: recording, source: name, layout: layout, keepingMessages: false)
                 report.failures += routed.violations.map { "routing: \($0)" }
                 let cancelled = routed.cancellations.values.reduce(0, +)
                 routingText =

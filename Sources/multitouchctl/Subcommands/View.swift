@@ -15,10 +15,11 @@ struct View: AsyncParsableCommand {
         commandName: "view",
         abstract: "Serve a live view of touches, the transform and latency to a browser.",
         discussion: """
-            Open the printed URL (http://HOST:PORT/view.html): touches with ids and trails, a grid transformed \
+            Open the printed URL (http://HOST:PORT/view.html?token=...): touches with ids and trails, a grid transformed \
             by the published matrix, finger count, segment mode, velocities and the daemon's latency \
-            histogram. With --replay the view starts `multitouchd --replay FILE` on a private socket (no device \
-            needed; the replay starts when the page connects); otherwise it connects to --socket. The page is \
+            histogram. With --replay the view starts `multitouchd --replay FILE` on a private socket in a fresh \
+            /tmp directory (no device needed; the replay starts when the page connects); that daemon stops and \
+            the directory goes when the view ends, even by SIGKILL. Otherwise it connects to --socket. The page is \
             served by the same bridge as `multitouchctl bridge`, with the same loopback and origin rules.
             """)
 
@@ -68,7 +69,8 @@ struct View: AsyncParsableCommand {
         }
         let privateDaemon = daemon
         let signals = TerminationHandler { privateDaemon?.stop() }
-        printNow("multitouchctl view: open http://\(bridge.address)/view.html")
+        printNow(
+            "multitouchctl view: open http://\(bridge.address)/view.html?token=\(bridge.configuration.token.value)")
         if let replay {
             printNow(
                 "  replaying \(replay) through a private multitouchd (\(socketPath)); it starts when the page connects")
@@ -115,7 +117,6 @@ final class ReplayDaemon: @unchecked Sendable {
         let socketPath = directory + "/multitouchd.sock"
         let process = Process()
         let (binary, prefix) = daemonCommand()
-        process.executableURL = URL(fileURLWithPath: binary)
         var arguments =
             prefix + [
                 "--replay", recording, "--no-devices", "--socket", socketPath, "--wait-for-subscribers", "1",
@@ -123,10 +124,12 @@ final class ReplayDaemon: @unchecked Sendable {
             ]
         if let desc { arguments += ["--desc", desc] }
         if loop { arguments.append("--loop") }
-        process.arguments = arguments
+        let (launcher, launcherArguments) = guardedCommand(directory: directory, command: [binary] + arguments)
+        process.executableURL = URL(fileURLWithPath: launcher)
+        process.arguments = launcherArguments
         let daemon = ReplayDaemon(process: process, directory: directory, socketPath: socketPath)
         do {
-            try process.run()
+            try runOnLastingThread(process)
         } catch {
             daemon.removeDirectory()
             throw StartError(
@@ -169,6 +172,54 @@ final class ReplayDaemon: @unchecked Sendable {
         rmdir(directory)
     }
 
+    /// The daemon under a small `sh` guardian that `setpriv --pdeathsig TERM` ties to this process:
+    /// when `view` dies, even by SIGKILL (no handler runs), the kernel sends the guardian SIGTERM; it
+    /// stops the daemon (which removes its socket) and removes the directory. It does the same when
+    /// the daemon exits by itself or `stop` terminates it, so /tmp is left clean in every case.
+    /// Without setpriv (util-linux) the guardian still cleans up after `stop`, not after a SIGKILL.
+    static func guardedCommand(directory: String, command: [String]) -> (String, [String]) {
+        let script = """
+            dir=$1; shift; daemon=
+            cleanup() { rm -f "$dir/multitouchd.sock"; rmdir "$dir" 2>/dev/null; }
+            trap 'if [ -n "$daemon" ]; then kill -TERM "$daemon" 2>/dev/null; wait "$daemon"; fi; cleanup; exit 143' TERM INT HUP
+            "$@" & daemon=$!
+            wait "$daemon"; status=$?
+            cleanup; exit "$status"
+            """
+        let shell = ["/bin/sh", "-c", script, "multitouchctl-view", directory] + command
+        for setpriv in ["/usr/bin/setpriv", "/bin/setpriv"] where access(setpriv, X_OK) == 0 {
+            return (setpriv, ["--pdeathsig", "TERM", "--"] + shell)
+        }
+        return (shell[0], Array(shell.dropFirst()))
+    }
+
+    /// Starts `process` from a thread that lives until the process exits (the parent-death signal
+    /// follows the thread that forked, and a pool thread that retired would stop the daemon early),
+    /// with no signal blocked.
+    private static func runOnLastingThread(_ process: Process) throws {
+        let started = DispatchSemaphore(value: 0)
+        let failure = LockedError()
+        let thread = Thread {
+            // Children inherit the spawning thread's signal mask, and this thread blocks nearly all
+            // signals: the guardian would never see its SIGTERM.
+            var none = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, nil)
+            do {
+                try process.run()
+            } catch {
+                failure.set(error)
+                started.signal()
+                return
+            }
+            started.signal()
+            process.waitUntilExit()
+        }
+        thread.start()
+        started.wait()
+        if let error = failure.get() { throw error }
+    }
+
     /// `multitouchd` beside this `multitouchctl` (a build directory or an install), else from PATH
     /// through `/usr/bin/env`: the executable and the arguments that go before the daemon's own.
     static func daemonCommand() -> (String, [String]) {
@@ -183,6 +234,16 @@ final class ReplayDaemon: @unchecked Sendable {
         }
         return ("/usr/bin/env", ["multitouchd"])
     }
+}
+
+/// An error handed from the starting thread.
+private final class LockedError: @unchecked Sendable {
+    // @unchecked: `error` is only touched under `lock`.
+    private let lock = NSLock()
+    private var error: (any Error)?
+
+    func set(_ error: any Error) { lock.withLock { self.error = error } }
+    func get() -> (any Error)? { lock.withLock { error } }
 }
 
 /// SIGINT and SIGTERM: run `cleanup` (stop the private daemon) and exit 0. Held for the command's life.

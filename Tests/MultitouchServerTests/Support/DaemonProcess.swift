@@ -45,12 +45,18 @@ final class DaemonProcess {
             var candidates: [String] = []
             let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             candidates.append(argv0.deletingLastPathComponent().appendingPathComponent("multitouchd").path)
-            candidates.append(argv0.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("multitouchd").path)
+            candidates.append(
+                argv0.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("multitouchd").path
+            )
             for bundle in Bundle.allBundles {
-                candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("multitouchd").path)
+                candidates.append(
+                    bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("multitouchd").path)
             }
-            if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) { return found }
-            throw HarnessError(description: "multitouchd binary not found (looked in \(candidates)); run `swift build` first")
+            if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
+                return found
+            }
+            throw HarnessError(
+                description: "multitouchd binary not found (looked in \(candidates)); run `swift build` first")
         }
     }
 
@@ -73,8 +79,10 @@ final class DaemonProcess {
         if waitForSocket { try waitUntilListening() }
     }
 
+    /// Waits until the socket accepts or the daemon exits (the explicit signals); the count only
+    /// bounds a hang (`hangBackstopSeconds`), it is no deadline a slow start could miss.
     func waitUntilListening() throws {
-        for _ in 0..<1000 {
+        for _ in 0..<(hangBackstopSeconds * 100) {
             if let client = try? MultitouchClient(path: socketPath) {
                 client.close()
                 return
@@ -89,10 +97,12 @@ final class DaemonProcess {
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// True once the log contains `text` (waits up to 10 s: signals are handled asynchronously).
+    /// True once the log contains `text` (signals are handled asynchronously); false when the
+    /// daemon exited without writing it, or after `hangBackstopSeconds`.
     func logEventuallyContains(_ text: String) -> Bool {
-        for _ in 0..<1000 {
+        for _ in 0..<(hangBackstopSeconds * 100) {
             if log.contains(text) { return true }
+            if !process.isRunning { return log.contains(text) }
             usleep(10_000)
         }
         return false
@@ -145,8 +155,9 @@ final class LineCollector: @unchecked Sendable {
         thread.start()
     }
 
-    /// Waits (at most `seconds`, so a broken daemon fails the test instead of hanging it) and returns the lines.
-    func wait(seconds: Double = 60) -> [String] {
+    /// Waits for the end of the connection or `stopWhen` (at most `seconds`, which only bounds a
+    /// broken daemon's hang) and returns the lines.
+    func wait(seconds: Double = Double(hangBackstopSeconds)) -> [String] {
         _ = done.wait(timeout: .now() + seconds)
         lock.lock()
         defer { lock.unlock() }
@@ -158,7 +169,7 @@ final class LineCollector: @unchecked Sendable {
 func connectClient(_ daemon: DaemonProcess) throws -> (MultitouchClient, String) {
     let client = try MultitouchClient(path: daemon.socketPath)
     // A broken daemon fails the test instead of hanging the whole run.
-    try client.setReceiveTimeout(seconds: 60)
+    try client.setReceiveTimeout(seconds: Double(hangBackstopSeconds))
     guard let hello = try client.nextLine() else { throw HarnessError(description: "no hello") }
     return (client, hello)
 }
@@ -166,13 +177,21 @@ func connectClient(_ daemon: DaemonProcess) throws -> (MultitouchClient, String)
 /// The "type" of a JSON line.
 func messageType(_ line: String) -> String {
     guard let data = line.data(using: .utf8),
-        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let type = object["type"] as? String
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let type = object["type"] as? String
     else { return "?" }
     return type
 }
 
 func jsonObject(_ line: String) -> [String: Any] {
-    guard let data = line.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    guard let data = line.data(using: .utf8),
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
     else { return [:] }
     return object
 }
+
+/// How long a test waits for a daemon's answer, exit or log line before calling it hung. Every wait
+/// ends on an explicit signal (a line, the end of the connection, the process's exit); this only
+/// turns a hang into a failure. It is far beyond what load or a sanitizer makes a working daemon
+/// take (a 60 s bound failed under AddressSanitizer on a busy machine), so it is no race.
+let hangBackstopSeconds = 600
