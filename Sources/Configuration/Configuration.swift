@@ -75,6 +75,8 @@ public struct DaemonConfiguration: Hashable, Sendable {
     public var devices = DevicesConfiguration()
     public var gestures: GestureConfiguration = .default
     public var clients = ClientsConfiguration()
+    /// Who may observe, declare regions and set transforms (`[access]`).
+    public var access = AccessPolicy()
     public var logLevel: LogLevel = .info
     public init() {}
 }

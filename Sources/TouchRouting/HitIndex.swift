@@ -8,6 +8,12 @@ import MultitouchCore
 /// the layout: locating the cell is two multiplications, and the cell list is already in stacking
 /// order, so the topmost owner ends the walk early (observers are kept in a separate list per cell so
 /// that walk stays short).
+///
+/// A region whose bounds cover more than `maximumCellsPerEntry` cells is not copied into them: it goes
+/// to one "wide" list (front to back) that every hit test merges with the cell's list. So building
+/// costs O(n log n + n x maximumCellsPerEntry) whatever the regions' sizes (4,096 full-screen regions
+/// once filled 16 M cell slots, 0.7 s and hundreds of MB per update, issue 19), and a hit test walks
+/// the cell's list and the wide list in stacking order, stopping at the first owner.
 public struct HitIndex: Sendable {
     /// One hittable region with its stacking position.
     public struct Entry: Sendable {
@@ -31,6 +37,12 @@ public struct HitIndex: Sendable {
     /// Per cell, observers front to back, same layout.
     private let observerStart: [Int32]
     private let observerIndices: [Int32]
+    /// Owners and observers too wide for the grid, front to back (ascending indices into `entries`).
+    private let wideOwners: [Int32]
+    private let wideObservers: [Int32]
+
+    /// Most cells a region is listed in; wider ones go to the wide lists.
+    static let maximumCellsPerEntry = 16
 
     /// Most cells along one side: 64 x 64 cells keep the index small (a few hundred KiB at most) while
     /// 1,000 screen-sized-to-button-sized regions share a cell only where they really overlap.
@@ -53,6 +65,8 @@ public struct HitIndex: Sendable {
             ownerIndices = []
             observerStart = [0, 0]
             observerIndices = []
+            wideOwners = []
+            wideObservers = []
             return
         }
         var lo = Point(x: first.bounds.x, y: first.bounds.y)
@@ -71,11 +85,20 @@ public struct HitIndex: Sendable {
 
         var owners = [[Int32]](repeating: [], count: side * side)
         var observers = [[Int32]](repeating: [], count: side * side)
+        var wideOwners: [Int32] = []
+        var wideObservers: [Int32] = []
         for (i, e) in entries.enumerated() {
             let c0 = Self.clamp(Int(((e.bounds.x - lo.x) / cellWidth).rounded(.down)), side)
             let c1 = Self.clamp(Int(((e.bounds.maxX - lo.x) / cellWidth).rounded(.down)), side)
             let r0 = Self.clamp(Int(((e.bounds.y - lo.y) / cellHeight).rounded(.down)), side)
             let r1 = Self.clamp(Int(((e.bounds.maxY - lo.y) / cellHeight).rounded(.down)), side)
+            if (c1 - c0 + 1) * (r1 - r0 + 1) > Self.maximumCellsPerEntry {
+                switch e.region.mode {
+                case .opaque, .passthrough: wideOwners.append(Int32(i))
+                case .observer: wideObservers.append(Int32(i))
+                }
+                continue
+            }
             for r in r0...r1 {
                 for c in c0...c1 {
                     switch e.region.mode {
@@ -87,7 +110,13 @@ public struct HitIndex: Sendable {
         }
         (ownerStart, ownerIndices) = Self.flatten(owners)
         (observerStart, observerIndices) = Self.flatten(observers)
+        self.wideOwners = wideOwners
+        self.wideObservers = wideObservers
     }
+
+    /// Entries listed in the grid, summed over cells, plus the wide ones: the index's size, which
+    /// stays within n x `maximumCellsPerEntry` (tests check the bound).
+    public var storedSlots: Int { ownerIndices.count + observerIndices.count + wideOwners.count + wideObservers.count }
 
     private static func clamp(_ v: Int, _ side: Int) -> Int { min(side - 1, max(0, v)) }
 
@@ -114,26 +143,42 @@ public struct HitIndex: Sendable {
     /// The region that owns a touch beginning at `p` (the front-most opaque region containing it, or
     /// passthrough region solid there), as an index into `entries`; nil when none does.
     public func owner(at p: Point) -> Int? {
-        guard let c = cell(at: p) else { return nil }
-        var k = Int(ownerStart[c])
-        let end = Int(ownerStart[c + 1])
-        while k < end {
-            let i = Int(ownerIndices[k])
-            if entries[i].region.isHit(at: p, bounds: entries[i].bounds) { return i }
-            k += 1
+        var result: Int?
+        walk(at: p, cells: ownerStart, ownerIndices, wide: wideOwners) { i in
+            result = i
+            return false
         }
-        return nil
+        return result
     }
 
     /// Appends the observers of a touch beginning at `p`, front to back, as indices into `entries`.
     public func observers(at p: Point, into out: inout [Int]) {
+        walk(at: p, cells: observerStart, observerIndices, wide: wideObservers) { i in
+            out.append(i)
+            return true
+        }
+    }
+
+    /// Calls `hit` with each entry containing `p`, front to back, merging the cell's list with the wide
+    /// list (both ascending), until `hit` returns false.
+    @inline(__always)
+    private func walk(
+        at p: Point, cells start: [Int32], _ indices: [Int32], wide: [Int32], _ hit: (Int) -> Bool
+    ) {
         guard let c = cell(at: p) else { return }
-        var k = Int(observerStart[c])
-        let end = Int(observerStart[c + 1])
-        while k < end {
-            let i = Int(observerIndices[k])
-            if entries[i].region.isHit(at: p, bounds: entries[i].bounds) { out.append(i) }
-            k += 1
+        var k = Int(start[c])
+        let end = Int(start[c + 1])
+        var w = 0
+        while k < end || w < wide.count {
+            let i: Int
+            if w < wide.count && (k >= end || wide[w] < indices[k]) {
+                i = Int(wide[w])
+                w += 1
+            } else {
+                i = Int(indices[k])
+                k += 1
+            }
+            if entries[i].region.isHit(at: p, bounds: entries[i].bounds) && !hit(i) { return }
         }
     }
 

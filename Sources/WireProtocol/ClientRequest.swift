@@ -147,7 +147,9 @@ public struct ClientRequest: Hashable, Sendable {
         do {
             value = try JSONReader.parse(line)
         } catch {
-            throw RequestError(.invalidJSON, "request is not valid JSON: \(error)")
+            // The id still names the request when it can be read (NaN or 1e999 elsewhere in the line).
+            let id = JSONReader.salvageMember("id", in: line).flatMap { RequestID.read($0, source: line) }
+            throw RequestError(.invalidJSON, "request is not valid JSON: \(error)", id: id)
         }
         guard case .object(let object) = value else {
             throw RequestError(.invalidJSON, "request must be a JSON object, got \(value.typeName)")

@@ -98,6 +98,7 @@ func propertyNames(of value: Any) -> Set<String> {
         ]
         let root = [
             "socket": "socket", "devices": "devices", "gestures": "gestures", "clients": "clients", "logLevel": "log",
+            "access": "access",
         ]
         let cases: [(Any, [String: String], [String])] = [
             (SocketConfiguration(), socket, ConfigurationKeys.socket),

@@ -56,7 +56,8 @@ struct BenchRouting: ParsableCommand {
     func run() throws {
         var rng = SplitMix64(seed: seed)
         let declared = Self.layout(regions: regions, clients: clients, gestures: !noGestures, rng: &rng)
-        var set = RegionSet()
+        // The index's own cost at any size: the daemon's budget (RoutingBudget) is not this benchmark's.
+        var set = RegionSet(budget: .unlimited)
         for (client, list) in declared {
             do { try set.replace(client: client, with: list) } catch {
                 printError("multitouchctl bench-routing: generated regions refused: \(error)")
@@ -129,7 +130,7 @@ struct BenchRouting: ParsableCommand {
         // about 50 ns, are included in that figure).
         var beganFrameSeconds: [Double] = []
         let routed = measure(runs: runs) {
-            var router = TouchRouter()
+            var router = TouchRouter(budget: .unlimited)
             for (client, list) in declared { _ = router.handle(.regionsReplaced(client: client, regions: list)) }
             var count = 0
             var beganTime = Duration.zero
