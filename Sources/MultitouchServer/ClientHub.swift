@@ -72,6 +72,9 @@ final class ClientHub {
         didSet { accessGroups = AccessGroups(access) }
     }
     private var accessGroups = AccessGroups(AccessPolicy())
+    /// Region requests per second of one user's clients together (each rebuilds a hit index).
+    private var regionRequests = RequestRate(perSecond: ClientHub.regionRequestsPerSecondPerUser)
+    static let regionRequestsPerSecondPerUser = 240
     private let daemonVersion: String
     private(set) var logger: Logger
     private let clock: () -> UInt64
@@ -277,12 +280,12 @@ final class ClientHub {
             guard permits(.transform, client, id) else { return }
             setTransform(device: device, matrix: matrix, id: id, client: client)
         case .declareRegions(let device, let regions):
-            guard permits(.regions, client, id) else { return }
+            guard permits(.regions, client, id), withinRegionRate(client, id) else { return }
             answerRegions(
                 host?.regions(.declare(regions), client: client.id, device: device, grant: routingGrant(client)),
                 device, id, client)
         case .updateRegions(let device, let regions, let remove):
-            guard permits(.regions, client, id) else { return }
+            guard permits(.regions, client, id), withinRegionRate(client, id) else { return }
             answerRegions(
                 host?.regions(
                     .update(regions, remove: remove), client: client.id, device: device, grant: routingGrant(client)),
@@ -319,6 +322,21 @@ final class ClientHub {
                 ErrorMessage(
                     .forbidden,
                     "missing right \"\(right.rawValue)\" (the daemon's [access] configuration does not grant it to uid \(client.peer.map { String($0.uid) } ?? "unknown"))",
+                    id: id)))
+        return false
+    }
+
+    /// Whether the client's user may send another region request now; if not, answers `over-budget`.
+    private func withinRegionRate(_ client: ClientSession, _ id: RequestID?) -> Bool {
+        let uid = client.peer?.uid ?? .max
+        if regionRequests.take(uid: uid, now: clock()) { return true }
+        let limit = ClientHub.regionRequestsPerSecondPerUser
+        reply(
+            to: client,
+            .error(
+                ErrorMessage(
+                    .overBudget,
+                    "over budget: region_requests_per_second_per_user: more than \(limit) in one second; nothing changed",
                     id: id)))
         return false
     }

@@ -79,10 +79,6 @@ public struct RegionSet: Sendable {
     ///   masks or options); the set is then unchanged.
     public mutating func replace(client: ClientID, with regions: [Region]) throws(RoutingRequestError) {
         var problems: [String] = []
-        if regions.count > RegionLimits.maximumRegionsPerClient {
-            problems.append(
-                "\(regions.count) regions, at most \(RegionLimits.maximumRegionsPerClient) per client and device")
-        }
         var seen: Set<String> = []
         for r in regions {
             if let p = r.problem { problems.append(p) }

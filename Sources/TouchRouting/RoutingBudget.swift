@@ -8,7 +8,7 @@
 /// that would exceed a limit is refused whole (`over-budget`, naming the limit) and changes nothing.
 public struct RoutingBudget: Hashable, Sendable {
     /// Regions of one client on one device.
-    public var regionsPerClient = 256
+    public var regionsPerClient = RegionLimits.maximumRegionsPerClient
     /// Regions of all clients on one device.
     public var regionsPerDevice = 1024
     /// Observer regions of one client on one device.

@@ -296,14 +296,17 @@ private struct RequestFields {
     /// atomic: nothing of it takes effect unless all of it is valid).
     func regions(optional: Bool) throws(RequestError) -> [Region] {
         if optional && object["regions"] == nil { return [] }
+        // Counted before anything is decoded: a set that can never fit costs no mask decoding.
+        if case .array(let items)? = object["regions"], items.count > RegionLimits.maximumRegionsPerClient {
+            throw RequestError(
+                .badField,
+                "\"regions\": at most \(RegionLimits.maximumRegionsPerClient) regions per client and device, got \(items.count)",
+                id: id)
+        }
         var (regions, problems) = RegionFields.readArray(object["regions"], key: "regions")
         var seen: Set<String> = []
         for region in regions where !seen.insert(region.id).inserted {
             problems.append("duplicate region id \(JSONValue.string(region.id).jsonText)")
-        }
-        if case .array(let items)? = object["regions"], items.count > RegionLimits.maximumRegionsPerClient {
-            problems.append(
-                "at most \(RegionLimits.maximumRegionsPerClient) regions per client and device, got \(items.count)")
         }
         guard problems.isEmpty else {
             throw RequestError(.badField, problems.joined(separator: "; "), id: id)

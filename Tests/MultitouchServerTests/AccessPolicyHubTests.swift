@@ -83,3 +83,41 @@ struct AccessPolicyHubTests {
         #expect(all.contains(#""pid":1,"uid":0"#) && all.contains(#""pid":10,"uid":1000"#))
     }
 }
+
+/// Issue 19: one user's region requests are rate-limited (each rebuilds a hit index on the loop).
+@Suite("ClientHub region request rate")
+struct RegionRequestRateTests {
+    @Test func aUsersClientsShareTheRateAndItRefills() throws {
+        let clock = ClientHubTests.VirtualClock()
+        let host = ClientHubTests.FakeHost()
+        host.devices = [ClientHubTests.device]
+        let watcher = ClientHubTests.RecordingWatcher()  // the hub holds it unowned
+        defer { withExtendedLifetime(watcher) {} }
+        let hub = ClientHub(
+            configuration: ClientsConfiguration(), daemonVersion: "multitouchd test", logger: Logger(label: "test"),
+            watcher: watcher, clock: { clock.now })
+        hub.host = host
+        var peers: [ClientHubTests.Peer] = []
+        for pid in 0..<2 {
+            var fds: [Int32] = [0, 0]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
+            try Sys.setNonBlocking(fds[0])
+            let id = try #require(hub.adopt(fd: fds[0], peer: PeerCredentials(pid: Int32(pid), uid: 1000, gid: 1000)))
+            var peer = ClientHubTests.Peer(fd: fds[1], id: id, hubFD: fds[0])
+            _ = peer.lines()
+            peers.append(peer)
+        }
+        func update(_ k: Int) -> String {
+            let peer = peers[k % 2]
+            peer.send(#"{"type":"updateRegions","device":9,"regions":[],"remove":["a"],"id":\#(k)}"# + "\n")
+            hub.handle(client: peer.id, readable: true, writable: false, hangUp: false)
+            return peers[k % 2].lines().last ?? ""
+        }
+        let limit = ClientHub.regionRequestsPerSecondPerUser
+        for k in 0..<limit { #expect(update(k).contains("unknown-device"), "request \(k) is served") }
+        let refused = update(limit)
+        #expect(refused.contains(#""code":"over-budget""#) && refused.contains("region_requests_per_second_per_user"))
+        clock.advance(seconds: 0.5)
+        #expect(update(limit + 1).contains("unknown-device"), "half a second refills half the budget")
+    }
+}
