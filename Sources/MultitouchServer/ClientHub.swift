@@ -73,8 +73,15 @@ final class ClientHub {
     }
     private var accessGroups = AccessGroups(AccessPolicy())
     /// Region requests per second of one user's clients together (each rebuilds a hit index).
-    private var regionRequests = RequestRate(perSecond: ClientHub.regionRequestsPerSecondPerUser)
+    private var regionRequests = RequestRate(
+        perSecond: ClientHub.regionRequestsPerSecondPerUser, capacity: ClientHub.regionRequestsPerSecondPerUser)
     static let regionRequestsPerSecondPerUser = 240
+    /// Bytes per second of one user's large request lines (over `largeRequestBytes`), charged before
+    /// the line is parsed; the burst is two of the longest lines.
+    private var largeRequestBytes = RequestRate(perSecond: ClientHub.largeRequestBytesPerSecondPerUser, capacity: 1)
+    static let largeRequestBytesPerSecondPerUser = 512 * 1024
+    /// Lines up to this long are never charged by size (every request but a big region declaration).
+    static let largeRequestBytes = 4096
     private let daemonVersion: String
     private(set) var logger: Logger
     private let clock: () -> UInt64
@@ -114,6 +121,9 @@ final class ClientHub {
         self.watcher = watcher
         self.clock = clock
         startTime = clock()
+        largeRequestBytes = RequestRate(
+            perSecond: ClientHub.largeRequestBytesPerSecondPerUser,
+            capacity: max(128 * 1024, 2 * configuration.maximumLineBytes))
     }
 
     var clientCount: Int { clients.count }
@@ -247,6 +257,20 @@ final class ClientHub {
     }
 
     private func handleRequest(_ line: [UInt8], from client: ClientSession) {
+        if line.count > ClientHub.largeRequestBytes,
+            !largeRequestBytes.take(uid: client.peer?.uid ?? .max, now: clock(), cost: line.count)
+        {
+            // Refused unparsed: only the id is looked for, so a flood of large lines costs a scan each.
+            let id = RequestID.salvaged(from: line)
+            reply(
+                to: client,
+                .error(
+                    ErrorMessage(
+                        .overBudget,
+                        "over budget: request_bytes_per_second_per_user: more than \(ClientHub.largeRequestBytesPerSecondPerUser) bytes of requests over \(ClientHub.largeRequestBytes) bytes in one second; nothing changed",
+                        id: id)))
+            return
+        }
         let request: ClientRequest
         do {
             request = try ClientRequest(decoding: line)

@@ -148,7 +148,7 @@ public struct ClientRequest: Hashable, Sendable {
             value = try JSONReader.parse(line)
         } catch {
             // The id still names the request when it can be read (NaN or 1e999 elsewhere in the line).
-            let id = JSONReader.salvageMember("id", in: line).flatMap { RequestID.read($0, source: line) }
+            let id = RequestID.salvaged(from: line)
             throw RequestError(.invalidJSON, "request is not valid JSON: \(error)", id: id)
         }
         guard case .object(let object) = value else {

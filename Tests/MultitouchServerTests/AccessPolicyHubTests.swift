@@ -121,3 +121,38 @@ struct RegionRequestRateTests {
         #expect(update(limit + 1).contains("unknown-device"), "half a second refills half the budget")
     }
 }
+
+/// Issue 19: large request lines are charged by size before they are parsed.
+@Suite("ClientHub large request bytes")
+struct LargeRequestBytesTests {
+    @Test func aFloodOfLargeLinesIsRefusedUnparsedWithItsID() throws {
+        let clock = ClientHubTests.VirtualClock()
+        let watcher = ClientHubTests.RecordingWatcher()  // the hub holds it unowned
+        defer { withExtendedLifetime(watcher) {} }
+        let hub = ClientHub(
+            configuration: ClientsConfiguration(), daemonVersion: "multitouchd test", logger: Logger(label: "test"),
+            watcher: watcher, clock: { clock.now })
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
+        try Sys.setNonBlocking(fds[0])
+        let id = try #require(hub.adopt(fd: fds[0], peer: PeerCredentials(pid: 1, uid: 1000, gid: 1000)))
+        var peer = ClientHubTests.Peer(fd: fds[1], id: id, hubFD: fds[0])
+        _ = peer.lines()
+        // 60 KB of padding in an unknown field: parsed, it is a bad-field error; refused by size, over-budget.
+        let padding = String(repeating: "x", count: 60_000)
+        var codes: [String] = []
+        for k in 0..<4 {
+            peer.send(#"{"type":"ping","pad":"\#(padding)","id":\#(k)}"# + "\n")
+            hub.handle(client: id, readable: true, writable: false, hangUp: false)
+            let line = peer.lines().last ?? ""
+            #expect(line.contains(#""id":\#(k)"#), "\(line.prefix(200))")
+            codes.append(line.contains("over-budget") ? "over-budget" : line.contains("bad-field") ? "bad-field" : line)
+        }
+        // The burst is two of the longest lines (128 KiB): the third is refused unparsed.
+        #expect(codes == ["bad-field", "bad-field", "over-budget", "over-budget"])
+        clock.advance(seconds: 0.2)  // 100 KiB back
+        peer.send(#"{"type":"ping","pad":"\#(padding)","id":9}"# + "\n")
+        hub.handle(client: id, readable: true, writable: false, hangUp: false)
+        #expect(peer.lines().last?.contains("bad-field") == true)
+    }
+}
