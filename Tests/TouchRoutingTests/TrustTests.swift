@@ -22,7 +22,7 @@ struct TrustTests {
                 client: ClientID(UInt64(c)), with: (0..<256).map { Self.fullScreen("r\($0)", z: $0 % 7) })
         }
         #expect(set.index.entries.count == 1024)
-        #expect(set.index.storedSlots <= 1024 * HitIndex.maximumCellsPerEntry, "not 1024 x 32 x 32")
+        #expect(set.index.storedSlots <= 1024 * 64, "not 1024 x 32 x 32 (ROUTING.md: at most 64 cells a region)")
         // And the walk still finds the front-most one.
         #expect(set.index.owner(at: Point(x: 500, y: 300)) == set.index.ownerByLinearScan(at: Point(x: 500, y: 300)))
         #expect(set.index.entries[set.index.owner(at: Point(x: 1, y: 1)) ?? -1].region.z == 6)
