@@ -100,6 +100,6 @@ struct ConfigurationRobustnessTests {
         let (client, _) = try connectClient(daemon)
         try client.ping(id: 9)
         #expect(try client.nextLine() == #"{"type":"pong","id":9}"#)
-        #expect(daemon.log.contains(kind == "fifo" ? "not a regular file" : "more than the 64 KiB"))
+        #expect(daemon.log.contains(kind == "fifo" ? "not a regular file" : "more than the 32 KiB"))
     }
 }
