@@ -76,6 +76,8 @@ public struct DaemonConfiguration: Hashable, Sendable {
     public var gestures: GestureConfiguration = .default
     public var clients = ClientsConfiguration()
     public var tuio = TUIOConfiguration()
+    /// Who may observe, declare regions and set transforms (`[access]`).
+    public var access = AccessPolicy()
     public var logLevel: LogLevel = .info
     public init() {}
 }

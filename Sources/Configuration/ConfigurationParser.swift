@@ -23,7 +23,9 @@ enum NumberRule: Hashable, Sendable {
 
 /// Keys of each table, in the order config/multitouchd.toml documents them.
 enum ConfigurationKeys {
-    static let root = ["socket", "devices", "gestures", "clients", "tuio", "log"]
+    static let root = ["socket", "devices", "gestures", "clients", "tuio", "access", "log"]
+    static let access = ["default", "default_z_band", "grant"]
+    static let grant = ["uid", "group", "rights", "z_band"]
     static let socket = ["path", "mode", "group", "require_group"]
     static let devices = ["grab", "rule"]
     static let rule = ["action", "name", "path", "class", "grab", "output", "size_mm"]
@@ -57,6 +59,7 @@ struct ConfigurationParser {
         if let table = table(root, "gestures", in: "") { configuration.gestures = parseGestures(table) }
         if let table = table(root, "clients", in: "") { configuration.clients = parseClients(table) }
         if let table = table(root, "tuio", in: "") { configuration.tuio = parseTUIO(table) }
+        if let table = table(root, "access", in: "") { configuration.access = parseAccess(table) }
         if let table = table(root, "log", in: "") {
             checkKeys(table, path: "log", allowed: ConfigurationKeys.log)
             let names = LogLevel.allCases.map(\.rawValue)
@@ -276,6 +279,76 @@ struct ConfigurationParser {
         }
         if let touchpads = bool(table, "touchpads", in: "tuio") { tuio.touchpads = touchpads }
         return tuio
+    }
+
+    private mutating func parseAccess(_ table: TOMLTable) -> AccessPolicy {
+        var policy = AccessPolicy()
+        checkKeys(table, path: "access", allowed: ConfigurationKeys.access)
+        if let rights = rights(table, "default", in: "access") { policy.defaultGrant.rights = rights }
+        if let band = zBand(table, "default_z_band", in: "access") { policy.defaultGrant.zBand = band }
+        guard let value = table["grant"] else { return policy }
+        guard let array = value.array else {
+            report("access.grant", "expected an array of tables ([[access.grant]]), found \(describe(value))")
+            return policy
+        }
+        for (offset, element) in array.enumerated() {
+            let path = "access.grant[\(offset + 1)]"
+            guard let rule = element.table else {
+                report(path, "expected a table ([[access.grant]]), found \(describe(element))")
+                continue
+            }
+            checkKeys(rule, path: path, allowed: ConfigurationKeys.grant)
+            var parsed = AccessRule(grant: AccessGrant(rights: [], zBand: policy.defaultGrant.zBand))
+            if let uid = integer(rule, "uid", in: path, minimum: 0) {
+                if let id = UInt32(exactly: uid) { parsed.uid = id } else { report("\(path).uid", "uid out of range") }
+            }
+            if let group = rule["group"] {
+                if let name = group.string, isValidGroupName(name) || UInt32(name) != nil {
+                    parsed.group = name
+                } else {
+                    report("\(path).group", "expected a group name or number as a string, found \(describe(group))")
+                }
+            }
+            if !rule.contains(key: "uid") && !rule.contains(key: "group") {
+                report(path, "a grant needs uid, group or both (it would match no one)")
+            }
+            if let rights = rights(rule, "rights", in: path) { parsed.grant.rights = rights }
+            if let band = zBand(rule, "z_band", in: path) { parsed.grant.zBand = band }
+            policy.rules.append(parsed)
+        }
+        return policy
+    }
+
+    /// A list of rights ("observe", "regions", "transform").
+    private mutating func rights(_ table: TOMLTable, _ key: String, in path: String) -> Set<AccessRight>? {
+        guard let value = table[key] else { return nil }
+        let names = AccessRight.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let items = value.array else {
+            report(join(path, key), "expected an array of rights (\(names)), found \(describe(value))")
+            return nil
+        }
+        var rights: Set<AccessRight> = []
+        for item in items {
+            guard let name = item.string, let right = AccessRight(rawValue: name) else {
+                report(join(path, key), "unknown right \(describe(item)); rights are \(names)")
+                return nil
+            }
+            rights.insert(right)
+        }
+        return rights
+    }
+
+    /// A z band `[lowest, highest]`.
+    private mutating func zBand(_ table: TOMLTable, _ key: String, in path: String) -> ClosedRange<Int>? {
+        guard let value = table[key] else { return nil }
+        if let items = value.array, items.count == 2, case .integer(let lo) = items[0],
+            case .integer(let hi) = items[1],
+            lo <= hi
+        {
+            return Int(lo)...Int(hi)
+        }
+        report(join(path, key), "expected [lowest, highest], two integers in order, found \(describe(value))")
+        return nil
     }
 
     // MARK: readers (nil for a missing or bad value; a bad value is reported)

@@ -19,8 +19,11 @@ protocol ClientHubHost: AnyObject {
     func clientSubscribed(subscribers: Int)
     /// A client connected or left (the systemd status line counts them).
     func clientsChanged()
-    /// Applies a client's region request on a device; nil when there is no such device.
-    func regions(_ request: DeviceHost.RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome?
+    /// Applies a client's region request on a device, within what `grant` allows; nil when there is no
+    /// such device.
+    func regions(
+        _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
+    ) -> DeviceRouting.Outcome?
     /// The client's own recogniser recognised a gesture in its region; what that cancels.
     func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure>
     /// Sets (`matrix`) or resets (nil) one of the client's regions' cumulative transform.
@@ -37,7 +40,9 @@ protocol ClientHubHost: AnyObject {
 
 extension ClientHubHost {
     /// A host that routes nothing: every device is unknown to region requests.
-    func regions(_ request: DeviceHost.RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome? { nil }
+    func regions(
+        _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
+    ) -> DeviceRouting.Outcome? { nil }
     func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure> {
         .failure(.unknownDevice)
     }
@@ -66,6 +71,21 @@ protocol ClientSocketWatcher: AnyObject {
 /// `clock` (monotonic ns), so tests run it with socket pairs and virtual time. Owned by the loop thread.
 final class ClientHub {
     var configuration: ClientsConfiguration
+    /// Who may observe, declare regions and set transforms; applies to clients connecting from now on.
+    var access = AccessPolicy() {
+        didSet { accessGroups = AccessGroups(access) }
+    }
+    private var accessGroups = AccessGroups(AccessPolicy())
+    /// Region requests per second of one user's clients together (each rebuilds a hit index).
+    private var regionRequests = RequestRate(
+        perSecond: ClientHub.regionRequestsPerSecondPerUser, capacity: ClientHub.regionRequestsPerSecondPerUser)
+    static let regionRequestsPerSecondPerUser = 240
+    /// Bytes per second of one user's large request lines (over `largeRequestBytes`), charged before
+    /// the line is parsed; the burst is two of the longest lines.
+    private var largeRequestBytes = RequestRate(perSecond: ClientHub.largeRequestBytesPerSecondPerUser, capacity: 1)
+    static let largeRequestBytesPerSecondPerUser = 512 * 1024
+    /// Lines up to this long are never charged by size (every request but a big region declaration).
+    static let largeRequestBytes = 4096
     private let daemonVersion: String
     private(set) var logger: Logger
     private let clock: () -> UInt64
@@ -105,6 +125,9 @@ final class ClientHub {
         self.watcher = watcher
         self.clock = clock
         startTime = clock()
+        largeRequestBytes = RequestRate(
+            perSecond: ClientHub.largeRequestBytesPerSecondPerUser,
+            capacity: max(128 * 1024, 2 * configuration.maximumLineBytes))
     }
 
     var clientCount: Int { clients.count }
@@ -178,6 +201,7 @@ final class ClientHub {
             return nil
         }
         let client = ClientSession(id: nextClientID, fd: fd, peer: peer)
+        client.grant = accessGroups.grant(policy: access, peer: peer, fd: fd)
         nextClientID += 1
         do {
             try watcher.watch(client: client.id, fd: fd)
@@ -237,6 +261,20 @@ final class ClientHub {
     }
 
     private func handleRequest(_ line: [UInt8], from client: ClientSession) {
+        if line.count > ClientHub.largeRequestBytes,
+            !largeRequestBytes.take(uid: client.peer?.uid ?? .max, now: clock(), cost: line.count)
+        {
+            // Refused unparsed: only the id is looked for, so a flood of large lines costs a scan each.
+            let id = RequestID.salvaged(from: line)
+            reply(
+                to: client,
+                .error(
+                    ErrorMessage(
+                        .overBudget,
+                        "over budget: request_bytes_per_second_per_user: more than \(ClientHub.largeRequestBytesPerSecondPerUser) bytes of requests over \(ClientHub.largeRequestBytes) bytes in one second; nothing changed",
+                        id: id)))
+            return
+        }
         let request: ClientRequest
         do {
             request = try ClientRequest(decoding: line)
@@ -286,16 +324,24 @@ final class ClientHub {
         case .ping:
             reply(to: client, .pong(PongMessage(id: id)))
         case .stats:
-            reply(to: client, .stats(statsMessage(id: id)))
+            reply(to: client, .stats(statsMessage(id: id, for: client)))
         case .resetTransform(let device):
+            guard permits(.transform, client, id) else { return }
             setTransform(device: device, matrix: .identity, id: id, client: client)
         case .setTransform(let device, let matrix):
+            guard permits(.transform, client, id) else { return }
             setTransform(device: device, matrix: matrix, id: id, client: client)
         case .declareRegions(let device, let regions):
-            answerRegions(host?.regions(.declare(regions), client: client.id, device: device), device, id, client)
-        case .updateRegions(let device, let regions, let remove):
+            guard permits(.regions, client, id), withinRegionRate(client, id) else { return }
             answerRegions(
-                host?.regions(.update(regions, remove: remove), client: client.id, device: device), device, id, client)
+                host?.regions(.declare(regions), client: client.id, device: device, grant: routingGrant(client)),
+                device, id, client)
+        case .updateRegions(let device, let regions, let remove):
+            guard permits(.regions, client, id), withinRegionRate(client, id) else { return }
+            answerRegions(
+                host?.regions(
+                    .update(regions, remove: remove), client: client.id, device: device, grant: routingGrant(client)),
+                device, id, client)
         case .recognized(let device, let region):
             switch host?.recognized(client: client.id, device: device, region: region) ?? .failure(.unknownDevice) {
             case .success(let routed):
@@ -319,6 +365,39 @@ final class ClientHub {
         }
     }
 
+    /// Whether the client has `right`; if not, answers `forbidden` naming it.
+    private func permits(_ right: AccessRight, _ client: ClientSession, _ id: RequestID?) -> Bool {
+        if client.grant.has(right) { return true }
+        reply(
+            to: client,
+            .error(
+                ErrorMessage(
+                    .forbidden,
+                    "missing right \"\(right.rawValue)\" (the daemon's [access] configuration does not grant it to uid \(client.peer.map { String($0.uid) } ?? "unknown"))",
+                    id: id)))
+        return false
+    }
+
+    /// Whether the client's user may send another region request now; if not, answers `over-budget`.
+    private func withinRegionRate(_ client: ClientSession, _ id: RequestID?) -> Bool {
+        let uid = client.peer?.uid ?? .max
+        if regionRequests.take(uid: uid, now: clock()) { return true }
+        let limit = ClientHub.regionRequestsPerSecondPerUser
+        reply(
+            to: client,
+            .error(
+                ErrorMessage(
+                    .overBudget,
+                    "over budget: region_requests_per_second_per_user: more than \(limit) in one second; nothing changed",
+                    id: id)))
+        return false
+    }
+
+    /// What the router needs of the client's grant.
+    private func routingGrant(_ client: ClientSession) -> RoutingGrant {
+        RoutingGrant(zBand: client.grant.zBand, observesOthers: client.grant.has(.observe))
+    }
+
     private func replyRegionFailure(
         _ failure: DeviceHost.RegionFailure, device: Int, id: RequestID?, to client: ClientSession
     ) {
@@ -337,7 +416,13 @@ final class ClientHub {
         case nil:
             reply(to: client, .error(ErrorMessage(.unknownDevice, "no device \(device)", id: id)))
         case .rejected(let error)?:
-            reply(to: client, .error(ErrorMessage(.badField, error.description, id: id)))
+            let code: ErrorCode
+            switch error.kind {
+            case .invalid: code = .badField
+            case .overBudget: code = .overBudget
+            case .forbidden: code = .forbidden
+            }
+            reply(to: client, .error(ErrorMessage(code, error.description, id: id)))
         case .inForce(let ids, let cancelled)?:
             let routed = !ids.isEmpty
             if routed == client.routedDevices.contains(device) {
@@ -371,10 +456,14 @@ final class ClientHub {
         for other in clients.values where other !== client && other.wants(message) { deliver([message], to: other) }
     }
 
-    private func statsMessage(id: RequestID?) -> StatsMessage {
+    private func statsMessage(id: RequestID?, for asker: ClientSession) -> StatsMessage {
+        // Other clients' pid and uid are root's business only (-1: not shown).
+        let seesAll = asker.peer?.uid == 0
         let clientStats = clients.values.sorted { $0.id < $1.id }.map { c in
-            ClientStatistics(
-                id: c.id, pid: Int(c.peer?.pid ?? -1), uid: Int(c.peer?.uid ?? 0), subscribed: c.subscription != nil,
+            let shown = seesAll || c === asker
+            return ClientStatistics(
+                id: c.id, pid: shown ? Int(c.peer?.pid ?? -1) : -1, uid: shown ? Int(c.peer?.uid ?? 0) : -1,
+                subscribed: c.subscription != nil,
                 queued: c.queue.count, queuedBytes: c.pendingBytes, delivered: c.delivered,
                 dropped: c.queue.droppedTotal)
         }

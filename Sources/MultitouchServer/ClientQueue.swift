@@ -83,8 +83,9 @@ public struct OutboundMessage: Sendable {
 /// A bounded per-client message queue with coalescing (docs/PROTOCOL.md "Backpressure").
 ///
 /// Below `softLimit` queued messages everything is appended. At or above it, a droppable message
-/// replaces the most recent still-queued droppable message of the same (device, stream): the old one
-/// is removed and the new one appended at the tail, so every stream stays in time order, and the new
+/// replaces the most recent still-queued droppable message of the same (device, stream, region) when no
+/// other message of that stream was queued after it: the old one is removed and the new one appended
+/// at the tail, so every stream stays in time order, and the new
 /// entry carries the count of messages the client missed before it. A non-droppable message is always
 /// appended. The byte total is what the caller checks against the hard limit. Pure and single-threaded.
 public struct ClientQueue: Sendable {
@@ -153,7 +154,10 @@ public struct ClientQueue: Sendable {
         slots.append(Entry(message: message, missed: missed))
         count += 1
         bytes += message.bytes.count
-        if message.droppable { lastDroppable[key] = index }
+        // A droppable message never coalesces across a later message of its stream: removing it from
+        // before that one would put the gap ahead of the `dropped` notice the next droppable carries
+        // (a segment's `ended` arriving with seq missing and no notice yet, issue 19).
+        lastDroppable[key] = message.droppable ? index : nil
         if tombstones > 64 && tombstones > count { compact() }
         return result
     }

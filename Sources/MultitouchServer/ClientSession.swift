@@ -1,4 +1,5 @@
 import CLinuxSystem
+import Configuration
 import Glibc
 import WireProtocol
 
@@ -8,6 +9,8 @@ final class ClientSession {
     let id: Int
     let fd: Int32
     let peer: PeerCredentials?
+    /// What the access policy lets this client do (docs/SECURITY.md), fixed at connect.
+    var grant = AccessGrant.everything
 
     /// Streams and devices the client asked for; nil before the first subscribe (nothing is streamed).
     var subscription: (streams: MessageStreams, devices: DeviceFilter)?
@@ -91,8 +94,10 @@ final class ClientSession {
         if message.streams.isEmpty { return true }
         if message.client != 0 {
             guard message.client == id else { return false }
-        } else if message.wholeDevice && !routedDevices.isEmpty && routedDevices.contains(message.device) {
-            return false
+        } else if message.wholeDevice {
+            // Without `observe` a client sees its own regions' touches only (Wayland's model).
+            if !grant.has(.observe) { return false }
+            if !routedDevices.isEmpty && routedDevices.contains(message.device) { return false }
         }
         guard let subscription, !subscription.streams.isDisjoint(with: message.streams) else { return false }
         return message.device == 0 || subscription.devices.contains(message.device)

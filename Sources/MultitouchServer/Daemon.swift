@@ -7,6 +7,7 @@ import Logging
 import MultitouchCore
 import TUIOOutput
 import TouchPipeline
+import TouchRouting
 import WireProtocol
 
 /// Everything `multitouchd` was started with.
@@ -78,6 +79,7 @@ public final class Daemon {
         hub = ClientHub(
             configuration: options.configuration.clients, daemonVersion: options.daemonVersion, logger: logger,
             watcher: watcher)
+        hub.access = options.configuration.access
         host = try DeviceHost(configuration: options.configuration, replay: options.replay, logger: logger, loop: loop)
         hub.host = self
         hub.closingChanged = { [unowned self] in graceTimer.arm(at: hub.nextCloseDeadline) }
@@ -198,6 +200,7 @@ public final class Daemon {
         configuration.socket = old.socket
         logger.logLevel = Logger.Level(fresh.logLevel)
         hub.configuration = configuration.clients
+        hub.access = configuration.access
         hub.limitMaximumClientsToDescriptors()
         hub.logLevel = logger.logLevel
         host.configuration = configuration
@@ -263,8 +266,10 @@ extension Daemon: ClientHubHost {
     }
     func clientSubscribed(subscribers: Int) { host.clientSubscribed(subscribers: subscribers) }
     func clientsChanged() { updateStatus() }
-    func regions(_ request: DeviceHost.RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome? {
-        host.regions(request, client: client, device: device)
+    func regions(
+        _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
+    ) -> DeviceRouting.Outcome? {
+        host.regions(request, client: client, device: device, grant: grant)
     }
     func clientGone(_ client: Int) { host.clientGone(client) }
     func predictionHorizon(_ horizon: Int?) { host.predictionHorizon(horizon) }

@@ -433,7 +433,9 @@ final class DeviceHost {
     /// Applies a client's region request on a device (the device's router is made on the first
     /// declaration and dropped when no client has regions there any more). Returns nil for a device
     /// that is not present; the outcome's messages are for the client only.
-    func regions(_ request: RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome? {
+    func regions(
+        _ request: RegionRequest, client: Int, device: Int, grant: RoutingGrant = .all
+    ) -> DeviceRouting.Outcome? {
         guard currentDevices().contains(where: { $0.id == device }) else { return nil }
         let key = ClientID(UInt64(client))
         if routings.index(forKey: device) == nil {
@@ -449,6 +451,7 @@ final class DeviceHost {
             routings[device] = DeviceRouting(
                 device: device, surface: pipeline.gestureSurface, gestures: pipeline.gestureConfiguration)
         }
+        routings[device]?.setGrant(grant, for: key)
         let outcome: DeviceRouting.Outcome?
         switch request {
         case .declare(let list):

@@ -37,10 +37,18 @@ public struct DeviceRouting: Sendable {
     /// - Parameters:
     ///   - surface: the device's gesture surface (`DevicePipeline.gestureSurface`).
     ///   - gestures: the device's gesture thresholds.
-    public init(device: Int, surface: GestureSurface, gestures: GestureConfiguration) {
+    ///   - budget: the limits of what clients may declare here.
+    public init(
+        device: Int, surface: GestureSurface, gestures: GestureConfiguration, budget: RoutingBudget = .default
+    ) {
         self.device = device
         isSemiMT = surface.isSemiMT
-        router = TouchRouter(gestureConfiguration: gestures, surface: surface)
+        router = TouchRouter(gestureConfiguration: gestures, surface: surface, budget: budget)
+    }
+
+    /// Sets what `client` may do here (z band, observing other clients' touches), from the access policy.
+    public mutating func setGrant(_ grant: RoutingGrant, for client: ClientID) {
+        router.setGrant(grant, for: client)
     }
 
     /// When set, every event the router handles and what it delivered for it are checked against the

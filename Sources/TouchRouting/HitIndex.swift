@@ -1,13 +1,20 @@
 import MultitouchCore
 
-/// A uniform grid over the hittable regions: each cell lists, front to back, the regions whose bounds
-/// overlap it, so a hit test looks at one cell and only the regions stacked there.
+/// A pyramid of uniform grids over the hittable regions: each cell lists, front to back, the regions
+/// whose bounds overlap it, so a hit test looks at one cell per level and only the regions stacked there.
 ///
-/// Built once per region change. A grid rather than an R-tree because regions on one screen are few
+/// Built once per region change. Grids rather than an R-tree because regions on one screen are few
 /// (tens to thousands), mostly rectangles of similar size, and a began must cost the same whatever
-/// the layout: locating the cell is two multiplications, and the cell list is already in stacking
-/// order, so the topmost owner ends the walk early (observers are kept in a separate list per cell so
-/// that walk stays short).
+/// the layout: locating a cell is two multiplications, and the cell lists are already in stacking
+/// order, so the topmost owner ends the walk early (observers are kept in separate lists so that walk
+/// stays short).
+///
+/// The finest grid has about one cell per region (at most 64 x 64); each coarser level has a quarter
+/// of the cells along each side, down to one cell. A region is listed at the finest level where its
+/// bounds cover at most `maximumCellsPerEntry` cells, so building costs O(n log n + 16 n) for n regions
+/// whatever they overlap (with one grid, 4,096 full-screen regions once filled 16 M cell slots, 0.7 s
+/// and hundreds of MB per update, issue 19), and a hit test merges at most four short lists in
+/// stacking order, stopping at the first owner.
 public struct HitIndex: Sendable {
     /// One hittable region with its stacking position.
     public struct Entry: Sendable {
@@ -18,19 +25,26 @@ public struct HitIndex: Sendable {
         public var declaration: Int
     }
 
+    /// One grid of the pyramid.
+    private struct Level: Sendable {
+        var side: Int
+        var cellWidth: Double
+        var cellHeight: Double
+        /// Per cell, owners (opaque, passthrough) front to back: `ownerIndices[ownerStart[c]..<ownerStart[c+1]]`.
+        var ownerStart: [Int32]
+        var ownerIndices: [Int32]
+        /// Per cell, observers front to back, same layout.
+        var observerStart: [Int32]
+        var observerIndices: [Int32]
+    }
+
     /// Regions front to back: z descending, then client id descending, then declaration descending.
     public let entries: [Entry]
     private let origin: Point
-    private let cellWidth: Double
-    private let cellHeight: Double
-    private let columns: Int
-    private let rows: Int
-    /// Per cell, owners (opaque, passthrough) front to back: `ownerIndices[ownerStart[c]..<ownerStart[c+1]]`.
-    private let ownerStart: [Int32]
-    private let ownerIndices: [Int32]
-    /// Per cell, observers front to back, same layout.
-    private let observerStart: [Int32]
-    private let observerIndices: [Int32]
+    private let levels: [Level]
+
+    /// Most cells a region is listed in at its level.
+    static let maximumCellsPerEntry = 64
 
     /// Most cells along one side: 64 x 64 cells keep the index small (a few hundred KiB at most) while
     /// 1,000 screen-sized-to-button-sized regions share a cell only where they really overlap.
@@ -45,14 +59,7 @@ public struct HitIndex: Sendable {
         self.entries = entries
         guard let first = entries.first else {
             origin = .zero
-            cellWidth = 1
-            cellHeight = 1
-            columns = 1
-            rows = 1
-            ownerStart = [0, 0]
-            ownerIndices = []
-            observerStart = [0, 0]
-            observerIndices = []
+            levels = []
             return
         }
         var lo = Point(x: first.bounds.x, y: first.bounds.y)
@@ -61,32 +68,47 @@ public struct HitIndex: Sendable {
             lo = Point(x: min(lo.x, e.bounds.x), y: min(lo.y, e.bounds.y))
             hi = Point(x: max(hi.x, e.bounds.maxX), y: max(hi.y, e.bounds.maxY))
         }
-        // About one cell per region: square-ish cells, at most maximumSide per side.
-        let side = min(Self.maximumSide, max(1, Int(Double(entries.count).squareRoot().rounded(.up))))
-        columns = side
-        rows = side
         origin = lo
-        cellWidth = max((hi.x - lo.x) / Double(side), .leastNormalMagnitude)
-        cellHeight = max((hi.y - lo.y) / Double(side), .leastNormalMagnitude)
-
-        var owners = [[Int32]](repeating: [], count: side * side)
-        var observers = [[Int32]](repeating: [], count: side * side)
+        // About one cell per region at the finest level: square-ish cells, at most maximumSide per side.
+        var sides = [min(Self.maximumSide, max(1, Int(Double(entries.count).squareRoot().rounded(.up))))]
+        while let last = sides.last, last > 1 { sides.append(max(1, last / 4)) }
+        var owners = sides.map { [[Int32]](repeating: [], count: $0 * $0) }
+        var observers = sides.map { [[Int32]](repeating: [], count: $0 * $0) }
+        let sizes = sides.map { side in
+            (
+                max((hi.x - lo.x) / Double(side), .leastNormalMagnitude),
+                max((hi.y - lo.y) / Double(side), .leastNormalMagnitude)
+            )
+        }
         for (i, e) in entries.enumerated() {
-            let c0 = Self.clamp(Int(((e.bounds.x - lo.x) / cellWidth).rounded(.down)), side)
-            let c1 = Self.clamp(Int(((e.bounds.maxX - lo.x) / cellWidth).rounded(.down)), side)
-            let r0 = Self.clamp(Int(((e.bounds.y - lo.y) / cellHeight).rounded(.down)), side)
-            let r1 = Self.clamp(Int(((e.bounds.maxY - lo.y) / cellHeight).rounded(.down)), side)
-            for r in r0...r1 {
-                for c in c0...c1 {
-                    switch e.region.mode {
-                    case .opaque, .passthrough: owners[r * side + c].append(Int32(i))
-                    case .observer: observers[r * side + c].append(Int32(i))
+            for (l, side) in sides.enumerated() {
+                let (w, h) = sizes[l]
+                let c0 = Self.clamp(Int(((e.bounds.x - lo.x) / w).rounded(.down)), side)
+                let c1 = Self.clamp(Int(((e.bounds.maxX - lo.x) / w).rounded(.down)), side)
+                let r0 = Self.clamp(Int(((e.bounds.y - lo.y) / h).rounded(.down)), side)
+                let r1 = Self.clamp(Int(((e.bounds.maxY - lo.y) / h).rounded(.down)), side)
+                // The coarsest level (one cell) takes whatever is left.
+                guard (c1 - c0 + 1) * (r1 - r0 + 1) <= Self.maximumCellsPerEntry || l == sides.count - 1 else {
+                    continue
+                }
+                for r in r0...r1 {
+                    for c in c0...c1 {
+                        switch e.region.mode {
+                        case .opaque, .passthrough: owners[l][r * side + c].append(Int32(i))
+                        case .observer: observers[l][r * side + c].append(Int32(i))
+                        }
                     }
                 }
+                break
             }
         }
-        (ownerStart, ownerIndices) = Self.flatten(owners)
-        (observerStart, observerIndices) = Self.flatten(observers)
+        levels = sides.indices.map { l in
+            let (ownerStart, ownerIndices) = Self.flatten(owners[l])
+            let (observerStart, observerIndices) = Self.flatten(observers[l])
+            return Level(
+                side: sides[l], cellWidth: sizes[l].0, cellHeight: sizes[l].1, ownerStart: ownerStart,
+                ownerIndices: ownerIndices, observerStart: observerStart, observerIndices: observerIndices)
+        }
     }
 
     private static func clamp(_ v: Int, _ side: Int) -> Int { min(side - 1, max(0, v)) }
@@ -102,38 +124,77 @@ public struct HitIndex: Sendable {
         return (start, flat)
     }
 
-    /// The cell holding `p`, nil outside the union of the regions' bounds (no region can contain it;
-    /// NaN fails every comparison and lands here too).
-    @inline(__always) private func cell(at p: Point) -> Int? {
-        let fx = (p.x - origin.x) / cellWidth
-        let fy = (p.y - origin.y) / cellHeight
-        guard fx >= 0, fy >= 0, fx < Double(columns), fy < Double(rows) else { return nil }
-        return min(Int(fy), rows - 1) * columns + min(Int(fx), columns - 1)
+    /// Cell slots over every level: the index's size, which stays within n x `maximumCellsPerEntry`
+    /// (tests check the bound).
+    public var storedSlots: Int { levels.reduce(0) { $0 + $1.ownerIndices.count + $1.observerIndices.count } }
+
+    /// The cell of `level` holding `p`, nil outside the union of the regions' bounds (no region can
+    /// contain it; NaN fails every comparison and lands here too).
+    @inline(__always) private func cell(at p: Point, _ level: Level) -> Int? {
+        let fx = (p.x - origin.x) / level.cellWidth
+        let fy = (p.y - origin.y) / level.cellHeight
+        guard fx >= 0, fy >= 0, fx < Double(level.side), fy < Double(level.side) else { return nil }
+        return min(Int(fy), level.side - 1) * level.side + min(Int(fx), level.side - 1)
     }
 
     /// The region that owns a touch beginning at `p` (the front-most opaque region containing it, or
     /// passthrough region solid there), as an index into `entries`; nil when none does.
     public func owner(at p: Point) -> Int? {
-        guard let c = cell(at: p) else { return nil }
-        var k = Int(ownerStart[c])
-        let end = Int(ownerStart[c + 1])
-        while k < end {
-            let i = Int(ownerIndices[k])
-            if entries[i].region.isHit(at: p, bounds: entries[i].bounds) { return i }
-            k += 1
+        var result: Int?
+        walk(at: p, observers: false) { i in
+            result = i
+            return false
         }
-        return nil
+        return result
     }
 
     /// Appends the observers of a touch beginning at `p`, front to back, as indices into `entries`.
     public func observers(at p: Point, into out: inout [Int]) {
-        guard let c = cell(at: p) else { return }
-        var k = Int(observerStart[c])
-        let end = Int(observerStart[c + 1])
-        while k < end {
-            let i = Int(observerIndices[k])
-            if entries[i].region.isHit(at: p, bounds: entries[i].bounds) { out.append(i) }
-            k += 1
+        walk(at: p, observers: true) { i in
+            out.append(i)
+            return true
+        }
+    }
+
+    /// Calls `hit` with each owner (or observer) containing `p`, front to back, merging the point's
+    /// cell list of every level (each ascending), until `hit` returns false.
+    @inline(__always)
+    private func walk(at p: Point, observers: Bool, _ hit: (Int) -> Bool) {
+        guard let finest = levels.first, let c = cell(at: p, finest) else { return }
+        let list = observers ? finest.observerIndices : finest.ownerIndices
+        let starts = observers ? finest.observerStart : finest.ownerStart
+        var k = Int(starts[c])
+        let end = Int(starts[c + 1])
+        // The coarser levels' lists at the point (on the stack: at most three), usually all empty (no
+        // wide region there), and then the walk is the finest cell's list alone.
+        withUnsafeTemporaryAllocation(of: (level: Int, next: Int, end: Int).self, capacity: levels.count) { coarse in
+            var count = 0
+            for l in 1..<levels.count {
+                let level = levels[l]
+                guard let cc = cell(at: p, level) else { continue }
+                let s = observers ? level.observerStart : level.ownerStart
+                if s[cc] < s[cc + 1] {
+                    coarse[count] = (l, Int(s[cc]), Int(s[cc + 1]))
+                    count += 1
+                }
+            }
+            while true {
+                var bestCursor = -1
+                var best = k < end ? list[k] : Int32.max
+                for n in 0..<count where coarse[n].next < coarse[n].end {
+                    let level = levels[coarse[n].level]
+                    let candidate =
+                        observers ? level.observerIndices[coarse[n].next] : level.ownerIndices[coarse[n].next]
+                    if candidate < best {
+                        best = candidate
+                        bestCursor = n
+                    }
+                }
+                guard best != Int32.max else { return }
+                if bestCursor < 0 { k += 1 } else { coarse[bestCursor].next += 1 }
+                let i = Int(best)
+                if entries[i].region.isHit(at: p, bounds: entries[i].bounds) && !hit(i) { return }
+            }
         }
     }
 

@@ -1,21 +1,54 @@
 import MultitouchCore
 
 /// Why a client's routing request (a region declaration or update, a transform for a region) was
-/// refused; nothing changed. The daemon answers it with a `bad-field` error listing `problems`.
+/// refused; nothing changed. The daemon answers it with the error code of `kind` listing `problems`.
 public struct RoutingRequestError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of refusal it is (the protocol's error code).
+    public enum Kind: Hashable, Sendable {
+        /// A region or field is invalid (`bad-field`).
+        case invalid
+        /// A `RoutingBudget` limit would be exceeded (`over-budget`); the problems name the limits.
+        case overBudget
+        /// The client lacks a right (`forbidden`); the problems name it.
+        case forbidden
+    }
+    public var kind: Kind
     /// One line per problem, in declaration order.
     public var problems: [String]
     public var description: String { problems.joined(separator: "; ") }
 
-    public init(problems: [String]) { self.problems = problems }
+    public init(problems: [String], kind: Kind = .invalid) {
+        self.problems = problems
+        self.kind = kind
+    }
+}
+
+/// What one client may do with regions on a device, as the daemon's access policy grants it
+/// (docs/SECURITY.md): the z band its regions must lie in, and whether its observer regions see
+/// touches that other clients' regions own.
+public struct RoutingGrant: Hashable, Sendable {
+    /// Lowest and highest `z` the client's regions may have.
+    public var zBand: ClosedRange<Int>
+    /// The `observe` right: its observer regions also see touches owned by other clients' regions
+    /// (never those of an `exclusive` region).
+    public var observesOthers: Bool
+
+    public init(zBand: ClosedRange<Int> = Int.min...Int.max, observesOthers: Bool = true) {
+        self.zBand = zBand
+        self.observesOthers = observesOthers
+    }
+
+    /// Everything: what a client gets when no policy restricts it.
+    public static let all = RoutingGrant()
 }
 
 /// Every region of one device, per client, and the hit index built over them.
 ///
-/// A client's set is replaced whole (`replace(client:with:)`): either every region is valid and the new
-/// set takes effect at once, or nothing changes and the error lists every problem. The index is rebuilt
-/// on every change, O(regions + grid cells they cover); hit-testing reads it at O(1) per touch plus the
-/// regions stacked at that cell (ROUTING.md "Hit-testing").
+/// A client's set is replaced whole (`replace(client:with:)`): either every region is valid, fits the
+/// client's grant and the budget, and the new set takes effect at once, or nothing changes and the
+/// error lists every problem. The index is rebuilt on every change, O(n log n + n x 16) for n regions
+/// (at most `RoutingBudget.regionsPerDevice`); hit-testing reads it at O(1) per touch plus the regions
+/// stacked at that cell (ROUTING.md "Hit-testing").
 public struct RegionSet: Sendable {
     /// Each client's regions in declaration order.
     public private(set) var byClient: [ClientID: [Region]] = [:]
@@ -23,24 +56,48 @@ public struct RegionSet: Sendable {
     public private(set) var regions: [RegionKey: Region] = [:]
     /// The hit index over the regions that can be hit.
     public private(set) var index = HitIndex(entries: [])
+    /// The limits every change is checked against.
+    public let budget: RoutingBudget
+    /// Each client's grant (`RoutingGrant.all` for a client not listed).
+    public private(set) var grants: [ClientID: RoutingGrant] = [:]
+    /// What each client's set costs, and all of them together.
+    private var costs: [ClientID: RoutingBudget.Cost] = [:]
+    public private(set) var totalCost = RoutingBudget.Cost()
 
-    public init() {}
+    public init(budget: RoutingBudget = .default) { self.budget = budget }
+
+    /// The grant of `client`.
+    public func grant(of client: ClientID) -> RoutingGrant { grants[client] ?? .all }
+
+    /// Sets what `client` may do; the next declaration is checked against it (regions in force stay).
+    public mutating func setGrant(_ grant: RoutingGrant, for client: ClientID) {
+        grants[client] = grant == .all ? nil : grant
+    }
 
     /// Replaces `client`'s regions with `regions` (an empty array removes them all).
     /// - Throws: `RoutingRequestError` listing every problem (duplicate ids, too many regions, bad shapes,
     ///   masks or options); the set is then unchanged.
     public mutating func replace(client: ClientID, with regions: [Region]) throws(RoutingRequestError) {
         var problems: [String] = []
-        if regions.count > RegionLimits.maximumRegionsPerClient {
-            problems.append(
-                "\(regions.count) regions, at most \(RegionLimits.maximumRegionsPerClient) per client and device")
-        }
         var seen: Set<String> = []
         for r in regions {
             if let p = r.problem { problems.append(p) }
             if !seen.insert(r.id).inserted { problems.append("region id \"\(r.id)\" is declared twice") }
         }
         guard problems.isEmpty else { throw RoutingRequestError(problems: problems) }
+        let band = grant(of: client).zBand
+        let outside = regions.filter { !band.contains($0.z) }.map {
+            "region \"\($0.id)\": z \($0.z) is outside this client's z band \(band.lowerBound)...\(band.upperBound) (right \"regions\")"
+        }
+        guard outside.isEmpty else { throw RoutingRequestError(problems: outside, kind: .forbidden) }
+        let cost = RoutingBudget.Cost(of: regions)
+        let device = totalCost - (costs[client] ?? RoutingBudget.Cost()) + cost
+        let exceeded = budget.exceeded(client: cost, device: device)
+        guard exceeded.isEmpty else {
+            throw RoutingRequestError(problems: exceeded.map { "over budget: \($0)" }, kind: .overBudget)
+        }
+        costs[client] = regions.isEmpty ? nil : cost
+        totalCost = device
         if let old = byClient[client] {
             for r in old { self.regions[RegionKey(client: client, region: r.id)] = nil }
         }
@@ -77,6 +134,7 @@ public struct RegionSet: Sendable {
 
     /// Removes everything `client` declared (it disconnected).
     public mutating func removeAll(of client: ClientID) {
+        grants[client] = nil
         guard byClient[client] != nil else { return }
         // An empty declaration has no problems, so this cannot throw.
         try? replace(client: client, with: [])

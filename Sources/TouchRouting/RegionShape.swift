@@ -130,8 +130,9 @@ public struct AlphaMask: Hashable, Sendable {
 
 /// Limits on what one client may declare, so a client bug cannot make hit-testing or memory explode.
 public enum RegionLimits {
-    /// Regions one client may declare on one device.
-    public static let maximumRegionsPerClient = 4096
+    /// Regions one client may declare on one device, and so the most one request may carry (checked
+    /// before its regions are decoded). The daemon's `RoutingBudget.regionsPerClient`.
+    public static let maximumRegionsPerClient = 256
     /// Vertices of one polygon.
     public static let maximumPolygonVertices = 256
     /// Cells along one side of an alpha mask (256 x 256 = 64 Ki cells).

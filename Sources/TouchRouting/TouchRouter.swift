@@ -46,7 +46,7 @@ public struct TouchRouter: Sendable {
     }
 
     /// The regions and their hit index.
-    public private(set) var regions = RegionSet()
+    public private(set) var regions: RegionSet
     private let gestureConfiguration: GestureConfiguration
     private let isSemiMT: Bool
     private let surface: GestureSurface
@@ -74,6 +74,10 @@ public struct TouchRouter: Sendable {
         var rawClosed: Set<UInt64> = []
         /// Live touches taken out of this stream's gesture session (an observer whose touch was claimed).
         var gestureClosed: Set<UInt64> = []
+        /// Touches that landed after the session recognised a gesture in a region that cancels its
+        /// touches on recognition: delivered `began`, then cancelled (reason `recognized`) in the same
+        /// frame, so a touch the region's gesture counts is always one its client saw begin.
+        var cancelAfterBegan: Set<UInt64> = []
         /// The current session (from the first bound touch down to the last up) recognised a gesture.
         var recognized = false
         /// Held-back messages of an undecided session (delaysTouchesUntilFailure).
@@ -95,14 +99,21 @@ public struct TouchRouter: Sendable {
     /// - Parameters:
     ///   - gestureConfiguration: thresholds for every region's gesture session.
     ///   - isSemiMT: the device is semi-mt (passed to each gesture engine).
-    public init(gestureConfiguration: GestureConfiguration = .default, isSemiMT: Bool = false) {
+    public init(
+        gestureConfiguration: GestureConfiguration = .default, isSemiMT: Bool = false, budget: RoutingBudget = .default
+    ) {
         self.init(
-            gestureConfiguration: gestureConfiguration, surface: GestureSurface(type: .direct, isSemiMT: isSemiMT))
+            gestureConfiguration: gestureConfiguration, surface: GestureSurface(type: .direct, isSemiMT: isSemiMT),
+            budget: budget)
     }
 
     /// A router whose regions' gesture sessions run on `surface`, the device's own (its type, clickpad
     /// button area and height), exactly as the device's whole-device session does in `DevicePipeline`.
-    public init(gestureConfiguration: GestureConfiguration = .default, surface: GestureSurface) {
+    public init(
+        gestureConfiguration: GestureConfiguration = .default, surface: GestureSurface,
+        budget: RoutingBudget = .default
+    ) {
+        regions = RegionSet(budget: budget)
         self.gestureConfiguration = gestureConfiguration
         self.surface = surface
         self.isSemiMT = surface.isSemiMT
@@ -116,6 +127,12 @@ public struct TouchRouter: Sendable {
             if let d = streams[sid]?.engine?.nextDeadline, earliest.map({ d < $0 }) ?? true { earliest = d }
         }
         return earliest
+    }
+
+    /// Sets what `client` may do on this device (its z band, whether it observes other clients'
+    /// touches); checked from its next declaration and touch on.
+    public mutating func setGrant(_ grant: RoutingGrant, for client: ClientID) {
+        regions.setGrant(grant, for: client)
     }
 
     /// Touches currently bound (began, not yet ended), for stats and tests.
@@ -261,8 +278,10 @@ public struct TouchRouter: Sendable {
         let index = regions.index
         var binding = Binding(owner: nil, observers: [])
         var claimed = false
+        var owningEntry: HitIndex.Entry?
         if let i = index.owner(at: touch.location) {
             let entry = index.entries[i]
+            owningEntry = entry
             let sid = stream(for: Recipient(key: entry.key, role: .owner), region: entry.region)
             binding.owner = sid
             if let i = streams.index(forKey: sid) {
@@ -272,12 +291,21 @@ public struct TouchRouter: Sendable {
         if !claimed {
             observerScratch.removeAll(keepingCapacity: true)
             index.observers(at: touch.location, into: &observerScratch)
+            let owner = binding.owner == nil ? nil : owningEntry
             for i in observerScratch {
                 let entry = index.entries[i]
+                if let owner, !mayObserve(entry.key.client, touchOwnedBy: owner) { continue }
                 binding.observers.append(stream(for: Recipient(key: entry.key, role: .observer), region: entry.region))
             }
         }
         if binding.owner != nil || !binding.observers.isEmpty { bindings[touch.id] = binding }
+    }
+
+    /// Whether an observer region of `client` may see a touch that `owner` owns (docs/SECURITY.md): a
+    /// client's own touches always; another client's only with the `observe` right, which is the right
+    /// to see the whole device anyway (an `exclusive` region then claims its touches on recognition).
+    private func mayObserve(_ client: ClientID, touchOwnedBy owner: HitIndex.Entry) -> Bool {
+        owner.key.client == client || regions.grant(of: client).observesOthers
     }
 
     /// A finger landing in a region whose session already recognised a gesture joins the gesture: its
@@ -285,7 +313,12 @@ public struct TouchRouter: Sendable {
     /// (the session claimed its touches).
     private static func land(_ id: UInt64, on s: inout Stream, options: RegionOptions) -> Bool {
         guard s.recognized else { return false }
-        if options.cancelsTouchesOnRecognition || s.delaying { s.rawClosed.insert(id) }
+        if s.delaying {
+            // Held back and discarded like the session's other touches (delaysTouchesUntilFailure).
+            s.rawClosed.insert(id)
+        } else if options.cancelsTouchesOnRecognition {
+            s.cancelAfterBegan.insert(id)
+        }
         return options.exclusive
     }
 
@@ -352,6 +385,24 @@ public struct TouchRouter: Sendable {
         if changed {
             let message = RoutedTouches(recipient: s.recipient, time: frame.time, touches: raw)
             if s.delaying && !s.recognized { s.delayed.append(message) } else { emit(message, &s, into: &out) }
+        }
+        if !s.cancelAfterBegan.isEmpty {
+            var cancelled: [Touch] = []
+            for t in raw where t.phase == .began && s.cancelAfterBegan.contains(t.id) && s.open.contains(t.id) {
+                var c = t
+                c.phase = .cancelled
+                c.previousLocation = t.location
+                cancelled.append(c)
+                s.open.remove(t.id)
+                s.rawClosed.insert(t.id)
+            }
+            s.cancelAfterBegan.removeAll()
+            if !cancelled.isEmpty {
+                out.append(
+                    .touches(
+                        RoutedTouches(recipient: s.recipient, time: frame.time, touches: cancelled, reason: .recognized)
+                    ))
+            }
         }
 
         // The region's own gesture session over only its touches.

@@ -155,7 +155,9 @@ public struct ClientRequest: Hashable, Sendable {
         do {
             value = try JSONReader.parse(line)
         } catch {
-            throw RequestError(.invalidJSON, "request is not valid JSON: \(error)")
+            // The id still names the request when it can be read (NaN or 1e999 elsewhere in the line).
+            let id = RequestID.salvaged(from: line)
+            throw RequestError(.invalidJSON, "request is not valid JSON: \(error)", id: id)
         }
         guard case .object(let object) = value else {
             throw RequestError(.invalidJSON, "request must be a JSON object, got \(value.typeName)")
@@ -314,14 +316,17 @@ private struct RequestFields {
     /// atomic: nothing of it takes effect unless all of it is valid).
     func regions(optional: Bool) throws(RequestError) -> [Region] {
         if optional && object["regions"] == nil { return [] }
+        // Counted before anything is decoded: a set that can never fit costs no mask decoding.
+        if case .array(let items)? = object["regions"], items.count > RegionLimits.maximumRegionsPerClient {
+            throw RequestError(
+                .badField,
+                "\"regions\": at most \(RegionLimits.maximumRegionsPerClient) regions per client and device, got \(items.count)",
+                id: id)
+        }
         var (regions, problems) = RegionFields.readArray(object["regions"], key: "regions")
         var seen: Set<String> = []
         for region in regions where !seen.insert(region.id).inserted {
             problems.append("duplicate region id \(JSONValue.string(region.id).jsonText)")
-        }
-        if case .array(let items)? = object["regions"], items.count > RegionLimits.maximumRegionsPerClient {
-            problems.append(
-                "at most \(RegionLimits.maximumRegionsPerClient) regions per client and device, got \(items.count)")
         }
         guard problems.isEmpty else {
             throw RequestError(.badField, problems.joined(separator: "; "), id: id)

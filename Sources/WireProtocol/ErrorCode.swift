@@ -29,12 +29,18 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let queueOverflow = ErrorCode(rawValue: "queue-overflow")
     /// `maximumClients` are connected: closed.
     public static let tooManyClients = ErrorCode(rawValue: "too-many-clients")
+    /// A region request would exceed a routing budget (docs/SECURITY.md "Limits"); the message names the
+    /// limit: kept, nothing changed.
+    public static let overBudget = ErrorCode(rawValue: "over-budget")
+    /// The client lacks the right the request needs (`observe`, `regions`, `transform`, or its z band);
+    /// the message names it: kept.
+    public static let forbidden = ErrorCode(rawValue: "forbidden")
     /// (Replays) a note from the recording reader, e.g. a trailing partial frame: not a client error.
     public static let recording = ErrorCode(rawValue: "recording")
 
     /// Every code this version of the protocol defines.
     public static let known: [ErrorCode] = [
         .lineTooLong, .invalidUTF8, .invalidJSON, .unknownType, .badField, .unknownDevice, .queueOverflow,
-        .tooManyClients, .recording,
+        .tooManyClients, .recording, .overBudget, .forbidden,
     ]
 }

@@ -127,6 +127,45 @@ public struct JSONReader {
         return value
     }
 
+    /// The top-level member `name` of a line that failed to parse as a whole (a `NaN` or `1e999` in
+    /// another member), found by skipping the other members' text: a request's `id`, so the
+    /// `invalid-json` error still names the request. Nil when the line is not an object, the member is
+    /// absent, or its own value does not parse.
+    public static func salvageMember(_ name: String, in bytes: [UInt8]) -> JSONMember? {
+        var p = JSONReader(bytes)
+        p.skipWhitespace()
+        guard p.index < bytes.count, bytes[p.index] == UInt8(ascii: "{") else { return nil }
+        p.index += 1
+        var depth = 1
+        var expectKey = true
+        while p.index < bytes.count {
+            let b = bytes[p.index]
+            if b == UInt8(ascii: "\"") {
+                guard let key = try? p.parseString() else { return nil }
+                guard depth == 1 && expectKey else { continue }
+                p.skipWhitespace()
+                guard p.index < bytes.count, bytes[p.index] == UInt8(ascii: ":") else { continue }
+                p.index += 1
+                p.skipWhitespace()
+                expectKey = false
+                guard key == name else { continue }
+                let start = p.index
+                guard let value = try? p.parseValue(depth: 1) else { return nil }
+                return JSONMember(key: key, value: value, valueRange: start..<p.index)
+            }
+            switch b {
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { return nil }
+            case UInt8(ascii: ","): if depth == 1 { expectKey = true }
+            default: break
+            }
+            p.index += 1
+        }
+        return nil
+    }
+
     private func error(_ message: String) -> JSONParseError { JSONParseError(offset: index, message: message) }
 
     private mutating func skipWhitespace() {

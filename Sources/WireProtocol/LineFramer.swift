@@ -7,7 +7,7 @@
 /// is a partial line that already holds 65,536 bytes (its newline could only make it longer).
 public struct LineFramer: Sendable {
     /// The partial line waiting for its newline.
-    private var partial: [UInt8] = []
+    @usableFromInline var partial: [UInt8] = []
 
     public init() {}
 
@@ -23,7 +23,9 @@ public struct LineFramer: Sendable {
     public var partialCount: Int { partial.count }
 
     /// Appends `chunk` and returns the lines it completed; `maximumLineBytes` is the longest line
-    /// accepted, newline included.
+    /// accepted, newline included. Inlinable so the caller's collection type is specialised: the
+    /// unspecialised generic walk spent two mallocs a byte, 2.4 ms per 56 KB request line (issue 19).
+    @inlinable
     public mutating func append(_ chunk: some Collection<UInt8>, maximumLineBytes: Int) -> Result {
         var lines: [[UInt8]] = []
         var start = chunk.startIndex

@@ -34,6 +34,12 @@ public struct RequestID: Hashable, Sendable, CustomStringConvertible, Expressibl
         }
     }
 
+    /// The top-level `"id"` of a request line that is not parsed (not valid JSON as a whole, or
+    /// refused unparsed), so the error still names the request; nil when it cannot be read.
+    public static func salvaged(from line: [UInt8]) -> RequestID? {
+        JSONReader.salvageMember("id", in: line).flatMap { read($0, source: line) }
+    }
+
     /// The string, when the id is a JSON string.
     public var stringValue: String? {
         guard case .string(let s)? = try? JSONReader.parse(Array(json.utf8)) else { return nil }

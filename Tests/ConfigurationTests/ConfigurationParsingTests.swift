@@ -134,3 +134,50 @@ func issues(_ text: String, source: String = "test.toml") -> [ConfigurationIssue
         }
     }
 }
+
+/// Issue 19: the `[access]` section and how a peer's grant is chosen.
+@Suite("Configuration: access policy")
+struct AccessPolicyConfigurationTests {
+    @Test func grantsAreParsedAndTheFirstMatchingRuleDecides() throws {
+        let c = try DaemonConfiguration.parse(
+            text: """
+                [access]
+                default = ["regions"]
+                default_z_band = [0, 99]
+                [[access.grant]]
+                uid = 1000
+                rights = ["observe", "regions", "transform"]
+                z_band = [0, 1000]
+                [[access.grant]]
+                group = "kiosk"
+                rights = ["observe"]
+                """)
+        let policy = c.access
+        #expect(policy.defaultGrant == AccessGrant(rights: [.regions], zBand: 0...99))
+        let groups: (String) -> UInt32? = { $0 == "kiosk" ? 500 : nil }
+        #expect(policy.grant(uid: 1000, groups: [500], groupID: groups).zBand == 0...1000)
+        #expect(policy.grant(uid: 1001, groups: [7, 500], groupID: groups).rights == [.observe])
+        #expect(policy.grant(uid: 1001, groups: [7], groupID: groups) == policy.defaultGrant)
+        #expect(policy.grant(uid: 0, groups: [], groupID: groups) == .everything, "root")
+        #expect(policy.grant(uid: nil, groups: [], groupID: groups) == policy.defaultGrant)
+    }
+
+    @Test func theDefaultKeepsEverythingAllowed() throws {
+        let c = try DaemonConfiguration.parse(text: "")
+        #expect(c.access.grant(uid: 1234, groups: [], groupID: { _ in nil }) == .everything)
+    }
+
+    @Test(arguments: [
+        ("[access]\ndefault = [\"peek\"]\n", "unknown right"),
+        ("[access]\ndefault_z_band = [5, 1]\n", "two integers in order"),
+        ("[[access.grant]]\nrights = []\n", "needs uid, group or both"),
+    ])
+    func badAccessSettingsAreNamed(text: String, expected: String) {
+        do {
+            _ = try DaemonConfiguration.parse(text: text)
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect("\(error)".contains(expected), "\(error)")
+        }
+    }
+}

@@ -99,7 +99,7 @@ func propertyNames(of value: Any) -> Set<String> {
         let tuio = ["targets": "targets", "maximumDatagramBytes": "max_datagram_bytes", "touchpads": "touchpads"]
         let root = [
             "socket": "socket", "devices": "devices", "gestures": "gestures", "clients": "clients", "tuio": "tuio",
-            "logLevel": "log",
+            "logLevel": "log", "access": "access",
         ]
         let cases: [(Any, [String: String], [String])] = [
             (SocketConfiguration(), socket, ConfigurationKeys.socket),

@@ -22,7 +22,9 @@ struct ClientHubRoutingTests {
         func setTransform(device: Int, matrix: AffineTransform) -> Bool { false }
         func clientSubscribed(subscribers: Int) {}
         func clientsChanged() {}
-        func regions(_ request: DeviceHost.RegionRequest, client: Int, device: Int) -> DeviceRouting.Outcome? {
+        func regions(
+            _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
+        ) -> DeviceRouting.Outcome? {
             guard device == 1 else { return nil }
             switch request {
             case .declare(let list):

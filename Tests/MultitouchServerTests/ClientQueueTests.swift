@@ -49,10 +49,12 @@ struct ClientQueueTests {
         queue.enqueue(message("a-began", droppable: false), softLimit: 1)
         queue.enqueue(message("b-moved", device: 2, droppable: true), softLimit: 1)  // no b message to replace
         queue.enqueue(message("a-ended", droppable: false), softLimit: 1)
-        queue.enqueue(message("a-moved2", droppable: true), softLimit: 1)  // replaces a-moved
+        // Not across a-began and a-ended (the gap would come before the notice): appended.
+        queue.enqueue(message("a-moved2", droppable: true), softLimit: 1)
+        queue.enqueue(message("a-moved3", droppable: true), softLimit: 1)  // replaces a-moved2
         let drained = drain(&queue)
-        #expect(drained.map(\.0) == ["a-began", "b-moved", "a-ended", "a-moved2"])
-        #expect(drained.map(\.1) == [0, 0, 0, 1])
+        #expect(drained.map(\.0) == ["a-moved", "a-began", "b-moved", "a-ended", "a-moved3"])
+        #expect(drained.map(\.1) == [0, 0, 0, 0, 1])
     }
 
     @Test func aMessageAlreadyTakenForWritingIsNotReplaced() {
@@ -75,5 +77,29 @@ struct ClientQueueTests {
         #expect(queue.droppedTotal >= 199_990)
         let drained = drain(&queue)
         #expect(drained.last?.0 == "g99999")
+    }
+}
+
+/// Issue 19: a `dropped` notice arrives before the first message after the gap it reports.
+@Suite("ClientQueue: notice before the gap")
+struct ClientQueueGapTests {
+    @Test func aDroppableNeverCoalescesAcrossALaterMessageOfItsStream() {
+        var queue = ClientQueue()
+        func gesture(_ text: String, droppable: Bool) -> OutboundMessage {
+            OutboundMessage(bytes: Array((text + "\n").utf8), device: 1, streams: .gestures, droppable: droppable)
+        }
+        // Over the soft limit: a segment's `changed` (seq 5), its `ended` (seq 6), then the next
+        // segment's `changed` (seq 7). Removing seq 5 from before seq 6 would deliver seq 6 with 5
+        // missing and the notice only at seq 7.
+        queue.enqueue(gesture("seq5", droppable: true), softLimit: 0)
+        queue.enqueue(gesture("seq6", droppable: false), softLimit: 0)
+        queue.enqueue(gesture("seq7", droppable: true), softLimit: 0)
+        queue.enqueue(gesture("seq8", droppable: true), softLimit: 0)
+        var order: [(String, Int)] = []
+        while let e = queue.popFirst() {
+            order.append((String(decoding: e.message.bytes.dropLast(), as: UTF8.self), e.missed))
+        }
+        #expect(order.map(\.0) == ["seq5", "seq6", "seq8"])
+        #expect(order.map(\.1) == [0, 0, 1], "the one gap (seq 7) is announced right before seq 8")
     }
 }

@@ -77,4 +77,29 @@ struct ConfigurationRobustnessTests {
         #expect(try client.nextLine() == #"{"type":"pong","id":8}"#)
         #expect(daemon.log.contains("TOML syntax error"))
     }
+
+    /// Issue 19: a configuration path that is a FIFO once held the loop in open(2) until a writer came
+    /// (SIGTERM ignored meanwhile); a 16 MiB file held it 3.7 s. Both are refused at once now and the
+    /// daemon keeps serving.
+    @Test(arguments: ["fifo", "large"])
+    func sighupWithAFIFOOrAHugeFileNeverBlocksTheLoop(kind: String) throws {
+        let dir = TemporaryDirectory()
+        let config = dir.write("mtd.toml", "[socket]\ngroup = \"\"\n")
+        let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config])
+        unlink(config)
+        if kind == "fifo" {
+            #expect(mkfifo(config, 0o600) == 0)
+        } else {
+            let line = "# padding padding padding padding padding padding padding padding padding\n"
+            _ = dir.write(
+                "mtd.toml",
+                "[socket]\ngroup = \"\"\n" + String(repeating: line, count: 16 * 1024 * 1024 / line.utf8.count))
+        }
+        daemon.signal(SIGHUP)
+        #expect(daemon.logEventuallyContains("config: reload failed; keeping the running configuration"))
+        let (client, _) = try connectClient(daemon)
+        try client.ping(id: 9)
+        #expect(try client.nextLine() == #"{"type":"pong","id":9}"#)
+        #expect(daemon.log.contains(kind == "fifo" ? "not a regular file" : "more than the 32 KiB"))
+    }
 }

@@ -18,7 +18,7 @@ struct HitTestingTests {
     }
 
     func kiosk() throws -> RegionSet {
-        var set = RegionSet()
+        var set = RegionSet(budget: .unlimited)
         try set.replace(client: ClientID(3), with: [Kiosk.fluidRegion()])
         try set.replace(client: ClientID(1), with: [Kiosk.mapRegion()])
         try set.replace(client: ClientID(2), with: [Kiosk.toolbarRegion()])
@@ -64,7 +64,7 @@ struct HitTestingTests {
     }
 
     @Test func polygonsAndStackingTies() throws {
-        var set = RegionSet()
+        var set = RegionSet(budget: .unlimited)
         // A triangle over a square; equal z: the later declaration is in front.
         let square = Region(id: "square", shape: rect(0, 0, 100, 100))
         let triangle = Region(
@@ -109,7 +109,7 @@ struct HitTestingTests {
     /// The grid must agree with walking every region front to back, whatever the layout.
     @Test(arguments: [1, 7, 100, 1000]) func gridAgreesWithLinearScan(count: Int) throws {
         var rng = SplitMix64(seed: UInt64(count) * 7919)
-        var set = RegionSet()
+        var set = RegionSet(budget: .unlimited)
         var perClient: [UInt64: [Region]] = [:]
         for i in 0..<count {
             let w = Double.random(in: 5...300, using: &rng)
@@ -147,7 +147,7 @@ struct HitTestingTests {
 @Suite("Region updates")
 struct RegionUpdateTests {
     @Test func updateMergesInPlaceAppendsAndRemoves() throws {
-        var set = RegionSet()
+        var set = RegionSet(budget: .unlimited)
         let c = ClientID(1)
         let a = Region(id: "a", shape: rect(0, 0, 10, 10))
         let b = Region(id: "b", shape: rect(10, 0, 10, 10))

@@ -140,6 +140,12 @@ enum ProtocolSamples {
         .error(ErrorMessage(.badField, "unknown field \"x\" in ping", id: RequestID(9_007_199_254_740_993))),
         .error(ErrorMessage(.lineTooLong, "request line longer than 65536 bytes (newline included)")),
         .error(ErrorMessage(.recording, "line 12: trailing partial frame\twithout SYN_REPORT")),
+        .error(ErrorMessage(.overBudget, "over budget: regions_per_client: 257 > 256", id: RequestID(4))),
+        .error(
+            ErrorMessage(
+                .forbidden,
+                "missing right \"transform\" (the daemon's [access] configuration does not grant it to uid 1001)",
+                id: RequestID("t"))),
         .pong(PongMessage(id: RequestID("a\"b"))),
         .pong(PongMessage(id: nil)),
         .subscribed(SubscribedMessage(id: 1, streams: [.touches, .gestures, .devices], devices: .all)),

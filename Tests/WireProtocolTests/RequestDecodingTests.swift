@@ -289,3 +289,24 @@ struct LineFramerTests {
         #expect(framer.append(Array("e\n".utf8), maximumLineBytes: limit) == .lines([Array("de".utf8)]))
     }
 }
+
+/// Issue 19: a request whose JSON fails on a non-finite number still names its id in the error.
+@Suite("Request decoding: invalid JSON keeps the id")
+struct InvalidJSONIDTests {
+    @Test(arguments: [
+        (#"{"type":"setTransform","device":1,"matrix":[NaN,0,0,0,1,0],"id":7}"#, "7"),
+        (#"{"type":"setTransform","device":1,"matrix":[1e999,0,0,0,1,0],"id":"a,b}"}"#, #""a,b}""#),
+        (#"{"id":[1],"type":"ping","x":NaN}"#, nil),
+        (#"{"type":"ping","nested":{"id":3},"x":-Infinity}"#, nil),
+        (#"{"type":"ping","id":-0,"x":1e999}"#, "-0"),
+    ])
+    func theIDIsEchoed(line: String, id: String?) {
+        do {
+            _ = try ClientRequest(decoding: Array(line.utf8))
+            Issue.record("decoded \(line)")
+        } catch {
+            #expect(error.code == .invalidJSON)
+            #expect(error.id?.json == id, "\(line)")
+        }
+    }
+}

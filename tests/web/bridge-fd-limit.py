@@ -5,7 +5,7 @@
 
 Starts `multitouchctl bridge` with RLIMIT_NOFILE 64, holds 100 silent TCP connections to it, prints the
 bridge's CPU use over 5 s, then frees half of them and checks that a page is served again. A manual
-probe (the CPU figure depends on the machine), not a CI stage; docs/SECURITY-bridge.md has the
+probe (the CPU figure depends on the machine), not a CI stage; docs/SECURITY.md ("The WebSocket bridge") has the
 figures (80 % CPU and no service before the connection budget, 0.2 % and served after).
 """
 import os
