@@ -3,51 +3,48 @@
 /// its kind's events into the shared `ContactTable` (tracking ids, raw values, keys); what every kind
 /// shares (palm, jumps, units, the published touches) stays in the table.
 ///
-/// An enum of concrete structs, switched once per frame: no existential or witness-table call on the
-/// per-event path.
-enum ContactSource {
-    /// Protocol B: `ABS_MT_SLOT` with kernel tracking ids.
-    case slots(ProtocolBSource)
-    /// `INPUT_PROP_SEMI_MT` with slots: two slots that are a bounding box, not two fingers.
-    case semiMT(SemiMTSource)
-    /// Protocol A: anonymous contacts, matched into stable ids.
-    case protocolA(ProtocolASource)
-    /// `ABS_X`/`ABS_Y` and a touch key: one contact.
-    case singleTouch(SingleTouchSource)
-    /// Only while a source's payload is mutated in place (so that its scratch arrays are not copied).
-    case modifying
+/// The kind is a one-byte tag switched once per frame, and each kind's source is a concrete struct
+/// mutated in place: no existential, no witness-table call, and no copy or move of a source per frame
+/// (an enum with payloads measured +0.1 to +0.7% instructions per event from moving its payload in and
+/// out, and +7% on protocol A from copying the scratch arrays). The sources of the other kinds stay
+/// empty: their arrays never allocate.
+struct ContactSource {
+    enum Kind: Sendable {
+        /// Protocol B: `ABS_MT_SLOT` with kernel tracking ids.
+        case slots
+        /// `INPUT_PROP_SEMI_MT` with slots: two slots that are a bounding box, not two fingers.
+        case semiMT
+        /// Protocol A: anonymous contacts, matched into stable ids.
+        case protocolA
+        /// `ABS_X`/`ABS_Y` and a touch key: one contact.
+        case singleTouch
+    }
+
+    let kind: Kind
+    private var slots: ProtocolBSource
+    private var semiMT: SemiMTSource
+    private var protocolA: ProtocolASource
+    private var singleTouch = SingleTouchSource()
 
     init(features: DeviceFeatures) {
         switch features.kind {
-        case .b:
-            self =
-                features.isSemiMT
-                ? .semiMT(SemiMTSource(features: features)) : .slots(ProtocolBSource(features: features))
-        case .a: self = .protocolA(ProtocolASource(slotCount: features.slotCount))
-        case .singleTouch: self = .singleTouch(SingleTouchSource())
+        case .b: kind = features.isSemiMT ? .semiMT : .slots
+        case .a: kind = .protocolA
+        case .singleTouch: kind = .singleTouch
         }
+        slots = ProtocolBSource(features: features)
+        semiMT = SemiMTSource(features: features)
+        protocolA = ProtocolASource(slotCount: kind == .protocolA ? features.slotCount : 0)
     }
 
     /// Writes one frame's events into `table`.
     @inline(__always)
     mutating func apply(_ events: [InputEvent], to table: inout ContactTable) {
-        switch self {
-        case .slots(var source):
-            source.apply(events, to: &table)
-            self = .slots(source)
-        case .semiMT(var source):
-            source.apply(events, to: &table)
-            self = .semiMT(source)
-        case .protocolA(var source):
-            // Drop the enum's reference first: the scratch arrays stay uniquely referenced, never copied.
-            self = .modifying
-            source.apply(events, to: &table)
-            self = .protocolA(source)
-        case .singleTouch(var source):
-            source.apply(events, to: &table)
-            self = .singleTouch(source)
-        case .modifying:
-            break
+        switch kind {
+        case .slots: slots.apply(events, to: &table)
+        case .semiMT: semiMT.apply(events, to: &table)
+        case .protocolA: protocolA.apply(events, to: &table)
+        case .singleTouch: singleTouch.apply(events, to: &table)
         }
     }
 }

@@ -52,6 +52,7 @@ struct ContactTable {
     }
 
     /// A new frame: its time, and the ends owed from the last one.
+    @inline(__always)
     mutating func beginFrame(_ frame: EventFrame) {
         frameTime = frame.time
         isResyncFrame = frame.isResync
