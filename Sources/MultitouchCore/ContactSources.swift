@@ -74,8 +74,8 @@ struct ProtocolBSource {
                 guard slot >= 0 else { continue }
                 switch event.code {
                 case AbsCode.mtTrackingID: table.setTrackingID(event.value, slot: slot)
-                case AbsCode.mtPositionX: table.slots[slot].raw.x = event.value
-                case AbsCode.mtPositionY: table.slots[slot].raw.y = event.value
+                case AbsCode.mtPositionX: table.slots[slot].raw.position.x = event.value
+                case AbsCode.mtPositionY: table.slots[slot].raw.position.y = event.value
                 case AbsCode.mtTouchMajor: table.slots[slot].raw.touchMajor = event.value
                 case AbsCode.mtTouchMinor: table.slots[slot].raw.touchMinor = event.value
                 case AbsCode.mtOrientation: table.slots[slot].raw.orientation = event.value
@@ -116,6 +116,7 @@ struct ProtocolASource {
     private var contact = RawContact()
     private var contactHasPosition = false
     private var contacts: [RawContact]
+    /// Millimetres (`ProtocolAMatcher` works in the sensor's physical space).
     private var previousPoints: [Point]
     private var previousSlots: [Int]
     private var currentPoints: [Point]
@@ -153,10 +154,10 @@ struct ProtocolASource {
             case EventType.abs:
                 switch event.code {
                 case AbsCode.mtPositionX:
-                    contact.x = event.value
+                    contact.position.x = event.value
                     contactHasPosition = true
                 case AbsCode.mtPositionY:
-                    contact.y = event.value
+                    contact.position.y = event.value
                     contactHasPosition = true
                 case AbsCode.mtTouchMajor: contact.touchMajor = event.value
                 case AbsCode.mtTouchMinor: contact.touchMinor = event.value
@@ -191,11 +192,11 @@ struct ProtocolASource {
         previousSlots.removeAll(keepingCapacity: true)
         for slot in table.slots.indices where table.slots[slot].trackingID >= 0 {
             previousSlots.append(slot)
-            previousPoints.append(table.mapper.millimeters(x: table.slots[slot].raw.x, y: table.slots[slot].raw.y))
+            previousPoints.append(table.mapper.millimeters(table.slots[slot].raw.position).point)
             slotMatched[slot] = false
         }
         currentPoints.removeAll(keepingCapacity: true)
-        for contact in contacts { currentPoints.append(table.mapper.millimeters(x: contact.x, y: contact.y)) }
+        for contact in contacts { currentPoints.append(table.mapper.millimeters(contact.position).point) }
         matcher.match(previous: previousPoints, current: currentPoints, into: &assignment)
         for index in assignment.indices where assignment[index] >= 0 {
             slotMatched[previousSlots[assignment[index]]] = true
@@ -227,8 +228,8 @@ struct SingleTouchSource {
             switch event.type {
             case EventType.abs:
                 switch event.code {
-                case AbsCode.x: table.slots[0].raw.x = event.value
-                case AbsCode.y: table.slots[0].raw.y = event.value
+                case AbsCode.x: table.slots[0].raw.position.x = event.value
+                case AbsCode.y: table.slots[0].raw.position.y = event.value
                 case AbsCode.pressure: table.slots[0].raw.pressure = event.value
                 default: break
                 }

@@ -145,7 +145,7 @@ struct ContactTable {
                 tapCounter.touchEnded(
                     at: frameTime, millimeters: touch.millimeters, beganAt: slots[slot].beganAt,
                     travelMillimeters: max(
-                        slots[slot].travelMillimeters, touch.millimeters.distance(to: slots[slot].startMillimeters)),
+                        slots[slot].travelMillimeters, touch.millimeterPoint.distance(to: slots[slot].startMillimeters)),
                     tapCount: touch.tapCount)
             }
             detached.append(touch)
@@ -222,7 +222,7 @@ struct ContactTable {
                     slots[slot].touch.timestamp = frameTime
                 } else {
                     let touch = makeTouch(slot: slot, phase: .moved)
-                    if isJump(slot: slot, to: touch.millimeters) {
+                    if isJump(slot: slot, to: touch.millimeterPoint) {
                         // A sensor jump is no finger motion: the touch ends where it was and a new one
                         // begins where the sensor now puts it, so gestures re-base instead of following.
                         var ending = slots[slot].touch
@@ -234,7 +234,7 @@ struct ContactTable {
                     } else {
                         slots[slot].touch = touch
                         slots[slot].published = slots[slot].raw
-                        let travel = touch.millimeters.distance(to: slots[slot].startMillimeters)
+                        let travel = touch.millimeterPoint.distance(to: slots[slot].startMillimeters)
                         if travel > slots[slot].travelMillimeters { slots[slot].travelMillimeters = travel }
                     }
                     changed = true
@@ -285,7 +285,7 @@ struct ContactTable {
     /// (a 2-slot Synaptics pad swapping in another finger: the fdo23890 recording's resting finger
     /// moves 38 mm in one frame). Frames more than 30 ms apart are not judged (irregular reports).
     /// Touchscreens keep every motion: a fast flick is real there. Updates the touch's last motion.
-    private mutating func isJump(slot: Int, to now: Point) -> Bool {
+    private mutating func isJump(slot: Int, to now: MillimeterPoint) -> Bool {
         guard !features.isDirect else { return false }
         let reference = 12_000.0
         let last = slots[slot].touch
@@ -294,7 +294,7 @@ struct ContactTable {
             slots[slot].lastMotionMillimeters = 0
             return false
         }
-        let distance = now.distance(to: last.millimeters) * reference / elapsed
+        let distance = now.distance(to: last.millimeterPoint) * reference / elapsed
         let previous = slots[slot].lastMotionMillimeters
         slots[slot].lastMotionMillimeters = distance
         guard distance > 20 || distance - previous > 7 else { return false }
@@ -305,13 +305,14 @@ struct ContactTable {
     /// The slot's pending touch begins: a new id, tap count, and its first published state.
     private mutating func beginTouch(slot: Int) -> Touch {
         let raw = slots[slot].raw
-        let normalized = mapper.normalized(x: raw.x, y: raw.y)
-        let millimeters = mapper.millimeters(x: raw.x, y: raw.y)
-        let location = publishedLocation(normalized: normalized, millimeters: millimeters)
-        let tapCount = tapCounter.touchBegan(at: frameTime, millimeters: millimeters)
+        let normalized = mapper.normalized(raw.position)
+        let millimeters = mapper.millimeters(raw.position)
+        let location = mapper.published(normalized, millimeters)
+        let tapCount = tapCounter.touchBegan(at: frameTime, millimeters: millimeters.point)
         var touch = Touch(
             id: idSource.take(), slot: slot, trackingID: slots[slot].trackingID, phase: .began, location: location,
-            previousLocation: location, millimeters: millimeters, normalized: normalized, timestamp: frameTime,
+            previousLocation: location, millimeters: millimeters.point, normalized: normalized.point,
+            timestamp: frameTime,
             tapCount: tapCount, type: features.touchType)
         applyShape(raw, to: &touch)
         slots[slot].touch = touch
@@ -329,21 +330,15 @@ struct ContactTable {
         let raw = slots[slot].raw
         var touch = slots[slot].touch
         touch.previousLocation = touch.location
-        touch.normalized = mapper.normalized(x: raw.x, y: raw.y)
-        touch.millimeters = mapper.millimeters(x: raw.x, y: raw.y)
-        touch.location = publishedLocation(normalized: touch.normalized, millimeters: touch.millimeters)
+        let normalized = mapper.normalized(raw.position)
+        let millimeters = mapper.millimeters(raw.position)
+        touch.normalized = normalized.point
+        touch.millimeters = millimeters.point
+        touch.location = mapper.published(normalized, millimeters)
         touch.phase = phase
         touch.timestamp = frameTime
         applyShape(raw, to: &touch)
         return touch
-    }
-
-    @inline(__always)
-    private func publishedLocation(normalized: Point, millimeters: Point) -> Point {
-        guard mapper.output != nil else { return millimeters }
-        let location = mapper.published(normalized: normalized, millimeters: millimeters)
-        // A calibration matrix with NaN or infinity (bad configuration) must not leak out.
-        return location.isFinite ? location : millimeters
     }
 
     @inline(__always)
@@ -385,8 +380,7 @@ struct ContactTable {
 
 /// Per-slot values in device units, as the kernel (or the protocol A matcher) last set them.
 struct RawContact: Equatable, Sendable {
-    var x: Int32 = 0
-    var y: Int32 = 0
+    var position = DevicePosition()
     var touchMajor: Int32 = 0
     var touchMinor: Int32 = 0
     var orientation: Int32 = 0
@@ -395,7 +389,7 @@ struct RawContact: Equatable, Sendable {
 
     /// Same reported shape and position (the tool type is not motion).
     @inline(__always) func sameReport(as other: RawContact) -> Bool {
-        x == other.x && y == other.y && touchMajor == other.touchMajor && touchMinor == other.touchMinor
+        position == other.position && touchMajor == other.touchMajor && touchMinor == other.touchMinor
             && orientation == other.orientation && pressure == other.pressure
     }
 }
@@ -421,7 +415,7 @@ struct SlotState: Sendable {
     var published = RawContact()
     var touch: Touch
     var beganAt = Timestamp(microseconds: 0)
-    var startMillimeters = Point.zero
+    var startMillimeters = MillimeterPoint.zero
     /// Farthest distance from the start so far, for tap detection.
     var travelMillimeters = 0.0
     /// The touch's last motion scaled to a 12 ms frame (mm), for the jump rule.
