@@ -33,8 +33,8 @@ public struct GestureEngine: Sendable {
     /// The measurement of the fingers: of the possible segment, of the running one, or of the fingers
     /// that stay while a decrease settles.
     private var geometry: SegmentGeometry?
-    private var session = Session(id: 0, start: Timestamp(microseconds: 0))
-    private var sessionActive = false
+    /// The running session, or the last one (`isActive` false) until the next begins.
+    private var session = Session(id: 0, start: Timestamp(microseconds: 0), isActive: false)
     private var sessionCounter: UInt64 = 0
     private var seq: UInt64 = 0
     private let windowMicroseconds: Int64
@@ -53,6 +53,8 @@ public struct GestureEngine: Sendable {
     struct Session: Sendable {
         var id: UInt64
         var start: Timestamp
+        /// From the first finger down to the last finger up.
+        var isActive = true
         var maxFingers = 0
         /// Farthest any counting finger got from where it landed, mm.
         var maxTravel = 0.0
@@ -155,11 +157,11 @@ public struct GestureEngine: Sendable {
 
         // 1. Session start: the first finger down (even one that lands and lifts in this frame).
         var began = false
-        if !sessionActive && (fingers > 0 || change.touchedDown) && !change.cancelled {
+        if !session.isActive && (fingers > 0 || change.touchedDown) && !change.cancelled {
             beginSession(at: time, fingers: fingers, into: &out)
             began = true
         }
-        guard sessionActive else {
+        guard session.isActive else {
             tracks.removeTerminal()
             return out
         }
@@ -407,28 +409,18 @@ extension GestureEngine {
         if let first { taps.landing(at: first.mm, time: time, into: &out) }
         session = Session(id: sessionCounter, start: time)
         session.quickZoomPivot = quickZoom ? first?.location : nil
-        sessionActive = true
         out.append(.sessionBegan(session: session.id, time: time))
         longPress.sessionBegan(at: time)
     }
 
-    /// The last finger lifted: tap recognition (and the zoom a tap asks for), `sessionEnded`, then the
+    /// The last finger lifted: the tap recogniser judges the session (and asks for a zoom), `sessionEnded`, then the
     /// animation that follows a release (spring-back, momentum) or a tap zoom.
     private mutating func endSession(at time: Timestamp, into out: inout [GestureEvent]) {
         longPress.sessionEnded()
-        sessionActive = false
+        session.isActive = false
         geometry = nil
-        let isTap =
-            !session.cancelled && !session.moved && !session.pressed && !session.clicked && session.landings > 0
-            && time.milliseconds(since: session.start) <= configuration.tapMaximumDurationMilliseconds
-            && session.maxTravel <= configuration.tapMaximumMovementMillimeters
-        let tap =
-            isTap
-            ? TapRecognizer.LastTap(
-                session: session.id, time: time, location: session.tapLocation, mm: session.tapLocationMM, count: 1,
-                fingers: session.maxFingers) : nil
         var zoom: (factor: Double, pivot: Point)?
-        if let request = taps.sessionEnded(tap: tap, landed: session.start, time: time, into: &out) {
+        if let request = taps.sessionEnded(session, time: time, into: &out) {
             let factor = store.limitedFactor(request.factor, configuration: configuration)
             if request.isDoubleTap && (factor == 1 || configuration.zoomAnimationMilliseconds == 0) {
                 _ = store.zoom(by: factor, about: request.location, configuration: configuration)
@@ -534,7 +526,7 @@ extension GestureEngine {
                     fingers: fingers, measureEnding: false, into: &out)
             case .longPress:
                 longPress.timeout(
-                    session: session.id, fingers: sessionActive ? session.lastFingers : 0,
+                    session: session.id, fingers: session.isActive ? session.lastFingers : 0,
                     location: tracks.fingerCentroid ?? session.tapLocation, time: due.deadline, into: &out)
                 if longPress.isPressing { session.pressed = true }
             case .tap:

@@ -3,8 +3,9 @@ import MultitouchCore
 /// The multi-tap recogniser: counts taps (UITouch.tapCount semantics for whole multi-finger taps),
 /// publishes `tap`, asks for the double-tap and two-finger-tap zooms, holds a single tap while a
 /// double tap can still follow (`singleTapWaitsForDoubleTap`), and tells the engine when a landing
-/// continues a one-finger tap (the start of a quick zoom). A session is a tap when the engine says so
-/// (no segment began, short, still, not pressed, no clickpad click, not cancelled).
+/// continues a one-finger tap (the start of a quick zoom). It decides, from the facts of the session
+/// that ended, whether it was a tap (no segment began, short, still, not pressed, no clickpad click, not
+/// cancelled).
 struct TapRecognizer: Sendable {
     /// A finished tap that a following tap may continue, or that is held.
     struct LastTap: Sendable {
@@ -103,13 +104,19 @@ struct TapRecognizer: Sendable {
         state = .ready
     }
 
-    /// The session that landed at `landed` ended at `time`. `tap` describes it when it was a tap (nil
-    /// otherwise). Returns the zoom the tap asks for: always for a double tap (the caller publishes
-    /// `doubleTap`, zooming when the factor is not 1), for a two-finger tap when its factor is not 1.
+    /// The session ended at `time`: a tap when a finger landed, no segment began, no long press, no
+    /// clickpad click, not cancelled, within the tap's duration and movement. Returns the zoom the tap
+    /// asks for: always for a double tap (the caller publishes `doubleTap`, zooming when the factor is
+    /// not 1), for a two-finger tap when its factor is not 1.
     mutating func sessionEnded(
-        tap: LastTap?, landed: Timestamp, time: Timestamp, into out: inout [GestureEvent]
+        _ session: GestureEngine.Session, time: Timestamp, into out: inout [GestureEvent]
     ) -> Zoom? {
-        guard var this = tap else {
+        let isTap =
+            !session.cancelled && !session.moved && !session.pressed && !session.clicked && session.landings > 0
+            && time.milliseconds(since: session.start) <= configuration.tapMaximumDurationMilliseconds
+            && session.maxTravel <= configuration.tapMaximumMovementMillimeters
+        let landed = session.start
+        guard isTap else {
             if case .waiting(let held, _) = state {
                 // The session that could have been the second tap was not one: the single tap stands.
                 emit(held, time: time, into: &out)
@@ -117,12 +124,14 @@ struct TapRecognizer: Sendable {
             }
             return nil
         }
+        var this = LastTap(
+            session: session.id, time: time, location: session.tapLocation, mm: session.tapLocationMM, count: 1,
+            fingers: session.maxFingers)
         var previous: LastTap?
         switch state {
         case .ready: previous = nil
         case .tapped(let last), .waiting(let last, _): previous = last
         }
-        this.count = 1
         if let p = previous, p.fingers == this.fingers, continues(p, landingAt: this.mm, time: landed) {
             this.count = p.count + 1
         }
