@@ -143,20 +143,39 @@ final class DeviceHost {
 
     // MARK: Replay
 
-    /// Starts the replay now unless it waits for subscribers.
+    /// Starts the replay now unless it waits for subscribers; a waiting replay's devices are announced
+    /// now, so they are in every client's hello (as a live device present at connect is, with no
+    /// `deviceAdded` after it) and accept regions before the first frame plays.
     func startReplayIfNotWaiting() {
-        if let replayOptions, replayOptions.waitForSubscribers <= 0 { startReplayPass() }
+        guard let replayOptions else { return }
+        if replayOptions.waitForSubscribers <= 0 {
+            startReplayPass()
+        } else {
+            var pass = makeReplayPass(replayOptions)
+            emit(pass.announceDevices(), Sys.monotonicNanoseconds())
+            replay = pass
+            devicesChanged()
+        }
     }
 
     /// A client subscribed: a replay waiting for `subscribers` starts.
     func clientSubscribed(subscribers: Int) {
         guard let replayOptions, !replayStarted else { return }
-        if subscribers >= replayOptions.waitForSubscribers { startReplayPass() }
+        guard subscribers >= replayOptions.waitForSubscribers else { return }
+        if var pass = replay {
+            // Announced while waiting: its pacing starts now.
+            pass.start(now: Sys.monotonicNanoseconds())
+            replay = pass
+            replayStarted = true
+            logStart(replayOptions)
+            replayTimer.arm(at: Sys.monotonicNanoseconds())
+        } else {
+            startReplayPass()
+        }
     }
 
-    private func startReplayPass() {
-        guard let replayOptions else { return }
-        replayStarted = true
+    /// A new pass over the recording (fresh device ids), registered for stats, not yet run.
+    private func makeReplayPass(_ replayOptions: ReplayOptions) -> ReplayPass {
         var pass = ReplayPass(
             options: replayOptions, firstDeviceID: nextDeviceID, idSource: idSource, settings: pipelineSettings,
             now: Sys.monotonicNanoseconds())
@@ -164,9 +183,20 @@ final class DeviceHost {
         nextDeviceID += pass.deviceCount
         replay = pass
         for pipeline in pass.pipelines { registerDeviceStats(id: pipeline.deviceID, name: pipeline.info.name) }
+        return pass
+    }
+
+    private func logStart(_ replayOptions: ReplayOptions) {
         logger.info(
             "replay: starting",
             metadata: ["replay.source": "\(replayOptions.source)", "replay.speed": "\(replayOptions.speed)"])
+    }
+
+    private func startReplayPass() {
+        guard let replayOptions else { return }
+        replayStarted = true
+        replay = makeReplayPass(replayOptions)
+        logStart(replayOptions)
         // The pass runs from the event loop, never from here: a `--loop` pass that takes no time then
         // starts the next one on the next turn of the loop (serving clients and signals in between)
         // instead of recursing.

@@ -18,8 +18,8 @@ import Glibc
 ///
 /// The layout every test uses: an opaque toolbar (z 2) over the top 15 mm, an opaque map (z 1) over the
 /// whole screen, and an observer (z 0) over the whole screen. Each recording starts with an empty frame
-/// and 3 s without touches, so the clients declare their regions (after `deviceAdded`) before the
-/// first finger lands.
+/// and 3 s without touches, although the clients declare their regions on the hello's device before
+/// they subscribe (so before the replay starts).
 @Suite("multitouchd routing touches to regions", .serialized)
 struct RegionRoutingTests {
     static let toolbar = #"{"id":"toolbar","rect":[0,0,100,15],"z":2}"#
@@ -58,6 +58,17 @@ struct RegionRoutingTests {
         s.advance(ms: 10)
         s.up(finger: 0)
         s.up(finger: 1)
+        s.frame()
+        return text(s)
+    }
+
+    /// A toolbar tap in the recording's very first frame (no empty frame, no time before it).
+    static func tapInTheFirstFrame() -> String {
+        var s = TouchScripter(device: EvemuScript.device, start: Timestamp(seconds: 1, microseconds: 0))
+        s.down(finger: 0, x: 20, y: 5)
+        s.frame()
+        s.advance(ms: 40)
+        s.up(finger: 0)
         s.frame()
         return text(s)
     }
@@ -199,10 +210,10 @@ struct RegionRoutingTests {
         for lines in [routed, mapped, observed] { lines.expectEveryTouchEndsOnce() }
 
         // A connection without regions is served exactly what `multitouchctl replay --json` prints.
-        let expected = Replay.messages(
-            recording: try RecordingReader.read(path: recording), source: "tap-and-pinch.evemu"
-        )
-        .map { $0.jsonLine() }
+        let expected = withoutAnnouncement(
+            Replay.messages(recording: try RecordingReader.read(path: recording), source: "tap-and-pinch.evemu")
+                .map { $0.jsonLine() })
+        #expect(helloDevices(plain.hello).map { $0["id"] as? Int } == [1])
         #expect(plainLines.filter { !["hello", "subscribed"].contains(messageType($0)) } == expected)
         #expect(jsonObject(plain.hello)["features"] as? [String] == ["regions"])
 
@@ -352,6 +363,30 @@ extension RegionRoutingTests {
         for lines in [mapped, routed, observed] { lines.expectEveryTouchEndsOnce() }
     }
 
+    /// While the replay waits for subscribers its device is in the hello and takes regions, so a region
+    /// owns a touch that begins in the recording's very first frame (the device used to be announced
+    /// only with that frame, after which the touch was already bound to the whole device).
+    @Test func aRegionDeclaredFromTheHelloOwnsATouchOfTheFirstFrame() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("first-frame-tap.evemu", Self.tapInTheFirstFrame())
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "1", "--wait-for-subscribers", "1"])
+        let toolbar = try RoutedClient(daemon, regions: [Self.toolbar])
+        #expect(helloDevices(toolbar.hello).map { $0["id"] as? Int } == [1])
+        try toolbar.start()
+        let lines = toolbar.wait()
+        let routed = RoutedLines(lines)
+        #expect(routed.regionsReply == ["toolbar"])
+        #expect(!lines.contains { messageType($0) == "deviceAdded" }, "the hello's device is not announced again")
+        let id = try #require(routed.touchIDs.first)
+        #expect(routed.touchIDs.count == 1)
+        #expect(routed.phases(of: id) == ["began", "ended"])
+        #expect(
+            routed.touchMessages.allSatisfy { $0["region"] as? String == "toolbar" && $0["role"] as? String == "owner" }
+        )
+        #expect(routed.ofType("tap").map { $0["region"] as? String } == ["toolbar"])
+    }
+
     @Test func aRegionsTransformIsSetAndItsGestureContinuesFromIt() throws {
         let dir = TemporaryDirectory()
         let recording = dir.write("tap-and-pinch.evemu", Self.tapAndPinch())
@@ -380,8 +415,8 @@ extension RegionRoutingTests {
     }
 }
 
-/// One region client on its own thread: connects, subscribes to everything, declares `regions` on
-/// the replay's device when it is announced, then reads until the device goes (or `react` says to
+/// One region client on its own thread: connects, declares `regions` on the hello's devices (and on
+/// any device announced later), subscribes to everything, then reads until the device goes (or `react` says to
 /// leave), answering lines as `react` says.
 final class RoutedClient: @unchecked Sendable {
     enum Reaction {
@@ -412,8 +447,12 @@ final class RoutedClient: @unchecked Sendable {
         self.react = react
     }
 
-    /// Subscribes (the replay starts once every client has) and starts reading.
+    /// Declares the regions on the hello's devices (a waiting replay's device is there before it
+    /// starts), subscribes (the replay starts once every client has) and starts reading.
     func start() throws {
+        if !regions.isEmpty {
+            for device in helloDevices(hello).compactMap({ $0["id"] as? Int }) { try declare(on: device) }
+        }
         try client.sendLine(Array(#"{"type":"subscribe"}"#.utf8))
         let thread = Thread { [self] in
             run()
@@ -434,11 +473,7 @@ final class RoutedClient: @unchecked Sendable {
             switch object["type"] as? String {
             case "deviceAdded":
                 let device = (object["device"] as? [String: Any])?["id"] as? Int ?? 0
-                if !regions.isEmpty {
-                    let request =
-                        #"{"type":"declareRegions","device":\#(device),"id":1,"regions":[\#(regions.joined(separator: ","))]}"#
-                    try? client.sendLine(Array(request.utf8))
-                }
+                if !regions.isEmpty { try? declare(on: device) }
             case "deviceRemoved":
                 return
             default:
@@ -454,6 +489,12 @@ final class RoutedClient: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    private func declare(on device: Int) throws {
+        let request =
+            #"{"type":"declareRegions","device":\#(device),"id":1,"regions":[\#(regions.joined(separator: ","))]}"#
+        try client.sendLine(Array(request.utf8))
     }
 
     /// When each line arrived (monotonic seconds), parallel to what `wait()` returns.
