@@ -409,8 +409,11 @@ final class DeviceHost {
     /// Sends a batch of pipeline messages: straight to `sink` when no device is routed (the path every
     /// connection without regions always took), else through the routed devices' `DeviceRouting`.
     private func emit(_ batch: [Message], _ readAt: UInt64) {
+        // The whole-device messages as sent, for the TUIO output, when an exclusive region withheld some.
+        var shownBatch: [Message] = []
+        var withheld = false
         // After the clients' fan-out: the socket clients' latency does not include the TUIO sends.
-        defer { observer?(batch) }
+        defer { observer?(withheld ? shownBatch : batch) }
         guard !routings.isEmpty else {
             sink(batch, readAt)
             return
@@ -422,6 +425,7 @@ final class DeviceHost {
         for message in batch {
             guard let device = message.device, routings.index(forKey: device) != nil else {
                 out.append(OutboundMessage(message))
+                shownBatch.append(message)
                 continue
             }
             // In place (`routings[device]?`): a copy of the router would copy every region's engine.
@@ -431,9 +435,19 @@ final class DeviceHost {
                 routings[device] = nil
                 Self.append(routed, to: &out)
                 out.append(OutboundMessage(message))
+                shownBatch.append(message)
             } else {
-                out.append(OutboundMessage(message))
+                // The whole-device stream (and the TUIO output) leaves out what exclusive regions hold
+                // (docs/SECURITY.md).
+                let shown = routings[device]?.wholeDevice(message)
+                if let shown {
+                    out.append(OutboundMessage(shown))
+                    shownBatch.append(shown)
+                }
+                if shown != message { withheld = true }
                 Self.append(routed, to: &out)
+                // Kept past its regions' clients while it hides an exclusive touch; dropped once that ends.
+                if case .touches = message, routings[device]?.isIdle == true { routings[device] = nil }
             }
         }
         outboundSink(out, readAt)
@@ -543,7 +557,7 @@ final class DeviceHost {
 
     /// A device on which no client has regions any more is served without a router again.
     private func dropIdleRouting(_ device: Int) {
-        if let routing = routings[device], routing.router.regions.byClient.isEmpty { routings[device] = nil }
+        if let routing = routings[device], routing.isIdle { routings[device] = nil }
     }
 
     private func pipeline(of device: Int) -> DevicePipeline? {

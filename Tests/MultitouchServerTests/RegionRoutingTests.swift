@@ -62,6 +62,23 @@ struct RegionRoutingTests {
         return text(s)
     }
 
+    /// At t = 4 s a tap on a PIN pad (the top-left quarter), at t = 5 s a tap outside it; 40 ms each.
+    static func padTapThenOutsideTap() -> String {
+        var s = script()
+        s.down(finger: 0, x: 20, y: 20)
+        s.frame()
+        s.advance(ms: 40)
+        s.up(finger: 0)
+        s.frame()
+        s.advance(ms: 1000)
+        s.down(finger: 0, x: 80, y: 80)
+        s.frame()
+        s.advance(ms: 40)
+        s.up(finger: 0)
+        s.frame()
+        return text(s)
+    }
+
     /// A toolbar tap in the recording's very first frame (no empty frame, no time before it).
     static func tapInTheFirstFrame() -> String {
         var s = TouchScripter(device: EvemuScript.device, start: Timestamp(seconds: 1, microseconds: 0))
@@ -385,6 +402,30 @@ extension RegionRoutingTests {
             routed.touchMessages.allSatisfy { $0["region"] as? String == "toolbar" && $0["role"] as? String == "owner" }
         )
         #expect(routed.ofType("tap").map { $0["region"] as? String } == ["toolbar"])
+    }
+
+    /// A client without regions (and with the default `observe` right) receives the whole device, but
+    /// not the touches of another client's `exclusive` region, nor the taps they made.
+    @Test func anExclusiveRegionsTouchesAndTapsAreNotInTheWholeDeviceStream() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("pin.evemu", Self.padTapThenOutsideTap())
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "1", "--wait-for-subscribers", "2"])
+        let pad = try RoutedClient(daemon, regions: [#"{"id":"pin","rect":[0,0,50,50],"z":1,"exclusive":true}"#])
+        let plain = try RoutedClient(daemon, regions: [])
+        for client in [pad, plain] { try client.start() }
+        let padded = RoutedLines(pad.wait())
+        let whole = RoutedLines(plain.wait())
+        #expect(padded.regionsReply == ["pin"])
+        #expect(padded.touchIDs.count == 1)
+        #expect(padded.ofType("tap").map { $0["region"] as? String } == ["pin"])
+        // The whole device: only the outside touch and its tap.
+        #expect(whole.touchIDs.count == 1)
+        #expect(whole.touchIDs.isDisjoint(with: padded.touchIDs))
+        let taps = whole.ofType("tap")
+        #expect(taps.map { $0["location"] as? [Double] ?? [] } == [[80, 80]])
+        #expect(whole.ofType("session").map { $0["phase"] as? String } == ["began", "ended"])
+        whole.expectEveryTouchEndsOnce()
     }
 
     @Test func aRegionsTransformIsSetAndItsGestureContinuesFromIt() throws {
