@@ -165,4 +165,63 @@ struct ExclusiveWholeDeviceTests {
         #expect(Self.points(whole).isEmpty)
         #expect(Self.events(whole).isEmpty)
     }
+
+    /// A finger pans outside the pad; meanwhile a second finger lands on the pad. The whole-device
+    /// session was shown before the pad's touch joined it: it still ends, but nothing of it after the
+    /// join is sent (its updates would count and follow the pad's finger).
+    @Test func aShownSessionThatAPadTouchJoinsEndsWithoutItsLaterUpdates() {
+        var pipeline = DevicePipeline(deviceID: 1, description: Self.device)
+        var routing = DeviceRouting(
+            device: 1, surface: pipeline.gestureSurface, gestures: pipeline.gestureConfiguration)
+        let pad = Region(
+            id: "pin", shape: DeviceRoutingTests.rect(0, 0, 50, 50), z: 1, options: RegionOptions(exclusive: true))
+        _ = routing.replace(client: Self.pinClient, with: [pad])
+        var s = TouchScripter(device: Self.device, start: Timestamp(seconds: 10, microseconds: 0))
+        s.down(finger: 0, x: 60, y: 60)
+        s.frame()
+        for i in 1...30 {
+            s.advance(ms: 10)
+            if i == 15 { s.down(finger: 1, x: 20, y: 20) }
+            if i == 25 { s.up(finger: 1) }
+            s.move(finger: 0, x: 60 + Double(i), y: 60)
+            s.frame()
+        }
+        s.advance(ms: 10)
+        s.up(finger: 0)
+        s.frame()
+        var all: [Message] = []
+        var whole: [Message] = []
+        for event in s.events {
+            var out: [Message] = []
+            pipeline.push(event, into: &out)
+            for m in out {
+                _ = routing.observe(m)
+                if let w = routing.wholeDevice(m) { whole.append(w) }
+            }
+            all += out
+        }
+        var end: [Message] = []
+        pipeline.finish(at: s.time, into: &end)
+        for m in end {
+            _ = routing.observe(m)
+            if let w = routing.wholeDevice(m) { whole.append(w) }
+        }
+        all += end
+        let joined = Timestamp(seconds: 10, microseconds: 150_000)
+        // The pipeline's session went on with updates after the join; the whole-device stream's did not.
+        #expect(Self.events(all).contains { if case .update = $0, $0.time >= joined { true } else { false } })
+        #expect(!Self.events(whole).contains { if case .update = $0, $0.time >= joined { true } else { false } })
+        #expect(Self.events(whole).contains { if case .update = $0 { true } else { false } })
+        let sessions = Self.events(whole).compactMap { e -> String? in
+            switch e {
+            case .sessionBegan: return "began"
+            case .sessionEnded: return "ended"
+            default: return nil
+            }
+        }
+        #expect(sessions == ["began", "ended"])
+        // The panning finger is all the whole device shows, one finger throughout.
+        #expect(Set(Self.points(whole).map(\.slot)) == [0])
+        #expect(whole.allSatisfy { m in if case .touches(let t) = m { t.fingers <= 1 } else { true } })
+    }
 }
