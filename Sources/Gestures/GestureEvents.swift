@@ -108,6 +108,15 @@ public enum GestureEvent: Hashable, Sendable {
     /// A long press began, ended or was cancelled.
     case longPress(session: UInt64, time: Timestamp, phase: LongPressPhase, location: Point, fingers: Int)
 
+    /// The session the event belongs to.
+    public var session: UInt64 {
+        switch self {
+        case .sessionBegan(let s, _), .sessionEnded(let s, _, _): return s
+        case .update(let u): return u.session
+        case .tap(let s, _, _, _, _), .doubleTap(let s, _, _, _), .longPress(let s, _, _, _, _): return s
+        }
+    }
+
     /// Time the event belongs to.
     public var time: Timestamp {
         switch self {

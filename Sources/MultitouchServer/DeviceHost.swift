@@ -143,20 +143,39 @@ final class DeviceHost {
 
     // MARK: Replay
 
-    /// Starts the replay now unless it waits for subscribers.
+    /// Starts the replay now unless it waits for subscribers; a waiting replay's devices are announced
+    /// now, so they are in every client's hello (as a live device present at connect is, with no
+    /// `deviceAdded` after it) and accept regions before the first frame plays.
     func startReplayIfNotWaiting() {
-        if let replayOptions, replayOptions.waitForSubscribers <= 0 { startReplayPass() }
+        guard let replayOptions else { return }
+        if replayOptions.waitForSubscribers <= 0 {
+            startReplayPass()
+        } else {
+            var pass = makeReplayPass(replayOptions)
+            emit(pass.announceDevices(), Sys.monotonicNanoseconds())
+            replay = pass
+            devicesChanged()
+        }
     }
 
     /// A client subscribed: a replay waiting for `subscribers` starts.
     func clientSubscribed(subscribers: Int) {
         guard let replayOptions, !replayStarted else { return }
-        if subscribers >= replayOptions.waitForSubscribers { startReplayPass() }
+        guard subscribers >= replayOptions.waitForSubscribers else { return }
+        if var pass = replay {
+            // Announced while waiting: its pacing starts now.
+            pass.start(now: Sys.monotonicNanoseconds())
+            replay = pass
+            replayStarted = true
+            logStart(replayOptions)
+            replayTimer.arm(at: Sys.monotonicNanoseconds())
+        } else {
+            startReplayPass()
+        }
     }
 
-    private func startReplayPass() {
-        guard let replayOptions else { return }
-        replayStarted = true
+    /// A new pass over the recording (fresh device ids), registered for stats, not yet run.
+    private func makeReplayPass(_ replayOptions: ReplayOptions) -> ReplayPass {
         var pass = ReplayPass(
             options: replayOptions, firstDeviceID: nextDeviceID, idSource: idSource, settings: pipelineSettings,
             now: Sys.monotonicNanoseconds())
@@ -164,9 +183,20 @@ final class DeviceHost {
         nextDeviceID += pass.deviceCount
         replay = pass
         for pipeline in pass.pipelines { registerDeviceStats(id: pipeline.deviceID, name: pipeline.info.name) }
+        return pass
+    }
+
+    private func logStart(_ replayOptions: ReplayOptions) {
         logger.info(
             "replay: starting",
             metadata: ["replay.source": "\(replayOptions.source)", "replay.speed": "\(replayOptions.speed)"])
+    }
+
+    private func startReplayPass() {
+        guard let replayOptions else { return }
+        replayStarted = true
+        replay = makeReplayPass(replayOptions)
+        logStart(replayOptions)
         // The pass runs from the event loop, never from here: a `--loop` pass that takes no time then
         // starts the next one on the next turn of the loop (serving clients and signals in between)
         // instead of recursing.
@@ -379,8 +409,11 @@ final class DeviceHost {
     /// Sends a batch of pipeline messages: straight to `sink` when no device is routed (the path every
     /// connection without regions always took), else through the routed devices' `DeviceRouting`.
     private func emit(_ batch: [Message], _ readAt: UInt64) {
+        // The whole-device messages as sent, for the TUIO output, when an exclusive region withheld some.
+        var shownBatch: [Message] = []
+        var withheld = false
         // After the clients' fan-out: the socket clients' latency does not include the TUIO sends.
-        defer { observer?(batch) }
+        defer { observer?(withheld ? shownBatch : batch) }
         guard !routings.isEmpty else {
             sink(batch, readAt)
             return
@@ -392,6 +425,7 @@ final class DeviceHost {
         for message in batch {
             guard let device = message.device, routings.index(forKey: device) != nil else {
                 out.append(OutboundMessage(message))
+                shownBatch.append(message)
                 continue
             }
             // In place (`routings[device]?`): a copy of the router would copy every region's engine.
@@ -401,9 +435,19 @@ final class DeviceHost {
                 routings[device] = nil
                 Self.append(routed, to: &out)
                 out.append(OutboundMessage(message))
+                shownBatch.append(message)
             } else {
-                out.append(OutboundMessage(message))
+                // The whole-device stream (and the TUIO output) leaves out what exclusive regions hold
+                // (docs/SECURITY.md).
+                let shown = routings[device]?.wholeDevice(message)
+                if let shown {
+                    out.append(OutboundMessage(shown))
+                    shownBatch.append(shown)
+                }
+                if shown != message { withheld = true }
                 Self.append(routed, to: &out)
+                // Kept past its regions' clients while it hides an exclusive touch; dropped once that ends.
+                if case .touches = message, routings[device]?.isIdle == true { routings[device] = nil }
             }
         }
         outboundSink(out, readAt)
@@ -513,7 +557,7 @@ final class DeviceHost {
 
     /// A device on which no client has regions any more is served without a router again.
     private func dropIdleRouting(_ device: Int) {
-        if let routing = routings[device], routing.router.regions.byClient.isEmpty { routings[device] = nil }
+        if let routing = routings[device], routing.isIdle { routings[device] = nil }
     }
 
     private func pipeline(of device: Int) -> DevicePipeline? {

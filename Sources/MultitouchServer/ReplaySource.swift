@@ -71,8 +71,13 @@ struct ReplayPass {
     private let options: ReplayOptions
     private var schedule: ReplaySchedule
     /// Monotonic ns at which recording time `origin` plays.
-    private let startNanoseconds: UInt64
+    private var startNanoseconds: UInt64
     private let originMicroseconds: Int64
+    /// The recording's notes, held back by `announceDevices()` until the pass starts (they are about the
+    /// playing, and the subscribers it waits for are not there yet).
+    private var heldNotes: [Message] = []
+    /// False while announced and waiting for `start(now:)`: recording time stands at the origin.
+    private var started = true
 
     init(options: ReplayOptions, firstDeviceID: Int, idSource: TouchIDSource, settings: PipelineSettings, now: UInt64) {
         self.options = options
@@ -81,6 +86,25 @@ struct ReplayPass {
             idSource: idSource)
         startNanoseconds = now
         originMicroseconds = schedule.origin?.microseconds ?? 0
+    }
+
+    /// Announces the devices before the pass starts (a replay waiting for subscribers): they are present
+    /// from now on, in every client's hello, and accept regions before the first frame plays. Returns the
+    /// `deviceAdded` messages; the recording's notes come when the pass starts.
+    mutating func announceDevices() -> [Message] {
+        guard schedule.nextStep == .announce else { return [] }
+        var batch: [Message] = []
+        schedule.take(.announce, into: &batch)
+        let devices = batch.filter { if case .deviceAdded = $0 { true } else { false } }
+        heldNotes = batch.filter { if case .deviceAdded = $0 { false } else { true } }
+        started = false
+        return devices
+    }
+
+    /// Starts the pacing now: recording time `origin` plays at monotonic `now`.
+    mutating func start(now: UInt64) {
+        startNanoseconds = now
+        started = true
     }
 
     var pipelines: [DevicePipeline] { schedule.pipelines }
@@ -97,6 +121,7 @@ struct ReplayPass {
 
     /// Recording time that plays at monotonic `now` (for cancelling at shutdown).
     func recordingTime(at now: UInt64) -> Timestamp {
+        guard started else { return Timestamp(microseconds: originMicroseconds) }
         let elapsed = Double(now &- startNanoseconds) * options.speed / 1000
         guard elapsed < Double(Int64.max - max(0, originMicroseconds)) else { return Timestamp(microseconds: .max) }
         return Timestamp(microseconds: originMicroseconds &+ Int64(elapsed))
@@ -108,6 +133,10 @@ struct ReplayPass {
     /// (nil).
     mutating func run(now: UInt64, clock: () -> UInt64, sink: ([Message], UInt64) -> Void) -> UInt64? {
         var batch: [Message] = []
+        if !heldNotes.isEmpty {
+            sink(heldNotes, now)
+            heldNotes = []
+        }
         var steps = 0
         while let step = schedule.nextStep {
             if let time = step.time {

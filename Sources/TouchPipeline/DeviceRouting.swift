@@ -33,6 +33,19 @@ public struct DeviceRouting: Sendable {
     public let device: Int
     public private(set) var router: TouchRouter
     private let isSemiMT: Bool
+    /// Touches bound to an `exclusive` owner region and still down: whole-device gesture sessions that
+    /// see them are withheld (`wholeDevice(_:)`).
+    private var exclusiveDown: Set<UInt64> = []
+    /// Whether the last frame ended such a touch (the gestures of that frame and the timers after it,
+    /// a tap waiting for its double-tap, belong to its session).
+    private var exclusiveJustEnded = false
+    /// Whole-device gesture sessions that included such a touch, newest last (a few: a timer's tap or
+    /// long press may come after its session ended).
+    private var hiddenSessions: [UInt64] = []
+    /// Whole-device sessions whose `began` was sent, so their end is sent too (a session that an
+    /// exclusive touch joins later ends without its updates in between).
+    private var shownSessions: Set<UInt64> = []
+    static let hiddenSessionsKept = 16
 
     /// - Parameters:
     ///   - surface: the device's gesture surface (`DevicePipeline.gestureSurface`).
@@ -159,6 +172,62 @@ public struct DeviceRouting: Sendable {
             return []
         }
     }
+
+    /// What the whole-device stream carries of `message` (after `observe(_:)` of the same message), for
+    /// every subscriber: a routed client skips its routed devices' whole-device messages, so these reach
+    /// only clients other than any region's owner. Touches bound to an `exclusive` owner region (a PIN
+    /// pad) are left out of `touches` frames (nil when nothing is left), and the whole-device gesture
+    /// sessions that saw them are withheld, taps, double taps and long presses included: the whole-device
+    /// engine ran over them, so its events could give them away (docs/SECURITY.md). A session shown
+    /// before such a touch joined it still ends. Unchanged while no exclusive region has a touch.
+    public mutating func wholeDevice(_ message: Message) -> Message? {
+        switch message {
+        case .touches(var m):
+            guard m.device == device, m.routing == nil else { return message }
+            let hidden = router.exclusiveTouchesOfLastFrame
+            exclusiveJustEnded = false
+            guard !hidden.isEmpty else { return message }
+            for point in m.touches where hidden.contains(point.id) {
+                if point.phase.isTerminal {
+                    exclusiveDown.remove(point.id)
+                    exclusiveJustEnded = true
+                } else {
+                    exclusiveDown.insert(point.id)
+                }
+            }
+            let hiddenLive = m.touches.reduce(0) { $0 + (hidden.contains($1.id) && !$1.phase.isTerminal ? 1 : 0) }
+            m.touches.removeAll { hidden.contains($0.id) }
+            guard !m.touches.isEmpty else { return nil }
+            m.fingers = max(0, m.fingers - hiddenLive)
+            return .touches(m)
+        case .gesture(let g):
+            guard g.device == device, g.region == nil else { return message }
+            let session = g.event.session
+            if !exclusiveDown.isEmpty || exclusiveJustEnded, !hiddenSessions.contains(session) {
+                hiddenSessions.append(session)
+                if hiddenSessions.count > Self.hiddenSessionsKept { hiddenSessions.removeFirst() }
+            }
+            let hidden = hiddenSessions.contains(session)
+            switch g.event {
+            case .sessionBegan:
+                if hidden { return nil }
+                shownSessions.insert(session)
+                return message
+            case .sessionEnded:
+                return shownSessions.remove(session) != nil || !hidden ? message : nil
+            case .update, .tap, .doubleTap, .longPress:
+                return hidden ? nil : message
+            }
+        case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
+            .transform, .regions, .recognized:
+            return message
+        }
+    }
+
+    /// No client has regions here and no touch of an exclusive region is still down: the device can be
+    /// served without a router again (until then the whole-device stream keeps hiding such a touch,
+    /// even after its region's client left).
+    public var isIdle: Bool { router.regions.byClient.isEmpty && exclusiveDown.isEmpty }
 
     /// The device is gone: pending gesture timers fire (virtual time runs on past the end of input,
     /// as `DevicePipeline.finish` does for the whole device), then every touch and session still open

@@ -57,8 +57,13 @@ public struct TouchRouter: Sendable {
     private struct Binding {
         var owner: Int?
         var observers: [Int]
+        /// The owner region was `exclusive` when the touch began: hidden from the whole-device stream.
+        var exclusive = false
     }
     private var bindings: [UInt64: Binding] = [:]
+    /// The touches of the last frame (terminal ones too) that are bound to an `exclusive` owner region:
+    /// the whole-device stream leaves them out (docs/SECURITY.md).
+    public private(set) var exclusiveTouchesOfLastFrame: Set<UInt64> = []
 
     /// Delivery state of one recipient (region, role): created when a touch first binds to it, dropped
     /// when the region goes away.
@@ -248,9 +253,11 @@ public struct TouchRouter: Sendable {
 
     private mutating func route(_ frame: TouchFrame, into out: inout [RoutingDelivery]) {
         frameStreams.removeAll(keepingCapacity: true)
+        if !exclusiveTouchesOfLastFrame.isEmpty { exclusiveTouchesOfLastFrame.removeAll(keepingCapacity: true) }
         for touch in frame.touches {
             if touch.phase == .began { bind(touch) }
             guard let b = bindings[touch.id] else { continue }
+            if b.exclusive { exclusiveTouchesOfLastFrame.insert(touch.id) }
             if let o = b.owner { collect(touch, for: o) }
             for sid in b.observers { collect(touch, for: sid) }
             if touch.phase.isTerminal { bindings[touch.id] = nil }
@@ -284,6 +291,7 @@ public struct TouchRouter: Sendable {
             owningEntry = entry
             let sid = stream(for: Recipient(key: entry.key, role: .owner), region: entry.region)
             binding.owner = sid
+            binding.exclusive = entry.region.options.exclusive
             if let i = streams.index(forKey: sid) {
                 claimed = Self.land(touch.id, on: &streams.values[i], options: entry.region.options)
             }

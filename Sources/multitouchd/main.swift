@@ -49,7 +49,9 @@ struct MultitouchDaemon: ParsableCommand {
     @Option(name: .long, help: "Replay speed factor from 0.001 to 1000 (2 plays twice as fast).")
     var speed: Double = 1
 
-    @Option(name: .long, help: "Start the replay only once this many clients have subscribed.")
+    @Option(
+        name: .long,
+        help: "Start the replay only once this many clients have subscribed (its devices are in the hello meanwhile).")
     var waitForSubscribers: Int = 0
 
     @Flag(name: .long, help: "Open no live devices (serve only the replay).")

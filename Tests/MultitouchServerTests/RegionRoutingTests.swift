@@ -18,8 +18,8 @@ import Glibc
 ///
 /// The layout every test uses: an opaque toolbar (z 2) over the top 15 mm, an opaque map (z 1) over the
 /// whole screen, and an observer (z 0) over the whole screen. Each recording starts with an empty frame
-/// and 3 s without touches, so the clients declare their regions (after `deviceAdded`) before the
-/// first finger lands.
+/// and 3 s without touches, although the clients declare their regions on the hello's device before
+/// they subscribe (so before the replay starts).
 @Suite("multitouchd routing touches to regions", .serialized)
 struct RegionRoutingTests {
     static let toolbar = #"{"id":"toolbar","rect":[0,0,100,15],"z":2}"#
@@ -58,6 +58,34 @@ struct RegionRoutingTests {
         s.advance(ms: 10)
         s.up(finger: 0)
         s.up(finger: 1)
+        s.frame()
+        return text(s)
+    }
+
+    /// At t = 4 s a tap on a PIN pad (the top-left quarter), at t = 5 s a tap outside it; 40 ms each.
+    static func padTapThenOutsideTap() -> String {
+        var s = script()
+        s.down(finger: 0, x: 20, y: 20)
+        s.frame()
+        s.advance(ms: 40)
+        s.up(finger: 0)
+        s.frame()
+        s.advance(ms: 1000)
+        s.down(finger: 0, x: 80, y: 80)
+        s.frame()
+        s.advance(ms: 40)
+        s.up(finger: 0)
+        s.frame()
+        return text(s)
+    }
+
+    /// A toolbar tap in the recording's very first frame (no empty frame, no time before it).
+    static func tapInTheFirstFrame() -> String {
+        var s = TouchScripter(device: EvemuScript.device, start: Timestamp(seconds: 1, microseconds: 0))
+        s.down(finger: 0, x: 20, y: 5)
+        s.frame()
+        s.advance(ms: 40)
+        s.up(finger: 0)
         s.frame()
         return text(s)
     }
@@ -199,10 +227,10 @@ struct RegionRoutingTests {
         for lines in [routed, mapped, observed] { lines.expectEveryTouchEndsOnce() }
 
         // A connection without regions is served exactly what `multitouchctl replay --json` prints.
-        let expected = Replay.messages(
-            recording: try RecordingReader.read(path: recording), source: "tap-and-pinch.evemu"
-        )
-        .map { $0.jsonLine() }
+        let expected = withoutAnnouncement(
+            Replay.messages(recording: try RecordingReader.read(path: recording), source: "tap-and-pinch.evemu")
+                .map { $0.jsonLine() })
+        #expect(helloDevices(plain.hello).map { $0["id"] as? Int } == [1])
         #expect(plainLines.filter { !["hello", "subscribed"].contains(messageType($0)) } == expected)
         #expect(jsonObject(plain.hello)["features"] as? [String] == ["regions"])
 
@@ -352,6 +380,54 @@ extension RegionRoutingTests {
         for lines in [mapped, routed, observed] { lines.expectEveryTouchEndsOnce() }
     }
 
+    /// While the replay waits for subscribers its device is in the hello and takes regions, so a region
+    /// owns a touch that begins in the recording's very first frame (the device used to be announced
+    /// only with that frame, after which the touch was already bound to the whole device).
+    @Test func aRegionDeclaredFromTheHelloOwnsATouchOfTheFirstFrame() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("first-frame-tap.evemu", Self.tapInTheFirstFrame())
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "1", "--wait-for-subscribers", "1"])
+        let toolbar = try RoutedClient(daemon, regions: [Self.toolbar])
+        #expect(helloDevices(toolbar.hello).map { $0["id"] as? Int } == [1])
+        try toolbar.start()
+        let lines = toolbar.wait()
+        let routed = RoutedLines(lines)
+        #expect(routed.regionsReply == ["toolbar"])
+        #expect(!lines.contains { messageType($0) == "deviceAdded" }, "the hello's device is not announced again")
+        let id = try #require(routed.touchIDs.first)
+        #expect(routed.touchIDs.count == 1)
+        #expect(routed.phases(of: id) == ["began", "ended"])
+        #expect(
+            routed.touchMessages.allSatisfy { $0["region"] as? String == "toolbar" && $0["role"] as? String == "owner" }
+        )
+        #expect(routed.ofType("tap").map { $0["region"] as? String } == ["toolbar"])
+    }
+
+    /// A client without regions (and with the default `observe` right) receives the whole device, but
+    /// not the touches of another client's `exclusive` region, nor the taps they made.
+    @Test func anExclusiveRegionsTouchesAndTapsAreNotInTheWholeDeviceStream() throws {
+        let dir = TemporaryDirectory()
+        let recording = dir.write("pin.evemu", Self.padTapThenOutsideTap())
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "1", "--wait-for-subscribers", "2"])
+        let pad = try RoutedClient(daemon, regions: [#"{"id":"pin","rect":[0,0,50,50],"z":1,"exclusive":true}"#])
+        let plain = try RoutedClient(daemon, regions: [])
+        for client in [pad, plain] { try client.start() }
+        let padded = RoutedLines(pad.wait())
+        let whole = RoutedLines(plain.wait())
+        #expect(padded.regionsReply == ["pin"])
+        #expect(padded.touchIDs.count == 1)
+        #expect(padded.ofType("tap").map { $0["region"] as? String } == ["pin"])
+        // The whole device: only the outside touch and its tap.
+        #expect(whole.touchIDs.count == 1)
+        #expect(whole.touchIDs.isDisjoint(with: padded.touchIDs))
+        let taps = whole.ofType("tap")
+        #expect(taps.map { $0["location"] as? [Double] ?? [] } == [[80, 80]])
+        #expect(whole.ofType("session").map { $0["phase"] as? String } == ["began", "ended"])
+        whole.expectEveryTouchEndsOnce()
+    }
+
     @Test func aRegionsTransformIsSetAndItsGestureContinuesFromIt() throws {
         let dir = TemporaryDirectory()
         let recording = dir.write("tap-and-pinch.evemu", Self.tapAndPinch())
@@ -380,8 +456,8 @@ extension RegionRoutingTests {
     }
 }
 
-/// One region client on its own thread: connects, subscribes to everything, declares `regions` on
-/// the replay's device when it is announced, then reads until the device goes (or `react` says to
+/// One region client on its own thread: connects, declares `regions` on the hello's devices (and on
+/// any device announced later), subscribes to everything, then reads until the device goes (or `react` says to
 /// leave), answering lines as `react` says.
 final class RoutedClient: @unchecked Sendable {
     enum Reaction {
@@ -412,8 +488,12 @@ final class RoutedClient: @unchecked Sendable {
         self.react = react
     }
 
-    /// Subscribes (the replay starts once every client has) and starts reading.
+    /// Declares the regions on the hello's devices (a waiting replay's device is there before it
+    /// starts), subscribes (the replay starts once every client has) and starts reading.
     func start() throws {
+        if !regions.isEmpty {
+            for device in helloDevices(hello).compactMap({ $0["id"] as? Int }) { try declare(on: device) }
+        }
         try client.sendLine(Array(#"{"type":"subscribe"}"#.utf8))
         let thread = Thread { [self] in
             run()
@@ -434,11 +514,7 @@ final class RoutedClient: @unchecked Sendable {
             switch object["type"] as? String {
             case "deviceAdded":
                 let device = (object["device"] as? [String: Any])?["id"] as? Int ?? 0
-                if !regions.isEmpty {
-                    let request =
-                        #"{"type":"declareRegions","device":\#(device),"id":1,"regions":[\#(regions.joined(separator: ","))]}"#
-                    try? client.sendLine(Array(request.utf8))
-                }
+                if !regions.isEmpty { try? declare(on: device) }
             case "deviceRemoved":
                 return
             default:
@@ -454,6 +530,12 @@ final class RoutedClient: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    private func declare(on device: Int) throws {
+        let request =
+            #"{"type":"declareRegions","device":\#(device),"id":1,"regions":[\#(regions.joined(separator: ","))]}"#
+        try client.sendLine(Array(request.utf8))
     }
 
     /// When each line arrived (monotonic seconds), parallel to what `wait()` returns.

@@ -237,7 +237,10 @@ def frames_of(messages):
     device = None
     frames, gestures = [], []
     for m in messages:
-        if m["type"] == "deviceAdded":
+        if m["type"] == "hello" and m.get("devices"):
+            # A replay waiting for its subscribers has its device in the hello, not in a deviceAdded.
+            device = m["devices"][0]
+        elif m["type"] == "deviceAdded":
             device = m["device"]
         elif m["type"] == "touches" and "region" not in m:
             frames.append(m)

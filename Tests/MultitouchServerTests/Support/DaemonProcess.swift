@@ -183,6 +183,18 @@ func messageType(_ line: String) -> String {
     return type
 }
 
+/// A replay's lines as a client of a `--wait-for-subscribers` daemon receives them: the announcement's
+/// `deviceAdded` lines are not sent (the devices are in the client's hello, as live devices present at
+/// connect are).
+func withoutAnnouncement(_ lines: [String]) -> [String] {
+    Array(lines.drop { messageType($0) == "deviceAdded" })
+}
+
+/// The devices a hello lists, as JSON `deviceAdded` lines would carry them.
+func helloDevices(_ hello: String) -> [[String: Any]] {
+    jsonObject(hello)["devices"] as? [[String: Any]] ?? []
+}
+
 func jsonObject(_ line: String) -> [String: Any] {
     guard let data = line.data(using: .utf8),
         let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]

@@ -37,9 +37,13 @@ def run(name, regions_for):
     with Client(path, timeout=60) as client:
         if "regions" not in client.features:
             sys.exit("%s: this multitouchd does not route touches to regions" % name)
-        client.subscribe()
+        # A device in the hello (a live one, or a replay waiting for its subscribers) takes the regions
+        # before subscribing, so they are in force for its very first touch; otherwise wait for one.
         device = client.devices[0]["id"] if client.devices else None
         backlog = []
+        subscribed = device is None
+        if subscribed:
+            client.subscribe()
         while device is None:
             m = client.receive()
             if m is None:
@@ -52,6 +56,8 @@ def run(name, regions_for):
             reply = client.declare_regions(device, regions_for(device))
         except ProtocolError as error:
             sys.exit("%s: %s" % (name, error))
+        if not subscribed:
+            client.subscribe()
         print("[%s] regions on device %d: %s" % (name, device, ", ".join(reply["regions"])), flush=True)
         for m in backlog + list(_until_removed(client, device)):
             line = describe(m)

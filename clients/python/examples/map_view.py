@@ -19,7 +19,7 @@ try:
     import multitouchd_client  # noqa: F401
 except ImportError:  # run from the source tree
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from multitouchd_client import DEFAULT_SOCKET, Affine, Client, DeviceAdded, DoubleTap, Gesture, Transform  # noqa: E402
+from multitouchd_client import DEFAULT_SOCKET, Affine, Client, Device, DeviceAdded, DoubleTap, Gesture, Transform  # noqa: E402
 from multitouchd_client import ConnectionClosed  # noqa: E402
 from multitouchd_client.script import run  # noqa: E402
 
@@ -117,7 +117,7 @@ def main():
     with Client(args[0] if args else DEFAULT_SOCKET) as client:
         model = MapModel()
         for device in client.hello["devices"]:
-            model.update(DeviceAdded(multitouchd_client.Device.from_dict(device), {}))
+            model.update(DeviceAdded(Device.from_dict(device), {}))
         client.subscribe(streams=["gestures", "devices"])
         return run_text(client, model) if tk is None else run_tk(client, model, tk)
 
