@@ -79,7 +79,6 @@ public struct FrameAligner {
                 if placed.insert(m.device).inserted { slots.append(.touches(device: m.device)) }
             case .deviceRemoved(let m):
                 slots.append(.message(message))
-                devices[m.device] = nil
                 placed.insert(m.device)
             default:
                 slots.append(.message(message))
@@ -93,7 +92,10 @@ public struct FrameAligner {
         }
         for slot in slots {
             switch slot {
-            case .message(let message): out.append(message)
+            case .message(let message):
+                out.append(message)
+                // After the device's last frame went out (its touches' ends come before its removal).
+                if case .deviceRemoved(let m) = message { devices[m.device] = nil }
             case .touches(let device): emit(device: device, sampleTime: sampleTime, into: &out)
             }
         }
