@@ -1,5 +1,6 @@
 import CLinuxSystem
 import Glibc
+import TouchPipeline
 import WireProtocol
 
 /// One connected client: its socket, request line buffer, subscription and outgoing queue.
@@ -13,6 +14,9 @@ final class ClientSession {
     var subscription: (streams: MessageStreams, devices: DeviceFilter)?
     /// The subscription's prediction horizon (`predictMs`), nil when it asked for none.
     var predictMilliseconds: Int?
+    /// A frame-aligned subscription's buffered whole-device touches and gestures (`"frames": true`),
+    /// delivered one display frame at a time on `frame` requests; nil streams them as they come.
+    var frames: FrameAligner?
     var queue = ClientQueue()
     /// Bytes taken from the queue and not yet accepted by the kernel.
     private var staging: [UInt8] = []
@@ -91,11 +95,22 @@ final class ClientSession {
         if message.streams.isEmpty { return true }
         if message.client != 0 {
             guard message.client == id else { return false }
-        } else if message.wholeDevice && !routedDevices.isEmpty && routedDevices.contains(message.device) {
+        } else if message.wholeDevice
+            && (frames != nil || !routedDevices.isEmpty && routedDevices.contains(message.device))
+        {
+            // A frame-aligned client gets the whole-device streams through its frames (`wantsFramed`).
             return false
         }
         guard let subscription, !subscription.streams.isDisjoint(with: message.streams) else { return false }
         return message.device == 0 || subscription.devices.contains(message.device)
+    }
+
+    /// Whether a frame-aligned client's frames take this message (what `wants` would give it unaligned).
+    func wantsFramed(_ message: OutboundMessage) -> Bool {
+        guard message.wholeDevice, message.client == 0, !routedDevices.contains(message.device),
+            let subscription, !subscription.streams.isDisjoint(with: message.streams)
+        else { return false }
+        return subscription.devices.contains(message.device)
     }
 
     // MARK: Reading

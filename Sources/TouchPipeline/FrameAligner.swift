@@ -49,6 +49,19 @@ public struct FrameAligner {
 
     public init() {}
 
+    /// Buffered messages past which a client that stopped asking for frames is given what is due
+    /// (`catchUp`): the daemon's memory per client stays bounded.
+    public static let maximumPending = 4096
+
+    /// Frames at the newest buffered message's time plus the latency: everything buffered is delivered.
+    public mutating func catchUp(into out: inout [Message]) {
+        guard let newest = pending.lazy.compactMap({ Self.time(of: $0) }).max() else {
+            frame(at: Timestamp(microseconds: lastSampleTime &+ Self.latency), into: &out)
+            return
+        }
+        frame(at: Timestamp(microseconds: newest.microseconds &+ Self.latency), into: &out)
+    }
+
     /// Messages buffered for the next frames.
     public var pendingCount: Int { pending.count }
 

@@ -235,5 +235,19 @@ public struct TouchPoint: Hashable, Sendable {
             majorRadius: try f.optionalDouble("majorRadius"), minorRadius: try f.optionalDouble("minorRadius"),
             orientation: try f.optionalDouble("orientation"), force: try f.optionalDouble("force"),
             predicted: f.optionalValue("predicted") == nil ? nil : try f.point("predicted"))
+        if let value = f.optionalValue("coalesced") { coalesced = try Self.coalesced(value, f) }
+    }
+
+    private static func coalesced(_ value: JSONValue, _ f: FieldReader) throws(WireDecodingError) -> [CoalescedSample] {
+        guard case .array(let items) = value else { throw f.failure("coalesced", "must be an array") }
+        var samples: [CoalescedSample] = []
+        samples.reserveCapacity(items.count)
+        for item in items {
+            guard case .array(let v) = item, v.count == 3, case .number(let x) = v[0], case .number(let y) = v[1],
+                case .number(let t) = v[2], let time = Timestamp(exactDecimal: t.text)
+            else { throw f.failure("coalesced", "must hold [x, y, time] arrays") }
+            samples.append(CoalescedSample(location: Point(x: x.doubleValue, y: y.doubleValue), time: time))
+        }
+        return samples
     }
 }
