@@ -19,8 +19,10 @@ public struct FrameAligner {
     public static let latency = FrameResampler.latency
 
     private struct Track {
-        /// The newest (at most two) raw samples consumed, oldest first.
-        var history: [(point: TouchPoint, time: Int64)] = []
+        var id: UInt64
+        /// The two newest raw samples consumed.
+        var previous: (point: TouchPoint, time: Int64)?
+        var newest: (point: TouchPoint, time: Int64)?
         /// Raw samples consumed by the frame being built.
         var coalesced: [CoalescedSample] = []
         /// The location and time delivered at the last frame; nil before its `began` went out.
@@ -32,7 +34,8 @@ public struct FrameAligner {
     }
 
     private struct DeviceState {
-        var tracks: [UInt64: Track] = [:]
+        /// Sorted by id. An array: a device has a few touches, and a dictionary's removals cost more.
+        var tracks: [Track] = []
         var fingers = 0
         var isSemiMT = false
         var routing: TouchesRouting?
@@ -129,21 +132,30 @@ public struct FrameAligner {
     }
 
     private mutating func take(_ m: TouchesMessage) {
-        var state = devices[m.device] ?? DeviceState()
+        // Taken out and put back (not copied): a copy would copy-on-write every track's arrays.
+        var state = devices.removeValue(forKey: m.device) ?? DeviceState()
         state.fingers = m.fingers
         state.isSemiMT = m.isSemiMT
         state.routing = m.routing
         let time = m.time.microseconds
         for point in m.touches {
-            var track = state.tracks[point.id] ?? Track()
-            if point.phase == .began { track.began = point }
+            let i: Int
+            if let found = state.tracks.firstIndex(where: { $0.id == point.id }) {
+                i = found
+            } else {
+                i = state.tracks.firstIndex(where: { $0.id > point.id }) ?? state.tracks.endIndex
+                state.tracks.insert(Track(id: point.id), at: i)
+            }
+            // In place: the track's arrays are not copied.
+            if point.phase == .began { state.tracks[i].began = point }
             // A touch first seen mid-life (a subscription that started during it) is live already.
-            if track.delivered == nil && track.began == nil { track.delivered = (point.location, time) }
-            track.history.append((point, time))
-            if track.history.count > 2 { track.history.removeFirst() }
-            track.coalesced.append(CoalescedSample(location: point.location, time: m.time))
-            if point.phase.isTerminal { track.end = point }
-            state.tracks[point.id] = track
+            if state.tracks[i].delivered == nil && state.tracks[i].began == nil {
+                state.tracks[i].delivered = (point.location, time)
+            }
+            state.tracks[i].previous = state.tracks[i].newest
+            state.tracks[i].newest = (point, time)
+            state.tracks[i].coalesced.append(CoalescedSample(location: point.location, time: m.time))
+            if point.phase.isTerminal { state.tracks[i].end = point }
         }
         devices[m.device] = state
     }
@@ -157,13 +169,13 @@ public struct FrameAligner {
     }
 
     private mutating func emit(device: Int, sampleTime: Int64, into out: inout [Message]) {
-        guard var state = devices[device] else { return }
+        guard var state = devices.removeValue(forKey: device) else { return }
         var touches: [TouchPoint] = []
         var ends: [TouchPoint] = []
-        for id in state.tracks.keys.sorted() {
-            guard var track = state.tracks[id] else { continue }
-            defer { state.tracks[id] = track.end == nil ? track : nil }
-            if var end = track.end {
+        for i in state.tracks.indices {
+            let id = state.tracks[i].id
+            if var end = state.tracks[i].end {
+                let track = state.tracks[i]
                 if var began = track.began {
                     // Began and ended within this span: began here, the end in a message of its own.
                     began.coalesced = Array(track.coalesced.prefix(1))
@@ -178,10 +190,12 @@ public struct FrameAligner {
                 }
                 continue
             }
-            var samples = track.history
+            guard let newest = state.tracks[i].newest else { continue }
+            var samples = [newest]
+            if let previous = state.tracks[i].previous { samples.insert(previous, at: 0) }
             if let next = nextSample(device: device, id: id) { samples.append(next) }
-            let notBefore = track.delivered?.time
-            guard let newest = track.history.last,
+            let notBefore = state.tracks[i].delivered?.time
+            guard
                 let blend = FrameResampler.blend(
                     times: samples.map(\.time), frameTime: sampleTime &+ Self.latency, notBefore: notBefore)
             else { continue }
@@ -191,19 +205,20 @@ public struct FrameAligner {
             point.location = a.location + (b.location - a.location) * blend.alpha
             point.normalized = a.normalized + (b.normalized - a.normalized) * blend.alpha
             point.millimeters = a.millimeters + (b.millimeters - a.millimeters) * blend.alpha
-            if let delivered = track.delivered {
+            if let delivered = state.tracks[i].delivered {
                 point.phase = point.location == delivered.location ? .stationary : .moved
                 point.previousLocation = delivered.location
             } else {
                 point.phase = .began
                 point.previousLocation = point.location
             }
-            point.coalesced = track.coalesced
+            point.coalesced = state.tracks[i].coalesced
             touches.append(point)
-            track.delivered = (point.location, blend.time)
-            track.began = nil
-            track.coalesced.removeAll(keepingCapacity: true)
+            state.tracks[i].delivered = (point.location, blend.time)
+            state.tracks[i].began = nil
+            state.tracks[i].coalesced = []
         }
+        state.tracks.removeAll { $0.end != nil }
         devices[device] = state
         guard !touches.isEmpty else { return }
         let time = Timestamp(microseconds: sampleTime)
