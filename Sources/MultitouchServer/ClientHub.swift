@@ -426,13 +426,28 @@ final class ClientHub {
                 let form = client.predictMilliseconds == nil ? message.withoutPredictions : message
                 client.frames?.push(form)
             }
-            // A client that stops asking for frames still holds a bounded buffer: it gets what is due.
-            if let pending = client.frames?.pendingCount, pending > FrameAligner.maximumPending {
-                var out: [Message] = []
-                client.frames?.catchUp(into: &out)
-                deliverFramed(out, to: client)
-            }
+            catchUpIfOverfull(client)
         }
+    }
+
+    /// `bufferFrames` for a batch that arrives encoded (some device is routed): the whole-device
+    /// messages a frame-aligned client takes are read back from their bytes (only while both meet).
+    private func bufferFrames(outbound: [OutboundMessage]) {
+        for client in clients.values where client.frames != nil && !client.closing {
+            for message in outbound where client.wantsFramed(message) {
+                let line = message.bytes.last == UInt8(ascii: "\n") ? message.bytes.dropLast() : message.bytes[...]
+                if let decoded = try? Message(decoding: line) { client.frames?.push(decoded) }
+            }
+            catchUpIfOverfull(client)
+        }
+    }
+
+    /// A client that stops asking for frames still holds a bounded buffer: it gets what is due.
+    private func catchUpIfOverfull(_ client: ClientSession) {
+        guard let pending = client.frames?.pendingCount, pending > FrameAligner.maximumPending else { return }
+        var out: [Message] = []
+        client.frames?.catchUp(into: &out)
+        deliverFramed(out, to: client)
     }
 
     /// Answers a `frame` request: the frame's resampled touches and its gestures (nothing when nothing
@@ -487,6 +502,7 @@ final class ClientHub {
         guard !outbound.isEmpty else { return }
         encodeScratch = outbound
         predictedScratch.removeAll(keepingCapacity: true)
+        bufferFrames(outbound: outbound)
         dispatchEncoded(readAt: readAt)
     }
 
