@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Validates `multitouchctl replay --json` of every recording in the given files and directories
-# against protocol/multitouchd.schema.json (the replay prints exactly what a subscriber receives).
+# against protocol/multitouchd.schema.json (the replay prints exactly what a subscriber receives), and
+# of the .evemu/.yml ones also as a frame-aligned subscriber receives them (--frame-period-us).
 #   bash protocol/check-replays.sh [-o LINES] MULTITOUCHCTL PATH...
 # -o keeps the replayed lines in LINES (the C client's test parses them too).
 set -euo pipefail
@@ -17,7 +18,11 @@ for path in "$@"; do
   if [ -d "$path" ]; then files=("$path"/*); else files=("$path"); fi
   for f in "${files[@]}"; do
     case $f in
-      *.evemu | *.yml | *.yaml) "$ctl" replay --json "$f" >> "$out" && n=$((n + 1)) ;;
+      *.evemu | *.yml | *.yaml)
+        "$ctl" replay --json "$f" >> "$out" && n=$((n + 1))
+        # What a frame-aligned client receives (coalesced samples, resampled frames) is checked too.
+        [ -n "$keep" ] || "$ctl" replay --json --frame-period-us 16667 --frame-phase-us 4000 "$f" >> "$out"
+        ;;
       *.events)
         # An events-only file takes the .desc whose name is the longest prefix of its own (as
         # `multitouchctl check DIR` pairs them); one with its own header needs none.

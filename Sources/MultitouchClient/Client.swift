@@ -105,14 +105,22 @@ public final class MultitouchClient: @unchecked Sendable {
     /// Starts streaming `streams` (nil: all) of `devices` (nil: all).
     /// `predictMilliseconds` (0-50) asks for each live touch's `predicted` position and each gesture
     /// update's `predictedMatrix` that far ahead (docs/PREDICTION.md; one horizon per daemon at a time).
+    /// `frameAligned` holds the touches and gestures until each `frame(at:)`: one resampled `touches`
+    /// message per display frame, the raw samples in `TouchPoint.coalesced`.
     public func subscribe(
-        streams: Set<MessageStream>? = nil, devices: [Int]? = nil, id: RequestID? = nil, predictMilliseconds: Int? = nil
+        streams: Set<MessageStream>? = nil, devices: [Int]? = nil, id: RequestID? = nil,
+        predictMilliseconds: Int? = nil,
+        frameAligned: Bool = false
     ) throws {
         try send(
             ClientRequest(
                 .subscribe(streams: streams, devices: devices.map { .ids(Set($0)) }), id: id,
-                predictMilliseconds: predictMilliseconds))
+                predictMilliseconds: predictMilliseconds, frameAligned: frameAligned))
     }
+
+    /// Asks for the display frame at `time` (CLOCK_MONOTONIC, the messages' clock) of a frame-aligned
+    /// subscription; its messages arrive as messages.
+    public func frame(at time: Timestamp) throws { try send(ClientRequest(.frame(time: time))) }
 
     /// Stops streaming (replies still come).
     public func unsubscribe(id: RequestID? = nil) throws { try send(ClientRequest(.unsubscribe, id: id)) }

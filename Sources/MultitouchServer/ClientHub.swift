@@ -3,6 +3,7 @@ import Configuration
 import Gestures
 import Glibc
 import Logging
+import MultitouchCore
 import TouchPipeline
 import TouchRouting
 import WireProtocol
@@ -308,6 +309,7 @@ final class ClientHub {
             }
             client.subscription = (MessageStreams(streams), devices)
             client.predictMilliseconds = request.predictMilliseconds
+            client.frames = request.frameAligned ? (client.frames ?? FrameAligner()) : nil
             updatePredictionHorizon()
             reply(
                 to: client,
@@ -319,8 +321,11 @@ final class ClientHub {
         case .unsubscribe:
             client.subscription = nil
             client.predictMilliseconds = nil
+            client.frames = nil
             updatePredictionHorizon()
             reply(to: client, .unsubscribed(UnsubscribedMessage(id: id)))
+        case .frame(let time):
+            deliverFrame(at: time, to: client, id: id)
         case .ping:
             reply(to: client, .pong(PongMessage(id: id)))
         case .stats:
@@ -498,7 +503,65 @@ final class ClientHub {
             encodeScratch.removeAll(keepingCapacity: true)
             for message in messages { encodeScratch.append(OutboundMessage(message.withoutPredictions)) }
         }
+        bufferFrames(messages)
         dispatchEncoded(readAt: readAt)
+    }
+
+    /// Frame-aligned clients' share of a batch: buffered until their next `frame` request.
+    private func bufferFrames(_ messages: [Message]) {
+        for client in clients.values where client.frames != nil && !client.closing {
+            let encoded = batch(for: client)
+            for (i, message) in messages.enumerated() where i < encoded.count && client.wantsFramed(encoded[i]) {
+                let form = client.predictMilliseconds == nil ? message.withoutPredictions : message
+                client.frames?.push(form)
+            }
+            catchUpIfOverfull(client)
+        }
+    }
+
+    /// `bufferFrames` for a batch that arrives encoded (some device is routed): the whole-device
+    /// messages a frame-aligned client takes are read back from their bytes (only while both meet).
+    private func bufferFrames(outbound: [OutboundMessage]) {
+        for client in clients.values where client.frames != nil && !client.closing {
+            for message in outbound where client.wantsFramed(message) {
+                let line = message.bytes.last == UInt8(ascii: "\n") ? message.bytes.dropLast() : message.bytes[...]
+                if let decoded = try? Message(decoding: line) { client.frames?.push(decoded) }
+            }
+            catchUpIfOverfull(client)
+        }
+    }
+
+    /// A client that stops asking for frames still holds a bounded buffer: it gets what is due.
+    private func catchUpIfOverfull(_ client: ClientSession) {
+        guard let pending = client.frames?.pendingCount, pending > FrameAligner.maximumPending else { return }
+        var out: [Message] = []
+        client.frames?.catchUp(into: &out)
+        deliverFramed(out, to: client)
+    }
+
+    /// Answers a `frame` request: the frame's resampled touches and its gestures (nothing when nothing
+    /// is due), or an error without a frame-aligned subscription.
+    private func deliverFrame(at time: Timestamp, to client: ClientSession, id: RequestID?) {
+        guard client.frames != nil else {
+            reply(to: client, .error(ErrorMessage(.badField, "frame: subscribe with \"frames\": true first", id: id)))
+            return
+        }
+        var out: [Message] = []
+        client.frames?.frame(at: time, into: &out)
+        deliverFramed(out, to: client)
+    }
+
+    private func deliverFramed(_ messages: [Message], to client: ClientSession) {
+        guard !messages.isEmpty else { return }
+        let outbound = messages.map { message in
+            var m = OutboundMessage(message)
+            m.client = client.id  // this client's frame only, past the whole-device filter
+            m.wholeDevice = false
+            m.droppable = false  // a frame carries its coalesced samples: never coalesced away
+            m.openDelta = 0
+            return m
+        }
+        _ = deliver(outbound, to: client)
     }
 
     /// The `predictMs` of the subscribed clients that asked (one at a time); nil when none did.
@@ -528,6 +591,7 @@ final class ClientHub {
         guard !outbound.isEmpty else { return }
         encodeScratch = outbound
         predictedScratch.removeAll(keepingCapacity: true)
+        bufferFrames(outbound: outbound)
         dispatchEncoded(readAt: readAt)
     }
 

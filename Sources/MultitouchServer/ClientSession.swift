@@ -1,6 +1,7 @@
 import CLinuxSystem
 import Configuration
 import Glibc
+import TouchPipeline
 import WireProtocol
 
 /// One connected client: its socket, request line buffer, subscription and outgoing queue.
@@ -16,6 +17,9 @@ final class ClientSession {
     var subscription: (streams: MessageStreams, devices: DeviceFilter)?
     /// The subscription's prediction horizon (`predictMs`), nil when it asked for none.
     var predictMilliseconds: Int?
+    /// A frame-aligned subscription's buffered whole-device touches and gestures (`"frames": true`),
+    /// delivered one display frame at a time on `frame` requests; nil streams them as they come.
+    var frames: FrameAligner?
     var queue = ClientQueue()
     /// Bytes taken from the queue and not yet accepted by the kernel.
     private var staging: [UInt8] = []
@@ -98,9 +102,20 @@ final class ClientSession {
             // Without `observe` a client sees its own regions' touches only (Wayland's model).
             if !grant.has(.observe) { return false }
             if !routedDevices.isEmpty && routedDevices.contains(message.device) { return false }
+            // A frame-aligned client gets the whole-device streams through its frames (`wantsFramed`).
+            if frames != nil { return false }
         }
         guard let subscription, !subscription.streams.isDisjoint(with: message.streams) else { return false }
         return message.device == 0 || subscription.devices.contains(message.device)
+    }
+
+    /// Whether a frame-aligned client's frames take this message (what `wants` would give it unaligned).
+    func wantsFramed(_ message: OutboundMessage) -> Bool {
+        guard message.wholeDevice, message.client == 0, grant.has(.observe),
+            !routedDevices.contains(message.device), let subscription,
+            !subscription.streams.isDisjoint(with: message.streams)
+        else { return false }
+        return subscription.devices.contains(message.device)
     }
 
     // MARK: Reading

@@ -1,11 +1,12 @@
 import Gestures
+import MultitouchCore
 import TouchRouting
 
 /// Every value of `"type"` a client sends. The golden files (tests/protocol/golden/requests/NAME.jsonl)
 /// are named after these.
 public enum RequestKind: String, Hashable, Sendable, CaseIterable {
     case subscribe, unsubscribe, ping, stats, resetTransform, setTransform, declareRegions, updateRegions
-    case recognized
+    case recognized, frame
 }
 
 /// What a request asks for (docs/PROTOCOL.md "Requests").
@@ -33,6 +34,9 @@ public enum RequestAction: Hashable, Sendable {
     /// Set (`matrix`) or reset (nil) the cumulative transform of one of the client's regions' gesture
     /// session: `setTransform`/`resetTransform` with a `region`.
     case setRegionTransform(device: Int, region: String, matrix: AffineTransform?)
+    /// A display frame of a frame-aligned subscription (`"frames": true`) at `time` (the messages' clock,
+    /// CLOCK_MONOTONIC): answered with that frame's resampled messages (docs/PREDICTION.md).
+    case frame(time: Timestamp)
 
     public var kind: RequestKind {
         switch self {
@@ -46,6 +50,7 @@ public enum RequestAction: Hashable, Sendable {
         case .updateRegions: return .updateRegions
         case .recognized: return .recognized
         case .setRegionTransform(_, _, let matrix): return matrix == nil ? .resetTransform : .setTransform
+        case .frame: return .frame
         }
     }
 }
@@ -59,14 +64,20 @@ public struct ClientRequest: Hashable, Sendable {
     /// `subscribe`'s `"predictMs"` (0-50): the client wants predicted touches and matrices this far
     /// ahead of each message's time (docs/PREDICTION.md). Nil for every other request.
     public var predictMilliseconds: Int?
+    /// `subscribe`'s `"frames": true`: the client asks for its touches and gestures one display frame at
+    /// a time (`frame` requests), resampled (docs/PREDICTION.md). False for every other request.
+    public var frameAligned = false
 
     /// The largest prediction horizon a client may ask for, ms (issue 20: 0-50).
     public static let maximumPredictMilliseconds = 50
 
-    public init(_ action: RequestAction, id: RequestID? = nil, predictMilliseconds: Int? = nil) {
+    public init(
+        _ action: RequestAction, id: RequestID? = nil, predictMilliseconds: Int? = nil, frameAligned: Bool = false
+    ) {
         self.action = action
         self.id = id
         self.predictMilliseconds = predictMilliseconds
+        self.frameAligned = frameAligned
     }
 
     // MARK: Encoding
@@ -95,6 +106,10 @@ public struct ClientRequest: Hashable, Sendable {
                 devices.write(to: &w)
             }
             w.optionalField("predictMs", predictMilliseconds)
+            if frameAligned {
+                w.key("frames")
+                w.bool(true)
+            }
         case .unsubscribe, .ping, .stats:
             break
         case .resetTransform(let device):
@@ -131,6 +146,9 @@ public struct ClientRequest: Hashable, Sendable {
                 w.key("matrix")
                 w.transform(matrix)
             }
+        case .frame(let time):
+            w.key("time")
+            w.time(time)
         }
         w.optionalField("id", id)
         w.endObject()
@@ -187,11 +205,16 @@ public struct ClientRequest: Hashable, Sendable {
         let allowed: [String]
         let action: RequestAction
         var predict: Int?
+        var frames = false
         switch kind {
         case .subscribe:
-            allowed = ["streams", "devices", "predictMs"]
+            allowed = ["streams", "devices", "predictMs", "frames"]
             action = .subscribe(streams: try fields.streams(), devices: try fields.devices())
             predict = try fields.predictMilliseconds()
+            frames = try fields.frames()
+        case .frame:
+            allowed = ["time"]
+            action = .frame(time: try fields.frameTime())
         case .unsubscribe:
             allowed = []
             action = .unsubscribe
@@ -242,7 +265,7 @@ public struct ClientRequest: Hashable, Sendable {
             throw RequestError(
                 .badField, "unknown field \(String(decoding: quoted.bytes, as: UTF8.self)) in \(type)", id: id)
         }
-        self.init(action, id: id, predictMilliseconds: predict)
+        self.init(action, id: id, predictMilliseconds: predict, frameAligned: frames)
     }
 }
 
@@ -302,6 +325,33 @@ private struct RequestFields {
                 .badField, "\"predictMs\" must be an integer 0...\(limit), got \(value.jsonText)", id: id)
         }
         return Int(ms)
+    }
+
+    func frames() throws(RequestError) -> Bool {
+        guard let value = object["frames"] else { return false }
+        guard case .bool(let on) = value else {
+            throw RequestError(.badField, "\"frames\" must be true or false, got \(value.jsonText)", id: id)
+        }
+        return on
+    }
+
+    /// `frame`'s `"time"`: seconds on the messages' clock (CLOCK_MONOTONIC), microseconds kept.
+    func frameTime() throws(RequestError) -> Timestamp {
+        if let value = object["time"], case .number(let number) = value,
+            let exact = Timestamp(exactDecimal: number.text),
+            exact.microseconds >= 0
+        {
+            return exact
+        }
+        guard let value = object["time"], case .number(let number) = value, let seconds = Double(number.text),
+            seconds.isFinite, seconds >= 0, seconds < 1e12
+        else {
+            throw RequestError(
+                .badField,
+                "\"time\" must be a non-negative number of seconds, got \(object["time"]?.jsonText ?? "nothing")",
+                id: id)
+        }
+        return Timestamp(microseconds: Int64((seconds * 1_000_000).rounded()))
     }
 
     func device(_ value: JSONValue?) throws(RequestError) -> Int {

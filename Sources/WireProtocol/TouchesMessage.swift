@@ -93,6 +93,18 @@ public struct TouchesRouting: Hashable, Sendable {
     }
 }
 
+/// One raw sample of a touch delivered with a resampled frame (`coalesced`): published location and
+/// the sample's time.
+public struct CoalescedSample: Hashable, Sendable {
+    public var location: Point
+    public var time: Timestamp
+
+    public init(location: Point, time: Timestamp) {
+        self.location = location
+        self.time = time
+    }
+}
+
 /// One touch as the wire carries it: a `Touch` without the kernel tracking id and the timestamp (the
 /// message's `time` is every touch's time). Locations are in the device's published space.
 public struct TouchPoint: Hashable, Sendable {
@@ -118,6 +130,10 @@ public struct TouchPoint: Hashable, Sendable {
     /// `predicted`: where the daemon predicts this live touch at the message's `time` plus the
     /// horizon the client asked for (published space); nil unless prediction was asked for.
     public var predicted: Point?
+    /// `coalesced`: on a frame-aligned subscription, the raw samples of this touch that the frame
+    /// consumed, oldest first, each `[x, y, time]` (docs/PREDICTION.md "Frame-aligned resampling");
+    /// nil otherwise.
+    public var coalesced: [CoalescedSample]?
 
     public init(
         id: UInt64, phase: TouchPhase, location: Point, previousLocation: Point, normalized: Point,
@@ -193,6 +209,18 @@ public struct TouchPoint: Hashable, Sendable {
             w.key("predicted")
             w.point(predicted.x, predicted.y)
         }
+        if let coalesced {
+            w.key("coalesced")
+            w.beginArray()
+            for sample in coalesced {
+                w.beginArray()
+                w.double(sample.location.x)
+                w.double(sample.location.y)
+                w.time(sample.time)
+                w.endArray()
+            }
+            w.endArray()
+        }
         w.endObject()
     }
 
@@ -207,5 +235,19 @@ public struct TouchPoint: Hashable, Sendable {
             majorRadius: try f.optionalDouble("majorRadius"), minorRadius: try f.optionalDouble("minorRadius"),
             orientation: try f.optionalDouble("orientation"), force: try f.optionalDouble("force"),
             predicted: f.optionalValue("predicted") == nil ? nil : try f.point("predicted"))
+        if let value = f.optionalValue("coalesced") { coalesced = try Self.coalesced(value, f) }
+    }
+
+    private static func coalesced(_ value: JSONValue, _ f: FieldReader) throws(WireDecodingError) -> [CoalescedSample] {
+        guard case .array(let items) = value else { throw f.failure("coalesced", "must be an array") }
+        var samples: [CoalescedSample] = []
+        samples.reserveCapacity(items.count)
+        for item in items {
+            guard case .array(let v) = item, v.count == 3, case .number(let x) = v[0], case .number(let y) = v[1],
+                case .number(let t) = v[2], let time = Timestamp(exactDecimal: t.text)
+            else { throw f.failure("coalesced", "must hold [x, y, time] arrays") }
+            samples.append(CoalescedSample(location: Point(x: x.doubleValue, y: y.doubleValue), time: time))
+        }
+        return samples
     }
 }

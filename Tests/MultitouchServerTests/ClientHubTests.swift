@@ -151,6 +151,55 @@ struct ClientHubTests {
         #expect(idle.lines().isEmpty)
     }
 
+    /// A frame-aligned subscriber gets no touches or gestures as they come, from the typed batches and
+    /// from the encoded ones (a routed device's) alike; a `frame` request delivers them, resampled; a
+    /// plain subscriber is not affected; a `frame` without `"frames": true` is refused.
+    @Test func aFrameAlignedSubscriberGetsItsTouchesOnlyOnAFrame() throws {
+        var framed = try connect()
+        var plain = try connect()
+        _ = framed.lines()
+        _ = plain.lines()
+        plain.send(#"{"type":"frame","time":1.0,"id":3}"# + "\n")
+        deliverRequests(plain)
+        #expect(plain.lines().first?.contains(#""code":"bad-field""#) == true)
+        framed.send(#"{"type":"subscribe","streams":["touches","gestures"],"frames":true,"id":1}"# + "\n")
+        plain.send(#"{"type":"subscribe","streams":["touches","gestures"],"id":2}"# + "\n")
+        deliverRequests(framed)
+        deliverRequests(plain)
+        _ = framed.lines()
+        _ = plain.lines()
+        func touch(_ phase: TouchPhase, x: Double) -> TouchPoint {
+            TouchPoint(
+                id: 1, phase: phase, location: Point(x: x, y: 0), previousLocation: Point(x: x, y: 0),
+                normalized: Point(x: x / 100, y: 0), millimeters: Point(x: x, y: 0), slot: 0, tapCount: 1,
+                type: .direct)
+        }
+        func touches(_ ms: Int64, _ point: TouchPoint) -> Message {
+            .touches(
+                TouchesMessage(
+                    device: 1, time: Timestamp(microseconds: ms * 1000), fingers: 1, isSemiMT: false, touches: [point]))
+        }
+        hub.dispatch([touches(0, touch(.began, x: 0))], readAt: clock.now)
+        // The encoded path (what a routed device's batches take): read back for the frame-aligned client.
+        hub.dispatch(outbound: [OutboundMessage(touches(10, touch(.moved, x: 10)))], readAt: clock.now)
+        hub.dispatch([touches(20, touch(.moved, x: 20))], readAt: clock.now)
+        #expect(plain.lines().count == 3)
+        #expect(framed.lines().isEmpty)
+        framed.send(#"{"type":"frame","time":0.020}"# + "\n")
+        deliverRequests(framed)
+        let frame = framed.lines()
+        #expect(frame.count == 1)
+        let message = try #require(frame.first.map { try Message(decoding: Array($0.utf8)) })
+        guard case .touches(let m) = message else {
+            Issue.record("not touches: \(message)")
+            return
+        }
+        #expect(m.time == Timestamp(microseconds: 15_000))
+        #expect(m.touches.map(\.phase) == [.began])
+        #expect(m.touches.first?.location.x == 15)
+        #expect(m.touches.first?.coalesced?.map(\.time.microseconds) == [0, 10_000])
+    }
+
     @Test func aTransformReachesTheRequesterWithItsIDAndTheOtherSubscribersWithout() throws {
         var a = try connect()
         var b = try connect()

@@ -60,6 +60,44 @@ struct ClientLibraryTests {
         #expect(taps == ["bar"])
     }
 
+    /// A frame-aligned subscription holds the touches until a frame; one frame after the end delivers
+    /// the tap's began and ended (in two messages with the frame's time) with its raw samples coalesced.
+    @Test func aFrameAlignedClientGetsItsTouchesPerFrame() throws {
+        let dir = TemporaryDirectory()
+        var script = TouchScripter(device: EvemuScript.device, start: Timestamp(seconds: 1, microseconds: 0))
+        script.frame()
+        script.advance(ms: 3000)
+        script.down(finger: 0, x: 20, y: 5)
+        script.frame()
+        script.advance(ms: 40)
+        script.up(finger: 0)
+        script.frame()
+        let recording = dir.write(
+            "tap.evemu", EvemuWriter.write(description: EvemuScript.device, events: script.events))
+        let daemon = try DaemonProcess(
+            directory: dir, arguments: ["--replay", recording, "--speed", "2", "--wait-for-subscribers", "1"])
+        let client = try MultitouchClient(path: daemon.socketPath)
+        defer { client.close() }
+        try client.setReceiveTimeout(seconds: Double(hangBackstopSeconds))
+        try client.subscribe(frameAligned: true)
+        var early: [TouchesMessage] = []
+        while let message = try client.nextMessage() {
+            if case .deviceRemoved = message { break }
+            if case .touches(let m) = message { early.append(m) }
+        }
+        #expect(early.isEmpty)
+        try client.frame(at: Timestamp(seconds: 10, microseconds: 0))
+        try client.ping(id: 1)
+        var framed: [TouchesMessage] = []
+        while let message = try client.nextMessage() {
+            if case .pong = message { break }
+            if case .touches(let m) = message { framed.append(m) }
+        }
+        #expect(framed.map { $0.touches.map(\.phase) } == [[.began], [.ended]])
+        #expect(framed.map(\.time) == [Timestamp(microseconds: 9_995_000), Timestamp(microseconds: 9_995_000)])
+        #expect(framed.flatMap { $0.touches.flatMap { $0.coalesced ?? [] } }.count == 2)
+    }
+
     @Test func typedEventsArriveThroughTheAsyncSequence() async throws {
         let dir = TemporaryDirectory()
         let recording = dir.write("pinch.evemu", EvemuScript.pinchThenPan(frames: 60))

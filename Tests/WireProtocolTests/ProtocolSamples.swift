@@ -88,6 +88,24 @@ enum ProtocolSamples {
                         tapCount: 1,
                         type: .direct, predicted: Point(x: 326.25, y: 404.5))
                 ])),
+        // A frame-aligned client's frame (subscribe "frames", replay --frame-period-us): raw samples coalesced.
+        .touches(
+            TouchesMessage(
+                device: 1, time: time, fingers: 1, isSemiMT: false,
+                touches: [
+                    {
+                        var point = TouchPoint(
+                            id: 14, phase: .moved, location: Point(x: 310, y: 402),
+                            previousLocation: Point(x: 300, y: 400.75), normalized: Point(x: 0.16, y: 0.372),
+                            millimeters: Point(x: 47.5, y: 61.5), slot: 1, tapCount: 1, type: .direct)
+                        point.coalesced = [
+                            CoalescedSample(
+                                location: Point(x: 305.5, y: 401), time: Timestamp(microseconds: 1_357_751_031_708_015)),
+                            CoalescedSample(location: Point(x: 312, y: 402.5), time: time),
+                        ]
+                        return point
+                    }()
+                ])),
         .gesture(
             GestureMessage(
                 device: 1,
@@ -203,6 +221,8 @@ enum ProtocolSamples {
         ClientRequest(.updateRegions(device: 2, regions: [map], remove: ["toolbar", "a\"b"]), id: "u"),
         ClientRequest(.updateRegions(device: 2, regions: [], remove: [])),
         ClientRequest(.recognized(device: 1, region: "map"), id: 6),
+        ClientRequest(.subscribe(streams: [.touches, .gestures], devices: nil), id: 8, frameAligned: true),
+        ClientRequest(.frame(time: Timestamp(microseconds: 1_357_751_031_733_015)), id: 9),
     ]
 
     /// The PROTOCOL.md example: a toolbar whose left 9 of 20 cells are solid, over a map.

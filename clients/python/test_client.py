@@ -276,6 +276,67 @@ def test_predicting_subscriber_receives_the_predicted_replay(bin_dir, tmp):
             pass
 
 
+def test_frame_aligned_subscriber_receives_its_touches_per_frame(bin_dir, tmp):
+    # A frames=True subscriber receives no touches or gestures until it asks for a frame; a frame after
+    # the end of the replay delivers every touch with began and ended, every raw sample of it exactly
+    # once as coalesced, and exactly the replay's gestures (docs/PREDICTION.md "Frame-aligned resampling").
+    path = write_pinch(tmp, "pinch-frames.evemu", 60)
+    raw = [json.loads(l) for l in replay_json(bin_dir, path)]
+    framed = subprocess.run([os.path.join(bin_dir, "multitouchctl"), "replay", "--json", "--frame-period-us", "16667",
+                             path], check=True, capture_output=True, text=True).stdout.splitlines()
+    check(framed and all("coalesced" in l for l in framed if '"touches"' in l), "replay --frame-period-us coalesces")
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "50", "--wait-for-subscribers", "1"])
+    try:
+        with SchemaClient(d.socket) as c:
+            with SchemaClient(d.socket) as other:
+                try:
+                    other.request({"type": "frame", "time": 1.0}, reply_type="pong")
+                    check(False, "a frame without frames=True is refused")
+                except ReplyError as e:
+                    check(e.code == "bad-field", str(e))
+            c.subscribe(frames=True)
+            early = []
+            for message in c.messages():
+                if message["type"] == "deviceRemoved":
+                    break
+                early.append(message["type"])
+            check(not any(t in ("touches", "gesture", "session", "tap") for t in early), "held until a frame: %r" % early)
+            end = max(m["time"] for m in raw if "time" in m)
+            c.frame(end + 1.0)
+            c.ping("after-frame")
+            got = []
+            for message in c.messages():
+                if message["type"] == "pong":
+                    break
+                got.append(message)
+        touches = [m for m in got if m["type"] == "touches"]
+        check(len(touches) == 2, "one frame: began, then the ends in a message of their own (%d)" % len(touches))
+        check(all(t["phase"] == "began" for t in touches[0]["touches"]), "first: began")
+        check(all(t["phase"] in ("ended", "cancelled") for t in touches[1]["touches"]), "second: ended")
+        samples = {}
+        for m in raw:
+            if m["type"] == "touches":
+                for t in m["touches"]:
+                    samples.setdefault(t["id"], []).append([t["x"], t["y"], m["time"]])
+        coalesced = {}
+        for m in touches:
+            for t in m["touches"]:
+                coalesced.setdefault(t["id"], []).extend(t["coalesced"])
+        check(coalesced == samples, "every raw sample exactly once as coalesced")
+        check([m for m in got if m["type"] != "touches"] == [m for m in raw if m["type"] not in ("touches", "deviceAdded", "deviceRemoved")],
+              "the replay's gestures, in order")
+    finally:
+        d.stop()
+    from multitouchd_client import _wire
+    check(_wire.frame_request(12.3456789) == {"type": "frame", "time": 12.345679}, "frame time in µs")
+    for bad in (-1, True, "1"):
+        try:
+            _wire.frame_request(bad)
+            check(False, "frame time %r is refused" % (bad,))
+        except ValueError:
+            pass
+
+
 def test_request_mid_stream_loses_no_message(bin_dir, tmp):
     # Regression: request() used to set stream messages aside in a list messages() never returned.
     path = write_pinch(tmp, "pinch-mid.evemu", 150)
@@ -608,6 +669,7 @@ def test_region_helper(bin_dir, tmp):
 
 TESTS = [test_hello_and_ping, test_bad_request_is_an_error_and_the_connection_stays,
          test_subscriber_receives_exactly_the_replay_output, test_predicting_subscriber_receives_the_predicted_replay,
+         test_frame_aligned_subscriber_receives_its_touches_per_frame,
          test_request_mid_stream_loses_no_message,
          test_typed_events, test_schema_rejects_what_the_daemon_must_not_send, test_fileno_and_read_available,
          test_reconnect_restores_the_subscription, test_asyncio_client, test_print_gestures_example,

@@ -105,6 +105,10 @@ def main():
           "gesture updates carry predictedMatrix as an Affine")
     check(any(g.predicted_matrix is None for g in gestures), "updates without predictions have predicted_matrix None")
 
+    # Frame-aligned touches (subscribe frames) carry their raw samples as (x, y, time) tuples.
+    coalesced = [t for t in touches if t.coalesced is not None]
+    check(coalesced and all(len(c) == 3 for t in coalesced for c in t.coalesced), "touches carry coalesced samples")
+
     # Requests: what the client writes for the same requests is the same bytes.
     sent = []
     for name, lines in sorted(requests.items()):
@@ -113,7 +117,10 @@ def main():
             sent.append(line)
             if name == "subscribe" and request.get("devices") != "all":
                 client_call = lambda r=request: client.subscribe(
-                    streams=r.get("streams"), devices=r.get("devices"), id=r.get("id"), predict_ms=r.get("predictMs"))
+                    streams=r.get("streams"), devices=r.get("devices"), id=r.get("id"), predict_ms=r.get("predictMs"),
+                    frames=r.get("frames", False))
+            elif name == "frame" and "id" not in request:
+                client_call = lambda r=request: client.frame(r["time"])
             elif name == "ping":
                 client_call = lambda r=request: client.ping(r["id"])
             elif name == "stats":

@@ -43,6 +43,19 @@ struct Replay: ParsableCommand {
         help: "Add predicted touches and matrices this many ms (0-50) after each message's time (docs/PREDICTION.md).")
     var predictMilliseconds: Int?
 
+    @Option(
+        name: .customLong("frame-period-us"),
+        help: """
+            Print what a client with this display frame period (µs) receives: one resampled touches message per \
+            frame, at frame time - 5 ms, with each touch's raw samples as coalesced (docs/PREDICTION.md).
+            """)
+    var framePeriodMicroseconds: Int64?
+
+    @Option(
+        name: .customLong("frame-phase-us"),
+        help: "With --frame-period-us: the frames are at phase + k * period µs in the recording's time (default 0).")
+    var framePhaseMicroseconds: Int64 = 0
+
     func run() throws {
         if file.hasSuffix(".desc") && desc == nil {
             printError(
@@ -71,6 +84,21 @@ struct Replay: ParsableCommand {
             settings.predictionMilliseconds = predictMilliseconds
         }
         var output = StandardOutput()
+        if let framePeriodMicroseconds {
+            guard (1_000...1_000_000).contains(framePeriodMicroseconds), regions == nil else {
+                printError(
+                    "multitouchctl replay: --frame-period-us takes 1000...1000000 µs and does not apply to --regions")
+                throw ExitCode.validationFailure
+            }
+            let clock = FrameClock(
+                periodMicroseconds: framePeriodMicroseconds, phaseMicroseconds: framePhaseMicroseconds)
+            FrameAligner.replay(recording: recording, source: baseName(file), settings: settings, clock: clock) {
+                batch in
+                for message in batch { output.write(json ? message.jsonLine() : ReadableFormat.line(for: message)) }
+            }
+            output.flush()
+            return
+        }
         if let regions {
             let layout = try loadRegionLayout(regions, command: "replay")
             let result = RoutedReplay.run(

@@ -48,9 +48,10 @@ def check_hello(message):
     return message
 
 
-def subscribe_request(streams=None, devices=None, id=None, predict_ms=None):
+def subscribe_request(streams=None, devices=None, id=None, predict_ms=None, frames=False):
     """A subscribe request. streams: subset of STREAMS (None: all); devices: device ids (None: all);
-    predict_ms: 0-50 to receive predicted touches and matrices that far ahead (docs/PREDICTION.md)."""
+    predict_ms: 0-50 to receive predicted touches and matrices that far ahead (docs/PREDICTION.md);
+    frames: True to receive touches and gestures one display frame at a time (frame_request)."""
     request = {"type": "subscribe"}
     if streams is not None:
         streams = [streams] if isinstance(streams, str) else list(streams)
@@ -64,9 +65,19 @@ def subscribe_request(streams=None, devices=None, id=None, predict_ms=None):
         if isinstance(predict_ms, bool) or not isinstance(predict_ms, int) or not 0 <= predict_ms <= 50:
             raise ValueError("predict_ms must be an integer 0...50, not %r" % (predict_ms,))
         request["predictMs"] = predict_ms
+    if frames:
+        request["frames"] = True
     if id is not None:
         request["id"] = id
     return request
+
+
+def frame_request(time_seconds):
+    """A display frame of a frame-aligned subscription, at `time_seconds` on the messages' clock
+    (CLOCK_MONOTONIC, as time.monotonic()): answered with the frame's resampled touches and gestures."""
+    if isinstance(time_seconds, bool) or not isinstance(time_seconds, (int, float)) or not time_seconds >= 0:
+        raise ValueError("a frame time must be a non-negative number of seconds, not %r" % (time_seconds,))
+    return {"type": "frame", "time": round(float(time_seconds), 6)}
 
 
 def transform_request(device, matrix=None):

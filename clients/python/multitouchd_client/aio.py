@@ -81,9 +81,13 @@ class AsyncClient:
         self._writer.write(data)
         await self._writer.drain()
 
-    async def subscribe(self, streams=None, devices=None, predict_ms=None):
-        """Subscribe and wait for the `subscribed` reply (returned as a dict); predict_ms as in Client."""
-        return await self.request(_wire.subscribe_request(streams, devices, predict_ms=predict_ms))
+    async def subscribe(self, streams=None, devices=None, predict_ms=None, frames=False):
+        """Subscribe and wait for the `subscribed` reply (returned as a dict); predict_ms, frames as in Client."""
+        return await self.request(_wire.subscribe_request(streams, devices, predict_ms=predict_ms, frames=frames))
+
+    async def frame(self, time_seconds):
+        """Ask for the display frame at `time_seconds` (CLOCK_MONOTONIC seconds) of a frames=True subscription."""
+        await self.send(_wire.frame_request(time_seconds))
 
     async def set_transform(self, device, matrix):
         return await self.request(_wire.transform_request(device, matrix))

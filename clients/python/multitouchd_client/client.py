@@ -104,11 +104,18 @@ class Client:
         self._conversation.remember(request)
         self._open.sendall(data)
 
-    def subscribe(self, streams=None, devices=None, id=None, predict_ms=None):
+    def subscribe(self, streams=None, devices=None, id=None, predict_ms=None, frames=False):
         """Start streaming. streams: subset of ("touches", "gestures", "devices") (None: all);
         devices: device ids (None: all); predict_ms: 0-50 adds each live touch's `predicted` position and
-        each gesture update's `predictedMatrix` that far ahead. The `subscribed` reply comes as a message."""
-        self.send(_wire.subscribe_request(streams, devices, id, predict_ms))
+        each gesture update's `predictedMatrix` that far ahead; frames=True holds touches and gestures
+        until each frame() (one resampled touches message per display frame, raw samples in
+        Touch.coalesced). The `subscribed` reply comes as a message."""
+        self.send(_wire.subscribe_request(streams, devices, id, predict_ms, frames))
+
+    def frame(self, time_seconds=None):
+        """Ask for the display frame at `time_seconds` (default: now, time.monotonic()) of a subscription
+        with frames=True; its messages arrive as messages (none when nothing is due)."""
+        self.send(_wire.frame_request(time.monotonic() if time_seconds is None else time_seconds))
 
     def unsubscribe(self, id=None):
         self.send(dict({"type": "unsubscribe"}, **({"id": id} if id is not None else {})))

@@ -120,13 +120,18 @@ class Touch:
     # Where the daemon predicts the touch at the message's time plus the horizon the client asked for
     # (published space); None unless predictions were asked for (docs/PREDICTION.md).
     predicted: Optional[Point] = None
+    # On a frame-aligned subscription (frames=True): the raw samples of this touch the frame consumed,
+    # oldest first, as (x, y, time) tuples; x, y above are resampled at the message's time. None otherwise.
+    coalesced: Optional[tuple] = None
 
     @classmethod
     def from_dict(cls, t):
         predicted = t.get("predicted")
+        coalesced = t.get("coalesced")
         return cls(t["id"], Phase(t["phase"]), t["x"], t["y"], t["prevX"], t["prevY"], t["nx"], t["ny"], t["mmX"],
                    t["mmY"], t["slot"], t["tapCount"], t["type"], t.get("majorRadius"), t.get("minorRadius"),
-                   t.get("orientation"), t.get("force"), None if predicted is None else _point(predicted))
+                   t.get("orientation"), t.get("force"), None if predicted is None else _point(predicted),
+                   None if coalesced is None else tuple((float(x), float(y), float(s)) for x, y, s in coalesced))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,301 @@
+import Gestures
+import MultitouchCore
+import Prediction
+import Recordings
+import WireProtocol
+
+/// Frame-aligned resampling of one client's message stream (issue 20 item 3, docs/PREDICTION.md): the
+/// messages are buffered as they come, and each display frame (`frame(at:into:)`) gets, per device with
+/// touches, one `touches` message resampled at the frame time minus `latency` by `FrameResampler`
+/// (Android's rules), each touch carrying the raw samples the frame consumed as `coalesced`, followed by
+/// the gesture and other messages of the same span in their order. A message is consumed by the first
+/// frame whose sample time is at or after its time; later ones stay buffered, and the first later sample
+/// of a touch is what the resampler interpolates towards. Phases stay well formed: a touch that began
+/// and ended within one frame's span shows `began` in the frame's message and its end in a second
+/// message with the same time (as the pipeline itself does); an end is never resampled or dropped.
+/// Pure: the frame times are the caller's, no clock.
+public struct FrameAligner {
+    /// Frame time minus this is the sample time (Android's `RESAMPLE_LATENCY`), µs.
+    public static let latency = FrameResampler.latency
+
+    private struct Track {
+        var id: UInt64
+        /// The two newest raw samples consumed.
+        var previous: (point: TouchPoint, time: Int64)?
+        var newest: (point: TouchPoint, time: Int64)?
+        /// Raw samples consumed by the frame being built.
+        var coalesced: [CoalescedSample] = []
+        /// The location and time delivered at the last frame; nil before its `began` went out.
+        var delivered: (location: Point, time: Int64)?
+        /// The raw `began` sample, while it has not been delivered.
+        var began: TouchPoint?
+        /// The raw `ended`/`cancelled` sample, once consumed.
+        var end: TouchPoint?
+    }
+
+    private struct DeviceState {
+        /// Sorted by id. An array: a device has a few touches, and a dictionary's removals cost more.
+        var tracks: [Track] = []
+        var fingers = 0
+        var isSemiMT = false
+        var routing: TouchesRouting?
+    }
+
+    private enum Slot {
+        case message(Message)
+        case touches(device: Int)
+    }
+
+    private var pending: [Message] = []
+    private var devices: [Int: DeviceState] = [:]
+    private var lastSampleTime: Int64 = .min
+
+    public init() {}
+
+    /// Buffered messages past which a client that stopped asking for frames is given what is due
+    /// (`catchUp`): the daemon's memory per client stays bounded.
+    public static let maximumPending = 4096
+
+    /// Frames at the newest buffered message's time plus the latency: everything buffered is delivered.
+    public mutating func catchUp(into out: inout [Message]) {
+        guard let newest = pending.lazy.compactMap({ Self.time(of: $0) }).max() else {
+            frame(at: Timestamp(microseconds: lastSampleTime &+ Self.latency), into: &out)
+            return
+        }
+        frame(at: Timestamp(microseconds: newest.microseconds &+ Self.latency), into: &out)
+    }
+
+    /// Messages buffered for the next frames.
+    public var pendingCount: Int { pending.count }
+
+    /// True when nothing is buffered and no touch is live: further frames would deliver nothing.
+    public var isIdle: Bool { pending.isEmpty && devices.values.allSatisfy { $0.tracks.isEmpty } }
+
+    /// Buffers one message of the stream (in the order the client would receive it).
+    public mutating func push(_ message: Message) {
+        pending.append(message)
+    }
+
+    /// The messages of the display frame at `frameTime`: what the client receives for it. Frame times
+    /// should increase; an earlier one samples at the previous sample time (nothing moves back).
+    public mutating func frame(at frameTime: Timestamp, into out: inout [Message]) {
+        let sampleTime = max(frameTime.microseconds &- Self.latency, lastSampleTime)
+        lastSampleTime = sampleTime
+        var consumed = 0
+        for message in pending {
+            if let time = Self.time(of: message), time.microseconds > sampleTime { break }
+            consumed += 1
+        }
+        var slots: [Slot] = []
+        var placed: Set<Int> = []
+        for message in pending[..<consumed] {
+            switch message {
+            case .touches(let m):
+                take(m)
+                if placed.insert(m.device).inserted { slots.append(.touches(device: m.device)) }
+            case .deviceRemoved(let m):
+                slots.append(.message(message))
+                placed.insert(m.device)
+            default:
+                slots.append(.message(message))
+            }
+        }
+        pending.removeFirst(consumed)
+        // Devices with live touches and no new sample in this span still get their frame, first.
+        for device in devices.keys.sorted() where !placed.contains(device) && !(devices[device]?.tracks.isEmpty ?? true)
+        {
+            slots.insert(.touches(device: device), at: 0)
+        }
+        for slot in slots {
+            switch slot {
+            case .message(let message):
+                out.append(message)
+                // After the device's last frame went out (its touches' ends come before its removal).
+                if case .deviceRemoved(let m) = message { devices[m.device] = nil }
+            case .touches(let device): emit(device: device, sampleTime: sampleTime, into: &out)
+            }
+        }
+    }
+
+    /// The time that gates a message: its event time; nil (consumed as soon as it is first in line)
+    /// for messages without one.
+    private static func time(of message: Message) -> Timestamp? {
+        switch message {
+        case .touches(let m): return m.time
+        case .gesture(let m): return m.event.time
+        case .dropped(let m): return m.time
+        case .deviceRemoved(let m): return m.time
+        case .hello, .deviceAdded, .error, .pong, .subscribed, .unsubscribed, .stats, .transform, .regions,
+            .recognized:
+            return nil
+        }
+    }
+
+    private mutating func take(_ m: TouchesMessage) {
+        // Taken out and put back (not copied): a copy would copy-on-write every track's arrays.
+        var state = devices.removeValue(forKey: m.device) ?? DeviceState()
+        state.fingers = m.fingers
+        state.isSemiMT = m.isSemiMT
+        state.routing = m.routing
+        let time = m.time.microseconds
+        for point in m.touches {
+            let i: Int
+            if let found = state.tracks.firstIndex(where: { $0.id == point.id }) {
+                i = found
+            } else {
+                i = state.tracks.firstIndex(where: { $0.id > point.id }) ?? state.tracks.endIndex
+                state.tracks.insert(Track(id: point.id), at: i)
+            }
+            // In place: the track's arrays are not copied.
+            if point.phase == .began { state.tracks[i].began = point }
+            // A touch first seen mid-life (a subscription that started during it) is live already.
+            if state.tracks[i].delivered == nil && state.tracks[i].began == nil {
+                state.tracks[i].delivered = (point.location, time)
+            }
+            state.tracks[i].previous = state.tracks[i].newest
+            state.tracks[i].newest = (point, time)
+            state.tracks[i].coalesced.append(CoalescedSample(location: point.location, time: m.time))
+            if point.phase.isTerminal { state.tracks[i].end = point }
+        }
+        devices[m.device] = state
+    }
+
+    /// The first buffered (not yet consumed) sample of a touch: what a frame interpolates towards.
+    private func nextSample(device: Int, id: UInt64) -> (point: TouchPoint, time: Int64)? {
+        for case .touches(let m) in pending where m.device == device {
+            if let point = m.touches.first(where: { $0.id == id }) { return (point, m.time.microseconds) }
+        }
+        return nil
+    }
+
+    private mutating func emit(device: Int, sampleTime: Int64, into out: inout [Message]) {
+        guard var state = devices.removeValue(forKey: device) else { return }
+        var touches: [TouchPoint] = []
+        var ends: [TouchPoint] = []
+        for i in state.tracks.indices {
+            let id = state.tracks[i].id
+            if var end = state.tracks[i].end {
+                let track = state.tracks[i]
+                if var began = track.began {
+                    // Began and ended within this span: began here, the end in a message of its own.
+                    began.coalesced = Array(track.coalesced.prefix(1))
+                    touches.append(began)
+                    end.previousLocation = began.location
+                    end.coalesced = Array(track.coalesced.dropFirst())
+                    ends.append(end)
+                } else {
+                    if let delivered = track.delivered { end.previousLocation = delivered.location }
+                    end.coalesced = track.coalesced
+                    touches.append(end)
+                }
+                continue
+            }
+            guard let newest = state.tracks[i].newest else { continue }
+            var samples = [newest]
+            if let previous = state.tracks[i].previous { samples.insert(previous, at: 0) }
+            if let next = nextSample(device: device, id: id) { samples.append(next) }
+            let notBefore = state.tracks[i].delivered?.time
+            guard
+                let blend = FrameResampler.blend(
+                    times: samples.map(\.time), frameTime: sampleTime &+ Self.latency, notBefore: notBefore)
+            else { continue }
+            let a = samples[blend.from].point
+            let b = samples[blend.to].point
+            var point = newest.point
+            point.location = a.location + (b.location - a.location) * blend.alpha
+            point.normalized = a.normalized + (b.normalized - a.normalized) * blend.alpha
+            point.millimeters = a.millimeters + (b.millimeters - a.millimeters) * blend.alpha
+            if let delivered = state.tracks[i].delivered {
+                point.phase = point.location == delivered.location ? .stationary : .moved
+                point.previousLocation = delivered.location
+            } else {
+                point.phase = .began
+                point.previousLocation = point.location
+            }
+            point.coalesced = state.tracks[i].coalesced
+            touches.append(point)
+            state.tracks[i].delivered = (point.location, blend.time)
+            state.tracks[i].began = nil
+            state.tracks[i].coalesced = []
+        }
+        state.tracks.removeAll { $0.end != nil }
+        devices[device] = state
+        guard !touches.isEmpty else { return }
+        let time = Timestamp(microseconds: sampleTime)
+        out.append(
+            .touches(
+                TouchesMessage(
+                    device: device, time: time, fingers: state.fingers, isSemiMT: state.isSemiMT, touches: touches,
+                    routing: state.routing)))
+        if !ends.isEmpty {
+            out.append(
+                .touches(
+                    TouchesMessage(
+                        device: device, time: time, fingers: state.fingers, isSemiMT: state.isSemiMT, touches: ends,
+                        routing: state.routing)))
+        }
+    }
+}
+
+/// A display's frame clock: frames at `phase + k * period` µs (the time base of the messages' `time`).
+public struct FrameClock: Hashable, Sendable {
+    public var periodMicroseconds: Int64
+    public var phaseMicroseconds: Int64
+
+    public init(periodMicroseconds: Int64, phaseMicroseconds: Int64 = 0) {
+        self.periodMicroseconds = max(1, periodMicroseconds)
+        self.phaseMicroseconds = phaseMicroseconds
+    }
+
+    /// The first frame at or after `time`.
+    public func frame(atOrAfter time: Int64) -> Int64 {
+        let offset = time &- phaseMicroseconds
+        var k = offset / periodMicroseconds
+        if k * periodMicroseconds < offset { k += 1 }
+        return phaseMicroseconds &+ k * periodMicroseconds
+    }
+}
+
+extension FrameAligner {
+    /// `Replay.run` as a client with this frame clock receives it (`replay --frame-period-us`): each
+    /// frame sees the messages whose time is at or before it, as a live client asking at that frame
+    /// would. Frames run from the first timed message until everything is delivered and no touch is
+    /// live; `sink` receives one batch per frame that delivered something (and the untimed messages
+    /// before the first frame).
+    public static func replay(
+        recording: Recording, source: String = "", settings: PipelineSettings = .init(), clock: FrameClock,
+        sink: ([Message]) -> Void
+    ) {
+        var aligner = FrameAligner()
+        var nextFrame: Int64?
+        var out: [Message] = []
+        func flush() {
+            if !out.isEmpty { sink(out) }
+            out.removeAll(keepingCapacity: true)
+        }
+        Replay.run(recording: recording, source: source, settings: settings) { batch in
+            for message in batch {
+                if let time = time(of: message)?.microseconds {
+                    var frame = nextFrame ?? clock.frame(atOrAfter: time)
+                    while frame < time {
+                        aligner.frame(at: Timestamp(microseconds: frame), into: &out)
+                        flush()
+                        frame &+= clock.periodMicroseconds
+                    }
+                    nextFrame = frame
+                } else if nextFrame == nil {
+                    out.append(message)  // before any timed message (deviceAdded): nothing to align it to
+                    continue
+                }
+                aligner.push(message)
+            }
+        }
+        flush()
+        guard var frame = nextFrame else { return }
+        while !aligner.isIdle {
+            aligner.frame(at: Timestamp(microseconds: frame), into: &out)
+            flush()
+            frame &+= clock.periodMicroseconds
+        }
+    }
+}

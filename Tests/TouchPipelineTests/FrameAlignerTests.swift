@@ -1,0 +1,137 @@
+import Gestures
+import MultitouchCore
+import MultitouchTestKit
+import Recordings
+import Testing
+import TouchPipeline
+import WireProtocol
+
+/// Frame-aligned resampling (`FrameAligner`, `replay --frame-period-us`), on virtual time.
+@Suite struct FrameAlignerTests {
+    private func point(_ id: UInt64, _ phase: TouchPhase, x: Double) -> TouchPoint {
+        TouchPoint(
+            id: id, phase: phase, location: Point(x: x, y: 0), previousLocation: Point(x: x, y: 0),
+            normalized: Point(x: x / 100, y: 0), millimeters: Point(x: x, y: 0), slot: 0, tapCount: 1, type: .direct)
+    }
+
+    private func touches(_ ms: Int64, _ points: TouchPoint...) -> Message {
+        .touches(
+            TouchesMessage(
+                device: 1, time: Timestamp(microseconds: ms * 1000), fingers: points.count, isSemiMT: false,
+                touches: points))
+    }
+
+    private func frame(_ aligner: inout FrameAligner, ms: Int64) -> [TouchPoint] {
+        var out: [Message] = []
+        aligner.frame(at: Timestamp(microseconds: ms * 1000), into: &out)
+        return out.flatMap { message -> [TouchPoint] in
+            if case .touches(let m) = message { return m.touches }
+            return []
+        }
+    }
+
+    @Test func interpolatesAtFrameTimeMinusLatencyAndCoalescesTheRawSamples() throws {
+        var aligner = FrameAligner()
+        aligner.push(touches(0, point(1, .began, x: 0)))
+        aligner.push(touches(8, point(1, .moved, x: 8)))
+        aligner.push(touches(16, point(1, .moved, x: 16)))
+        // Frame at 18 ms samples at 13 ms: between the 8 ms and 16 ms samples; 16 ms stays buffered.
+        let first = try #require(frame(&aligner, ms: 18).first)
+        #expect(first.phase == .began)
+        #expect(abs(first.location.x - 13) < 1e-9)
+        #expect(abs(first.millimeters.x - 13) < 1e-9 && abs(first.normalized.x - 0.13) < 1e-9)
+        #expect(first.coalesced?.map(\.time.microseconds) == [0, 8000])
+        // Next frame: the 16 ms sample is consumed; no later one, so extrapolation (gap 8 ms: at most 4 ms).
+        let second = try #require(frame(&aligner, ms: 34).first)
+        #expect(second.phase == .moved)
+        #expect(abs(second.location.x - 20) < 1e-9)
+        #expect(second.previousLocation.x == first.location.x)
+        #expect(second.coalesced?.map(\.location.x) == [16])
+    }
+
+    @Test func neverExtrapolatesPastTheCapsNorMovesBack() throws {
+        var aligner = FrameAligner()
+        aligner.push(touches(0, point(1, .began, x: 0)))
+        aligner.push(touches(10, point(1, .moved, x: 10)))
+        // Sample time 35 ms, newest sample 10 ms: at most half the 10 ms gap ahead (15 ms).
+        let a = try #require(frame(&aligner, ms: 40).first)
+        #expect(abs(a.location.x - 15) < 1e-9)
+        // A frame with nothing new: the touch stays (stationary), it does not move back to 10.
+        let b = try #require(frame(&aligner, ms: 56).first)
+        #expect(b.phase == .stationary && b.location == a.location)
+        #expect(b.coalesced == [])
+    }
+
+    @Test func aTouchThatBeganAndEndedBetweenFramesShowsBothPhases() throws {
+        var aligner = FrameAligner()
+        aligner.push(touches(1, point(7, .began, x: 5)))
+        aligner.push(touches(3, point(7, .ended, x: 6)))
+        var out: [Message] = []
+        aligner.frame(at: Timestamp(microseconds: 20_000), into: &out)
+        let phases = out.compactMap { message -> [TouchPhase]? in
+            if case .touches(let m) = message { return m.touches.map(\.phase) }
+            return nil
+        }
+        #expect(phases == [[.began], [.ended]])
+        #expect(aligner.isIdle)
+        var later: [Message] = []
+        aligner.frame(at: Timestamp(microseconds: 36_667), into: &later)
+        #expect(later.isEmpty)
+    }
+
+    @Test func anEndIsDeliveredWhereTheFingerLifted() throws {
+        var aligner = FrameAligner()
+        aligner.push(touches(0, point(1, .began, x: 0)))
+        aligner.push(touches(10, point(1, .moved, x: 10)))
+        _ = frame(&aligner, ms: 12)
+        aligner.push(touches(20, point(1, .ended, x: 12)))
+        let end = try #require(frame(&aligner, ms: 30).first)
+        #expect(end.phase == .ended && end.location.x == 12)
+        #expect(end.coalesced?.map(\.location.x) == [10, 12])
+        #expect(aligner.isIdle)
+    }
+
+    private func recording(_ fixture: Fixtures.Fixture) -> Recording {
+        Recording(format: .evemu, devices: [RecordedDevice(description: fixture.device, events: fixture.events)])
+    }
+
+    /// On every fixture: each touch's phases are well formed (one began first, one end last), every raw
+    /// sample reaches the client exactly once as a coalesced sample, message times never go back, and
+    /// the gesture and device messages are exactly the unaligned ones, in order.
+    @Test(arguments: Fixtures.all.map(\.name))
+    func alignedReplayKeepsEverySampleAndPhase(name: String) throws {
+        let fixture = try #require(Fixtures.all.first { $0.name == name })
+        let raw = Replay.messages(recording: recording(fixture), source: "test")
+        var aligned: [Message] = []
+        FrameAligner.replay(
+            recording: recording(fixture), source: "test",
+            clock: FrameClock(periodMicroseconds: 16_667, phaseMicroseconds: 3_000)
+        ) { aligned += $0 }
+        func isTouches(_ m: Message) -> Bool { if case .touches = m { true } else { false } }
+        #expect(aligned.filter { !isTouches($0) } == raw.filter { !isTouches($0) })
+        var rawSamples: [UInt64: [CoalescedSample]] = [:]
+        for case .touches(let m) in raw {
+            for t in m.touches {
+                rawSamples[t.id, default: []].append(CoalescedSample(location: t.location, time: m.time))
+            }
+        }
+        var coalesced: [UInt64: [CoalescedSample]] = [:]
+        var phases: [UInt64: [TouchPhase]] = [:]
+        var lastTime = Int64.min
+        for case .touches(let m) in aligned {
+            #expect(m.time.microseconds >= lastTime)
+            lastTime = m.time.microseconds
+            for t in m.touches {
+                coalesced[t.id, default: []] += t.coalesced ?? []
+                phases[t.id, default: []].append(t.phase)
+            }
+        }
+        #expect(coalesced == rawSamples)
+        for (id, list) in phases {
+            #expect(list.first == .began, "touch \(id): \(list)")
+            #expect(list.last?.isTerminal == true, "touch \(id): \(list)")
+            #expect(list.filter { $0 == .began || $0.isTerminal }.count == 2, "touch \(id): \(list)")
+        }
+        #expect(!phases.isEmpty)
+    }
+}
