@@ -8,8 +8,9 @@ import Testing
 /// requests.
 @Suite("MultitouchClient")
 struct ClientLibraryTests {
-    @Test func regionsAreDeclaredAndTheirMessagesArriveTyped() throws {
-        let dir = TemporaryDirectory()
+    /// A daemon replaying one short tap at (20, 5) once a client subscribes, and a client connected to it
+    /// (the caller keeps `dir`, which holds the recording and the socket, alive).
+    static func tapReplay(in dir: TemporaryDirectory) throws -> (DaemonProcess, MultitouchClient) {
         var script = TouchScripter(device: EvemuScript.device, start: Timestamp(seconds: 1, microseconds: 0))
         script.frame()
         script.advance(ms: 3000)
@@ -23,8 +24,17 @@ struct ClientLibraryTests {
         let daemon = try DaemonProcess(
             directory: dir, arguments: ["--replay", recording, "--speed", "2", "--wait-for-subscribers", "1"])
         let client = try MultitouchClient(path: daemon.socketPath)
-        defer { client.close() }
         try client.setReceiveTimeout(seconds: Double(hangBackstopSeconds))
+        return (daemon, client)
+    }
+
+    @Test func regionsAreDeclaredAndTheirMessagesArriveTyped() throws {
+        let dir = TemporaryDirectory()
+        let (daemon, client) = try Self.tapReplay(in: dir)
+        defer {
+            client.close()
+            withExtendedLifetime(daemon) {}
+        }
         guard case .hello(let hello)? = try client.nextMessage() else {
             Issue.record("no hello")
             return
@@ -64,21 +74,11 @@ struct ClientLibraryTests {
     /// the tap's began and ended (in two messages with the frame's time) with its raw samples coalesced.
     @Test func aFrameAlignedClientGetsItsTouchesPerFrame() throws {
         let dir = TemporaryDirectory()
-        var script = TouchScripter(device: EvemuScript.device, start: Timestamp(seconds: 1, microseconds: 0))
-        script.frame()
-        script.advance(ms: 3000)
-        script.down(finger: 0, x: 20, y: 5)
-        script.frame()
-        script.advance(ms: 40)
-        script.up(finger: 0)
-        script.frame()
-        let recording = dir.write(
-            "tap.evemu", EvemuWriter.write(description: EvemuScript.device, events: script.events))
-        let daemon = try DaemonProcess(
-            directory: dir, arguments: ["--replay", recording, "--speed", "2", "--wait-for-subscribers", "1"])
-        let client = try MultitouchClient(path: daemon.socketPath)
-        defer { client.close() }
-        try client.setReceiveTimeout(seconds: Double(hangBackstopSeconds))
+        let (daemon, client) = try Self.tapReplay(in: dir)
+        defer {
+            client.close()
+            withExtendedLifetime(daemon) {}
+        }
         try client.subscribe(frameAligned: true)
         var early: [TouchesMessage] = []
         while let message = try client.nextMessage() {
