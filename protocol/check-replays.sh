@@ -15,7 +15,8 @@ trap 'rm -f "$out"' EXIT
 n=0
 for path in "$@"; do
   [ -e "$path" ] || continue
-  if [ -d "$path" ]; then files=("$path"/*); else files=("$path"); fi
+  # Directories are searched with their sub-folders (../shared/recordings/evemu-devices/*/).
+  if [ -d "$path" ]; then mapfile -t files < <(find "$path" -type f | LC_ALL=C sort); else files=("$path"); fi
   for f in "${files[@]}"; do
     case $f in
       *.evemu | *.yml | *.yaml)
@@ -27,12 +28,14 @@ for path in "$@"; do
         # An events-only file takes the .desc whose name is the longest prefix of its own (as
         # `multitouchctl check DIR` pairs them); one with its own header needs none.
         desc=""
-        for d in "$(dirname "$f")"/*.desc; do
+        # A file that starts with its own description (N:, I:, ... lines) takes no .desc.
+        grep -qm1 '^N:' "$f" && desc=none
+        [ "$desc" = none ] || for d in "$(dirname "$f")"/*.desc; do
           [ -e "$d" ] || continue
           stem=${d%.desc}
           case $f in "$stem"*) [ ${#d} -gt ${#desc} ] && desc=$d ;; esac
         done
-        if [ -n "$desc" ]; then "$ctl" replay --json --desc "$desc" "$f" >> "$out"; else "$ctl" replay --json "$f" >> "$out"; fi
+        if [ -n "$desc" ] && [ "$desc" != none ]; then "$ctl" replay --json --desc "$desc" "$f" >> "$out"; else "$ctl" replay --json "$f" >> "$out"; fi
         n=$((n + 1))
         ;;
     esac
