@@ -190,25 +190,30 @@ public struct FrameAligner {
         devices[d].isSemiMT = m.isSemiMT
         devices[d].routing = m.routing
         let time = m.time.microseconds
-        for point in m.touches {
+        for k in m.touches.indices {
+            let id = m.touches[k].id
+            let phase = m.touches[k].phase
+            let location = m.touches[k].location
             let i: Int
-            if let found = devices[d].tracks.firstIndex(where: { $0.id == point.id }) {
+            if let found = devices[d].tracks.firstIndex(where: { $0.id == id }) {
                 i = found
             } else {
-                i = devices[d].tracks.firstIndex(where: { $0.id > point.id }) ?? devices[d].tracks.endIndex
-                devices[d].tracks.insert(Track(id: point.id), at: i)
+                i = devices[d].tracks.firstIndex(where: { $0.id > id }) ?? devices[d].tracks.endIndex
+                devices[d].tracks.insert(Track(id: id), at: i)
             }
             // In place: the track's arrays are not copied.
-            if point.phase == .began { devices[d].tracks[i].began = point }
+            if phase == .began { devices[d].tracks[i].began = m.touches[k] }
             // A touch first seen mid-life (a subscription that started during it) is live already.
             if devices[d].tracks[i].delivered == nil && devices[d].tracks[i].began == nil {
-                devices[d].tracks[i].delivered = (point.location, time)
+                devices[d].tracks[i].delivered = (location, time)
             }
             devices[d].tracks[i].previous = devices[d].tracks[i].newest
-            devices[d].tracks[i].newest = Sample(point, time: time)
-            devices[d].tracks[i].newestPoint = point
-            devices[d].tracks[i].coalesced.append(CoalescedSample(location: point.location, time: m.time))
-            if point.phase.isTerminal { devices[d].tracks[i].end = point }
+            devices[d].tracks[i].newest = Sample(m.touches[k], time: time)
+            devices[d].tracks[i].newestPoint = m.touches[k]
+            // Room for a few samples per frame: one allocation, not a reallocation at the second.
+            if devices[d].tracks[i].coalesced.isEmpty { devices[d].tracks[i].coalesced.reserveCapacity(4) }
+            devices[d].tracks[i].coalesced.append(CoalescedSample(location: location, time: m.time))
+            if phase.isTerminal { devices[d].tracks[i].end = m.touches[k] }
         }
     }
 
