@@ -78,6 +78,7 @@ public struct FrameAligner {
     /// Scratch reused by every frame (its capacity is kept).
     private var slots: [Slot] = []
     private var placed: [Int] = []
+    private var times: [Int64] = []
 
     public init() {}
 
@@ -233,6 +234,9 @@ public struct FrameAligner {
         // Taken out and put back (not copied): a copy would copy-on-write every track's arrays.
         var state = devices[d]
         devices[d].tracks = []
+        var times = self.times
+        self.times = []
+        defer { self.times = times }
         var touches: [TouchPoint] = []
         touches.reserveCapacity(state.tracks.count)
         var ends: [TouchPoint] = []
@@ -258,8 +262,7 @@ public struct FrameAligner {
             guard let newest = state.tracks[i].newest, var point = state.tracks[i].newestPoint else { continue }
             let previous = state.tracks[i].previous
             let next = nextSample(device: device, id: id)
-            var times: [Int64] = []
-            times.reserveCapacity(3)
+            times.removeAll(keepingCapacity: true)
             if let previous { times.append(previous.time) }
             times.append(newest.time)
             if let next { times.append(next.time) }
