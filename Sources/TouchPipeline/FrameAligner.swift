@@ -18,11 +18,30 @@ public struct FrameAligner {
     /// Frame time minus this is the sample time (Android's `RESAMPLE_LATENCY`), µs.
     public static let latency = FrameResampler.latency
 
+    /// What the resampler needs of one raw sample: a few words, where a `TouchPoint` is some 200 bytes
+    /// and a copy through its value witness (the cost that dominated, docs/PERFORMANCE.md).
+    private struct Sample {
+        var time: Int64
+        var location: Point
+        var normalized: Point
+        var millimeters: Point
+
+        init(_ point: TouchPoint, time: Int64) {
+            self.time = time
+            location = point.location
+            normalized = point.normalized
+            millimeters = point.millimeters
+        }
+    }
+
     private struct Track {
         var id: UInt64
         /// The two newest raw samples consumed.
-        var previous: (point: TouchPoint, time: Int64)?
-        var newest: (point: TouchPoint, time: Int64)?
+        var previous: Sample?
+        var newest: Sample?
+        /// The newest raw point consumed: its other fields (radii, pressure, slot) go out with the
+        /// resampled position.
+        var newestPoint: TouchPoint?
         /// Raw samples consumed by the frame being built.
         var coalesced: [CoalescedSample] = []
         /// The location and time delivered at the last frame; nil before its `began` went out.
@@ -34,6 +53,7 @@ public struct FrameAligner {
     }
 
     private struct DeviceState {
+        var device: Int
         /// Sorted by id. An array: a device has a few touches, and a dictionary's removals cost more.
         var tracks: [Track] = []
         var fingers = 0
@@ -41,14 +61,24 @@ public struct FrameAligner {
         var routing: TouchesRouting?
     }
 
+    /// What a frame sends, in order: a buffered message (by its index in `pending`) or a device's
+    /// resampled touches.
     private enum Slot {
-        case message(Message)
+        case message(Int)
         case touches(device: Int)
     }
 
+    /// Buffered messages: `pending[head...]`; the consumed prefix is dropped when it is all consumed
+    /// or large, not shifted every frame.
     private var pending: [Message] = []
-    private var devices: [Int: DeviceState] = [:]
+    private var head = 0
+    /// Sorted by device; an array for the same reason as `tracks`.
+    private var devices: [DeviceState] = []
     private var lastSampleTime: Int64 = .min
+    /// Scratch reused by every frame (its capacity is kept).
+    private var slots: [Slot] = []
+    private var placed: [Int] = []
+    private var times: [Int64] = []
 
     public init() {}
 
@@ -58,7 +88,7 @@ public struct FrameAligner {
 
     /// Frames at the newest buffered message's time plus the latency: everything buffered is delivered.
     public mutating func catchUp(into out: inout [Message]) {
-        guard let newest = pending.lazy.compactMap({ Self.time(of: $0) }).max() else {
+        guard let newest = pending[head...].lazy.compactMap({ Self.time(of: $0) }).max() else {
             frame(at: Timestamp(microseconds: lastSampleTime &+ Self.latency), into: &out)
             return
         }
@@ -66,10 +96,10 @@ public struct FrameAligner {
     }
 
     /// Messages buffered for the next frames.
-    public var pendingCount: Int { pending.count }
+    public var pendingCount: Int { pending.count - head }
 
     /// True when nothing is buffered and no touch is live: further frames would deliver nothing.
-    public var isIdle: Bool { pending.isEmpty && devices.values.allSatisfy { $0.tracks.isEmpty } }
+    public var isIdle: Bool { pendingCount == 0 && devices.allSatisfy { $0.tracks.isEmpty } }
 
     /// Buffers one message of the stream (in the order the client would receive it).
     public mutating func push(_ message: Message) {
@@ -81,40 +111,56 @@ public struct FrameAligner {
     public mutating func frame(at frameTime: Timestamp, into out: inout [Message]) {
         let sampleTime = max(frameTime.microseconds &- Self.latency, lastSampleTime)
         lastSampleTime = sampleTime
-        var consumed = 0
-        for message in pending {
-            if let time = Self.time(of: message), time.microseconds > sampleTime { break }
-            consumed += 1
+        var end = head
+        while end < pending.count {
+            if let time = Self.time(of: pending[end]), time.microseconds > sampleTime { break }
+            end += 1
         }
-        var slots: [Slot] = []
-        var placed: Set<Int> = []
-        for message in pending[..<consumed] {
-            switch message {
+        var slots = self.slots
+        var placed = self.placed
+        self.slots = []
+        self.placed = []
+        slots.removeAll(keepingCapacity: true)
+        placed.removeAll(keepingCapacity: true)
+        for i in head..<end {
+            switch pending[i] {
             case .touches(let m):
                 take(m)
-                if placed.insert(m.device).inserted { slots.append(.touches(device: m.device)) }
+                if !placed.contains(m.device) {
+                    placed.append(m.device)
+                    slots.append(.touches(device: m.device))
+                }
             case .deviceRemoved(let m):
-                slots.append(.message(message))
-                placed.insert(m.device)
+                slots.append(.message(i))
+                if !placed.contains(m.device) { placed.append(m.device) }
             default:
-                slots.append(.message(message))
+                slots.append(.message(i))
             }
         }
-        pending.removeFirst(consumed)
-        // Devices with live touches and no new sample in this span still get their frame, first.
-        for device in devices.keys.sorted() where !placed.contains(device) && !(devices[device]?.tracks.isEmpty ?? true)
-        {
-            slots.insert(.touches(device: device), at: 0)
+        head = end
+        // Devices with live touches and no new sample in this span still get their frame, first (in
+        // descending device order, as they always were).
+        for d in devices.indices.reversed() where !placed.contains(devices[d].device) && !devices[d].tracks.isEmpty {
+            emit(device: devices[d].device, sampleTime: sampleTime, into: &out)
         }
         for slot in slots {
             switch slot {
-            case .message(let message):
-                out.append(message)
+            case .message(let i):
+                out.append(pending[i])
                 // After the device's last frame went out (its touches' ends come before its removal).
-                if case .deviceRemoved(let m) = message { devices[m.device] = nil }
+                if case .deviceRemoved(let m) = pending[i] { devices.removeAll { $0.device == m.device } }
             case .touches(let device): emit(device: device, sampleTime: sampleTime, into: &out)
             }
         }
+        if head == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 1024 {
+            pending.removeFirst(head)
+            head = 0
+        }
+        self.slots = slots
+        self.placed = placed
     }
 
     /// The time that gates a message: its event time; nil (consumed as soon as it is first in line)
@@ -131,77 +177,111 @@ public struct FrameAligner {
         }
     }
 
+    /// The index of the device's state, inserted (empty) in order when absent.
+    private mutating func deviceIndex(_ device: Int) -> Int {
+        if let i = devices.firstIndex(where: { $0.device == device }) { return i }
+        let i = devices.firstIndex(where: { $0.device > device }) ?? devices.endIndex
+        devices.insert(DeviceState(device: device), at: i)
+        return i
+    }
+
     private mutating func take(_ m: TouchesMessage) {
-        // Taken out and put back (not copied): a copy would copy-on-write every track's arrays.
-        var state = devices.removeValue(forKey: m.device) ?? DeviceState()
-        state.fingers = m.fingers
-        state.isSemiMT = m.isSemiMT
-        state.routing = m.routing
+        let d = deviceIndex(m.device)
+        devices[d].fingers = m.fingers
+        devices[d].isSemiMT = m.isSemiMT
+        devices[d].routing = m.routing
         let time = m.time.microseconds
-        for point in m.touches {
+        for k in m.touches.indices {
+            let id = m.touches[k].id
+            let phase = m.touches[k].phase
+            let location = m.touches[k].location
             let i: Int
-            if let found = state.tracks.firstIndex(where: { $0.id == point.id }) {
+            if let found = devices[d].tracks.firstIndex(where: { $0.id == id }) {
                 i = found
             } else {
-                i = state.tracks.firstIndex(where: { $0.id > point.id }) ?? state.tracks.endIndex
-                state.tracks.insert(Track(id: point.id), at: i)
+                i = devices[d].tracks.firstIndex(where: { $0.id > id }) ?? devices[d].tracks.endIndex
+                devices[d].tracks.insert(Track(id: id), at: i)
             }
             // In place: the track's arrays are not copied.
-            if point.phase == .began { state.tracks[i].began = point }
+            if phase == .began { devices[d].tracks[i].began = m.touches[k] }
             // A touch first seen mid-life (a subscription that started during it) is live already.
-            if state.tracks[i].delivered == nil && state.tracks[i].began == nil {
-                state.tracks[i].delivered = (point.location, time)
+            if devices[d].tracks[i].delivered == nil && devices[d].tracks[i].began == nil {
+                devices[d].tracks[i].delivered = (location, time)
             }
-            state.tracks[i].previous = state.tracks[i].newest
-            state.tracks[i].newest = (point, time)
-            state.tracks[i].coalesced.append(CoalescedSample(location: point.location, time: m.time))
-            if point.phase.isTerminal { state.tracks[i].end = point }
+            devices[d].tracks[i].previous = devices[d].tracks[i].newest
+            devices[d].tracks[i].newest = Sample(m.touches[k], time: time)
+            devices[d].tracks[i].newestPoint = m.touches[k]
+            // Room for a few samples per frame: one allocation, not a reallocation at the second.
+            if devices[d].tracks[i].coalesced.isEmpty { devices[d].tracks[i].coalesced.reserveCapacity(4) }
+            devices[d].tracks[i].coalesced.append(CoalescedSample(location: location, time: m.time))
+            if phase.isTerminal { devices[d].tracks[i].end = m.touches[k] }
         }
-        devices[m.device] = state
     }
 
     /// The first buffered (not yet consumed) sample of a touch: what a frame interpolates towards.
-    private func nextSample(device: Int, id: UInt64) -> (point: TouchPoint, time: Int64)? {
-        for case .touches(let m) in pending where m.device == device {
-            if let point = m.touches.first(where: { $0.id == id }) { return (point, m.time.microseconds) }
+    private func nextSample(device: Int, id: UInt64) -> Sample? {
+        for j in head..<pending.count {
+            guard case .touches(let m) = pending[j], m.device == device else { continue }
+            for k in m.touches.indices where m.touches[k].id == id {
+                return Sample(m.touches[k], time: m.time.microseconds)
+            }
         }
         return nil
     }
 
     private mutating func emit(device: Int, sampleTime: Int64, into out: inout [Message]) {
-        guard var state = devices.removeValue(forKey: device) else { return }
+        guard let d = devices.firstIndex(where: { $0.device == device }) else { return }
+        // Taken out and put back (not copied): a copy would copy-on-write every track's arrays.
+        var state = devices[d]
+        devices[d].tracks = []
+        var times = self.times
+        self.times = []
+        defer { self.times = times }
         var touches: [TouchPoint] = []
+        touches.reserveCapacity(state.tracks.count)
         var ends: [TouchPoint] = []
+        var anyEnded = false
         for i in state.tracks.indices {
             let id = state.tracks[i].id
             if var end = state.tracks[i].end {
-                let track = state.tracks[i]
-                if var began = track.began {
+                anyEnded = true
+                if var began = state.tracks[i].began {
                     // Began and ended within this span: began here, the end in a message of its own.
-                    began.coalesced = Array(track.coalesced.prefix(1))
+                    began.coalesced = Array(state.tracks[i].coalesced.prefix(1))
                     touches.append(began)
                     end.previousLocation = began.location
-                    end.coalesced = Array(track.coalesced.dropFirst())
+                    end.coalesced = Array(state.tracks[i].coalesced.dropFirst())
                     ends.append(end)
                 } else {
-                    if let delivered = track.delivered { end.previousLocation = delivered.location }
-                    end.coalesced = track.coalesced
+                    if let delivered = state.tracks[i].delivered { end.previousLocation = delivered.location }
+                    end.coalesced = state.tracks[i].coalesced
                     touches.append(end)
                 }
                 continue
             }
-            guard let newest = state.tracks[i].newest else { continue }
-            var samples = [newest]
-            if let previous = state.tracks[i].previous { samples.insert(previous, at: 0) }
-            if let next = nextSample(device: device, id: id) { samples.append(next) }
+            guard let newest = state.tracks[i].newest, var point = state.tracks[i].newestPoint else { continue }
+            let previous = state.tracks[i].previous
+            let next = nextSample(device: device, id: id)
+            times.removeAll(keepingCapacity: true)
+            if let previous { times.append(previous.time) }
+            times.append(newest.time)
+            if let next { times.append(next.time) }
             let notBefore = state.tracks[i].delivered?.time
             guard
                 let blend = FrameResampler.blend(
-                    times: samples.map(\.time), frameTime: sampleTime &+ Self.latency, notBefore: notBefore)
+                    times: times, frameTime: sampleTime &+ Self.latency, notBefore: notBefore)
             else { continue }
-            let a = samples[blend.from].point
-            let b = samples[blend.to].point
-            var point = newest.point
+            // Index 0 is `previous` when there is one, else `newest`; the last is `next` when there is one.
+            func sample(_ index: Int) -> Sample {
+                let shifted = previous == nil ? index + 1 : index
+                switch shifted {
+                case 0: return previous ?? newest
+                case 1: return newest
+                default: return next ?? newest
+                }
+            }
+            let a = sample(blend.from)
+            let b = sample(blend.to)
             point.location = a.location + (b.location - a.location) * blend.alpha
             point.normalized = a.normalized + (b.normalized - a.normalized) * blend.alpha
             point.millimeters = a.millimeters + (b.millimeters - a.millimeters) * blend.alpha
@@ -218,8 +298,8 @@ public struct FrameAligner {
             state.tracks[i].began = nil
             state.tracks[i].coalesced = []
         }
-        state.tracks.removeAll { $0.end != nil }
-        devices[device] = state
+        if anyEnded { state.tracks.removeAll { $0.end != nil } }
+        devices[d] = state
         guard !touches.isEmpty else { return }
         let time = Timestamp(microseconds: sampleTime)
         out.append(

@@ -49,6 +49,26 @@ import WireProtocol
         #expect(second.coalesced?.map(\.location.x) == [16])
     }
 
+    /// A buffer that never drains (each frame leaves the next sample buffered) is compacted from time
+    /// to time: every raw sample still comes out once, in order, and the buffer stays small.
+    @Test func aBufferThatNeverDrainsDeliversEverySampleOnceInOrder() throws {
+        var aligner = FrameAligner()
+        var delivered: [Int64] = []
+        aligner.push(touches(0, point(1, .began, x: 0)))
+        // Samples every 8 ms, a frame every 16 ms right after each even sample: the odd one stays buffered.
+        for k in Int64(1)...3000 {
+            aligner.push(touches(8 * k, point(1, .moved, x: Double(8 * k))))
+            guard k % 2 == 1 else { continue }
+            for touch in frame(&aligner, ms: 8 * k + 4) {
+                delivered += (touch.coalesced ?? []).map(\.time.microseconds)
+            }
+            #expect(aligner.pendingCount == 1)
+        }
+        // The last frame (at 8 * 2999 + 4 ms) samples at 8 * 2999 - 1 ms: sample 2999 stays buffered.
+        #expect(delivered.count == 2999)
+        #expect(delivered == (0..<2999).map { Int64($0) * 8000 })
+    }
+
     @Test func neverExtrapolatesPastTheCapsNorMovesBack() throws {
         var aligner = FrameAligner()
         aligner.push(touches(0, point(1, .began, x: 0)))

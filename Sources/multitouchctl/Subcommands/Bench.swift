@@ -20,7 +20,9 @@ struct Bench: ParsableCommand {
             least --events events (a longer recording is cut to about --events), then times --runs replays of: the pipeline alone (frames, tracking, \
             gestures, typed messages) and the pipeline plus JSON encoding of every message. Prints the \
             median, min and max events per second and the resident memory. Under valgrind, \
-            --only with --toggle-collect='*benchmarkBody*' counts only the measured loop. \
+            --only with --toggle-collect='*benchmarkBody*' counts only the measured loop. With \
+            --predict-ms or --frame-period-us it also times prediction or a frame-aligned client's resampling \
+            and prints the extra time per touch per frame (median against median). \
             Timing belongs here, never in unit tests.
             """)
 
@@ -56,6 +58,13 @@ struct Bench: ParsableCommand {
             "Also time the pipeline with predicted touches this many ms ahead, and print the cost per live touch per frame."
     )
     var predictMilliseconds: Int?
+
+    @Option(
+        name: .customLong("frame-period-us"),
+        help:
+            "Also time the pipeline with a frame-aligned client's FrameAligner at this display frame period (µs), and print its cost per touch per frame."
+    )
+    var framePeriodMicroseconds: Int64?
 
     func run() throws {
         if let save {
@@ -136,6 +145,15 @@ struct Bench: ParsableCommand {
                 line += "; +prediction " + Self.rates(predicted, events: stream.count, frames: frames)
                 line += String(format: " (%.3f us per live touch per frame, %d touch-frames)", extra * 1e6, touches)
             }
+            if let framePeriodMicroseconds {
+                let clock = FrameClock(periodMicroseconds: framePeriodMicroseconds)
+                var touchFrames = 0
+                let aligned = measure { touchFrames = Self.alignedBody(stream, device, clock: clock) }
+                let extra = (aligned[aligned.count / 2] - seconds[seconds.count / 2]) / Double(max(1, touchFrames))
+                line += "; +frame-aligned " + Self.rates(aligned, events: stream.count, frames: frames)
+                line += String(
+                    format: " (%.3f us per touch per display frame, %d touch-frames)", extra * 1e6, touchFrames)
+            }
         }
         if only != .pipeline {
             let seconds = measure { result = Self.benchmarkBody(stream, device, json: true) }
@@ -180,6 +198,47 @@ struct Bench: ParsableCommand {
         }
         counts.bytes += writer.count
         return counts
+    }
+
+    /// The pipeline over `stream` feeding one frame-aligned client's `FrameAligner`, frames at
+    /// `clock` as `FrameAligner.replay` runs them; returns the touches delivered (touch-frames).
+    @inline(never)
+    static func alignedBody(_ stream: [InputEvent], _ device: DeviceDescription, clock: FrameClock) -> Int {
+        var pipeline = DevicePipeline(deviceID: 1, description: device)
+        var aligner = FrameAligner()
+        var out: [Message] = []
+        var frameOut: [Message] = []
+        out.reserveCapacity(64)
+        frameOut.reserveCapacity(64)
+        var nextFrame: Int64?
+        var touchFrames = 0
+        func frame(at time: Int64) {
+            aligner.frame(at: Timestamp(microseconds: time), into: &frameOut)
+            for case .touches(let m) in frameOut { touchFrames += m.touches.count }
+            frameOut.removeAll(keepingCapacity: true)
+        }
+        for event in stream {
+            pipeline.push(event, into: &out)
+            for message in out {
+                if case .touches(let m) = message {
+                    var next = nextFrame ?? clock.frame(atOrAfter: m.time.microseconds)
+                    while next < m.time.microseconds {
+                        frame(at: next)
+                        next &+= clock.periodMicroseconds
+                    }
+                    nextFrame = next
+                }
+                aligner.push(message)
+            }
+            out.removeAll(keepingCapacity: true)
+        }
+        if var next = nextFrame {
+            while !aligner.isIdle {
+                frame(at: next)
+                next &+= clock.periodMicroseconds
+            }
+        }
+        return touchFrames
     }
 
     /// Live touches summed over the `touches` messages of a run (what prediction works on), untimed.
