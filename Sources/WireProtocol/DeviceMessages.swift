@@ -115,17 +115,26 @@ public struct HelloMessage: Hashable, Sendable {
         self.features = features
     }
 
+    /// The key table: the members after "type", in the order they are written.
+    enum Keys {
+        static let protocolVersion = FieldKey("protocol")
+        static let daemon = FieldKey("daemon")
+        static let devices = FieldKey("devices")
+        static let features = FieldKey("features")
+        static let all = [protocolVersion, daemon, devices, features]
+    }
+
     func writeFields(to w: inout JSONWriter) {
-        w.key("protocol")
+        w.key(Keys.protocolVersion)
         w.int(protocolVersion)
-        w.key("daemon")
+        w.key(Keys.daemon)
         w.string(daemon)
-        w.key("devices")
+        w.key(Keys.devices)
         w.beginArray()
         for device in devices { device.write(to: &w) }
         w.endArray()
         if !features.isEmpty {
-            w.key("features")
+            w.key(Keys.features)
             w.beginArray()
             for feature in features { w.string(feature) }
             w.endArray()
@@ -134,11 +143,11 @@ public struct HelloMessage: Hashable, Sendable {
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            protocolVersion: try f.integer("protocol"), daemon: try f.string("daemon"),
-            devices: try f.objects("devices") { (d) throws(WireDecodingError) in try DeviceInfo(reading: d) },
-            features: f.optionalValue("features") == nil
+            protocolVersion: try f.integer(Keys.protocolVersion.name), daemon: try f.string(Keys.daemon.name),
+            devices: try f.objects(Keys.devices.name) { (d) throws(WireDecodingError) in try DeviceInfo(reading: d) },
+            features: f.optionalValue(Keys.features.name) == nil
                 ? []
-                : try f.array("features") { (item, path) throws(WireDecodingError) -> String in
+                : try f.array(Keys.features.name) { (item, path) throws(WireDecodingError) -> String in
                     guard case .string(let name) = item else {
                         throw WireDecodingError("\(path): a feature must be a string, got \(item.jsonText)")
                     }
@@ -161,15 +170,25 @@ public struct DeviceRemovedMessage: Hashable, Sendable {
         self.reason = reason
     }
 
+    /// The key table: the members after "type", in the order they are written.
+    enum Keys {
+        static let device = FieldKey("device")
+        static let time = FieldKey("time")
+        static let reason = FieldKey("reason")
+        static let all = [device, time, reason]
+    }
+
     func writeFields(to w: inout JSONWriter) {
-        w.key("device")
+        w.key(Keys.device)
         w.int(device)
-        w.optionalField("time", time)
-        w.key("reason")
+        w.optionalField(Keys.time.text, time)
+        w.key(Keys.reason)
         w.string(reason)
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
-        self.init(device: try f.integer("device"), time: try f.optionalTime("time"), reason: try f.string("reason"))
+        self.init(
+            device: try f.integer(Keys.device.name), time: try f.optionalTime(Keys.time.name),
+            reason: try f.string(Keys.reason.name))
     }
 }

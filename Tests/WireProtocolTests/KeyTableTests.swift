@@ -36,8 +36,17 @@ struct KeyTableTests {
         }
     }
 
-    @Test func noticeMessagesWriteTheirKeyTableInOrder() throws {
+    @Test func deviceAndNoticeMessagesWriteTheirKeyTableInOrder() throws {
         let cases: [(Message, [FieldKey])] = [
+            (
+                .hello(HelloMessage(daemon: "multitouchd test", devices: [], features: ["regions"])),
+                HelloMessage.Keys.all
+            ),
+            (
+                .deviceRemoved(
+                    DeviceRemovedMessage(device: 1, time: Timestamp(microseconds: 9_000), reason: "unplugged")),
+                DeviceRemovedMessage.Keys.all
+            ),
             (
                 .dropped(
                     DroppedMessage(
