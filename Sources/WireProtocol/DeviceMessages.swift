@@ -52,45 +52,69 @@ public struct DeviceInfo: Hashable, Sendable {
             widthMillimeters: size.width, heightMillimeters: size.height, sizeSource: mapper.scaleSource)
     }
 
+    /// The key table: the members of the device object, in the order they are written.
+    enum Keys {
+        static let id = FieldKey("id")
+        static let name = FieldKey("name")
+        static let source = FieldKey("source")
+        static let deviceClass = FieldKey("class")
+        static let multitouchProtocol = FieldKey("protocol")
+        static let slots = FieldKey("slots")
+        static let isSemiMT = FieldKey("semiMT")
+        static let units = FieldKey("units")
+        static let width = FieldKey("width")
+        static let height = FieldKey("height")
+        static let widthMillimeters = FieldKey("widthMM")
+        static let heightMillimeters = FieldKey("heightMM")
+        static let sizeSource = FieldKey("sizeSource")
+        static let all = [
+            id, name, source, deviceClass, multitouchProtocol, slots, isSemiMT, units, width, height, widthMillimeters,
+            heightMillimeters, sizeSource,
+        ]
+    }
+
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("id")
+        w.key(Keys.id)
         w.int(id)
-        w.key("name")
+        w.key(Keys.name)
         w.string(name)
-        w.key("source")
+        w.key(Keys.source)
         w.string(source)
-        w.key("class")
+        w.key(Keys.deviceClass)
         w.string(deviceClass.rawValue)
-        w.key("protocol")
+        w.key(Keys.multitouchProtocol)
         w.string(multitouchProtocol.rawValue)
-        w.key("slots")
+        w.key(Keys.slots)
         w.int(slots)
-        w.key("semiMT")
+        w.key(Keys.isSemiMT)
         w.bool(isSemiMT)
-        w.key("units")
+        w.key(Keys.units)
         w.string(units.rawValue)
-        w.key("width")
+        w.key(Keys.width)
         w.double(width)
-        w.key("height")
+        w.key(Keys.height)
         w.double(height)
-        w.key("widthMM")
+        w.key(Keys.widthMillimeters)
         w.double(widthMillimeters)
-        w.key("heightMM")
+        w.key(Keys.heightMillimeters)
         w.double(heightMillimeters)
-        w.key("sizeSource")
+        w.key(Keys.sizeSource)
         w.string(sizeSource)
         w.endObject()
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            id: try f.integer("id"), name: try f.string("name"), source: try f.string("source"),
-            deviceClass: try f.enumeration("class"), multitouchProtocol: try f.enumeration("protocol"),
-            slots: try f.integer("slots"), isSemiMT: try f.bool("semiMT"), units: try f.enumeration("units"),
-            width: try f.double("width"), height: try f.double("height"),
-            widthMillimeters: try f.double("widthMM"), heightMillimeters: try f.double("heightMM"),
-            sizeSource: try f.string("sizeSource"))
+            id: try f.integer(Keys.id.name), name: try f.string(Keys.name.name), source: try f.string(Keys.source.name),
+            deviceClass: try f.enumeration(Keys.deviceClass.name),
+            multitouchProtocol: try f.enumeration(Keys.multitouchProtocol.name),
+            slots: try f.integer(Keys.slots.name), isSemiMT: try f.bool(Keys.isSemiMT.name),
+            units: try f.enumeration(Keys.units.name),
+            width: try f.double(Keys.width.name), height: try f.double(Keys.height.name),
+            widthMillimeters: try f.double(Keys.widthMillimeters.name),
+            heightMillimeters: try f.double(Keys.heightMillimeters.name),
+            sizeSource: try f.string(Keys.sizeSource.name))
     }
 }
 

@@ -60,4 +60,19 @@ struct KeyTableTests {
             #expect(try writtenKeys(message) == keys.map(\.name), "\(message.jsonLine())")
         }
     }
+
+    @Test func theDeviceObjectWritesItsKeyTableInOrder() throws {
+        let info = DeviceInfo(
+            id: 1, name: "pad", source: "pad.evemu", deviceClass: .touchpad, multitouchProtocol: .b, slots: 5,
+            isSemiMT: false, units: .millimeters, width: 100, height: 60, widthMillimeters: 100, heightMillimeters: 60,
+            sizeSource: "resolution")
+        let line = Message.deviceAdded(info).jsonLine()
+        guard case .object(let message) = try JSONReader.parse(Array(line.utf8)),
+            case .object(let device)? = message["device"]
+        else {
+            Issue.record("no device object: \(line)")
+            return
+        }
+        #expect(device.members.map(\.key) == DeviceInfo.Keys.all.map(\.name), "\(line)")
+    }
 }
