@@ -75,4 +75,12 @@ struct KeyTableTests {
         }
         #expect(device.members.map(\.key) == DeviceInfo.Keys.all.map(\.name), "\(line)")
     }
+
+    @Test func statsWritesItsKeyTableInOrder() throws {
+        let message = Message.stats(
+            StatsMessage(
+                id: 1, uptime: 0.25, clients: [], devices: [],
+                latency: LatencyStatistics(count: 0, maximum: 0, buckets: [], deferred: 0, recent: nil)))
+        #expect(try writtenKeys(message) == StatsMessage.Keys.all.map(\.name), "\(message.jsonLine())")
+    }
 }
