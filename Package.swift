@@ -107,7 +107,7 @@ let package = Package(
         .target(
             name: "WebBridge",
             dependencies: [
-                "WebAssets",
+                "WebAssets", "WireProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -22,8 +22,12 @@ public final class MultitouchClient: @unchecked Sendable {
 
     private let fd: Int32
     private let writeLock = NSLock()
-    private var buffer: [UInt8] = []
-    private var bufferStart = 0
+    /// Splits the daemon's stream into lines: WireProtocol's framer, the one the daemon reads requests
+    /// with. No length limit: the daemon is trusted to send lines it can also encode.
+    private var framer = LineFramer()
+    /// Complete lines from the last read not yet returned, from `pendingStart` on.
+    private var pending: [[UInt8]] = []
+    private var pendingStart = 0
     private var closed = false
     /// Messages of a type this version of the protocol does not know (a newer daemon's), skipped by
     /// `nextMessage()` as the protocol asks of clients.
@@ -189,15 +193,17 @@ public final class MultitouchClient: @unchecked Sendable {
 
     /// The next line from the daemon (without newline), blocking; nil at end of connection.
     public func nextLine() throws -> String? {
+        guard let line = try nextLineBytes() else { return nil }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// The next line's bytes (without newline; empty lines are skipped and a `\r` before the newline is
+    /// dropped, as `LineFramer` does), blocking; nil at end of connection.
+    private func nextLineBytes() throws -> [UInt8]? {
         while true {
-            if let newline = buffer[bufferStart...].firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[bufferStart..<newline], as: UTF8.self)
-                bufferStart = newline + 1
-                if bufferStart > 65536 {
-                    buffer.removeFirst(bufferStart)
-                    bufferStart = 0
-                }
-                return line
+            if pendingStart < pending.count {
+                pendingStart += 1
+                return pending[pendingStart - 1]
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -210,7 +216,14 @@ public final class MultitouchClient: @unchecked Sendable {
                 throw ConnectionError(description: "read: \(String(cString: strerror(errno)))")
             }
             if n == 0 { return nil }
-            buffer.append(contentsOf: chunk[0..<n])
+            switch framer.append(chunk[0..<n], maximumLineBytes: .max) {
+            case .lines(let lines):
+                pending = lines
+                pendingStart = 0
+            case .lineTooLong:
+                // Unreachable with no limit; kept so the switch stays exhaustive.
+                throw ConnectionError(description: "read: a line from the daemon is too long")
+            }
         }
     }
 
@@ -219,9 +232,9 @@ public final class MultitouchClient: @unchecked Sendable {
     /// - Throws: `ConnectionError`, or `MessageDecodingError.invalid` for a line that is not a valid
     ///   message.
     public func nextMessage() throws -> Message? {
-        while let line = try nextLine() {
+        while let line = try nextLineBytes() {
             do throws(MessageDecodingError) {
-                return try Message(decoding: line.utf8)
+                return try Message(decoding: line)
             } catch {
                 switch error {
                 case .unknownType: skippedUnknownMessages += 1

@@ -52,45 +52,69 @@ public struct DeviceInfo: Hashable, Sendable {
             widthMillimeters: size.width, heightMillimeters: size.height, sizeSource: mapper.scaleSource)
     }
 
+    /// The key table: the members of the device object, in the order they are written.
+    enum Keys {
+        static let id = FieldKey("id")
+        static let name = FieldKey("name")
+        static let source = FieldKey("source")
+        static let deviceClass = FieldKey("class")
+        static let multitouchProtocol = FieldKey("protocol")
+        static let slots = FieldKey("slots")
+        static let isSemiMT = FieldKey("semiMT")
+        static let units = FieldKey("units")
+        static let width = FieldKey("width")
+        static let height = FieldKey("height")
+        static let widthMillimeters = FieldKey("widthMM")
+        static let heightMillimeters = FieldKey("heightMM")
+        static let sizeSource = FieldKey("sizeSource")
+        static let all = [
+            id, name, source, deviceClass, multitouchProtocol, slots, isSemiMT, units, width, height, widthMillimeters,
+            heightMillimeters, sizeSource,
+        ]
+    }
+
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("id")
+        w.key(Keys.id)
         w.int(id)
-        w.key("name")
+        w.key(Keys.name)
         w.string(name)
-        w.key("source")
+        w.key(Keys.source)
         w.string(source)
-        w.key("class")
+        w.key(Keys.deviceClass)
         w.string(deviceClass.rawValue)
-        w.key("protocol")
+        w.key(Keys.multitouchProtocol)
         w.string(multitouchProtocol.rawValue)
-        w.key("slots")
+        w.key(Keys.slots)
         w.int(slots)
-        w.key("semiMT")
+        w.key(Keys.isSemiMT)
         w.bool(isSemiMT)
-        w.key("units")
+        w.key(Keys.units)
         w.string(units.rawValue)
-        w.key("width")
+        w.key(Keys.width)
         w.double(width)
-        w.key("height")
+        w.key(Keys.height)
         w.double(height)
-        w.key("widthMM")
+        w.key(Keys.widthMillimeters)
         w.double(widthMillimeters)
-        w.key("heightMM")
+        w.key(Keys.heightMillimeters)
         w.double(heightMillimeters)
-        w.key("sizeSource")
+        w.key(Keys.sizeSource)
         w.string(sizeSource)
         w.endObject()
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            id: try f.integer("id"), name: try f.string("name"), source: try f.string("source"),
-            deviceClass: try f.enumeration("class"), multitouchProtocol: try f.enumeration("protocol"),
-            slots: try f.integer("slots"), isSemiMT: try f.bool("semiMT"), units: try f.enumeration("units"),
-            width: try f.double("width"), height: try f.double("height"),
-            widthMillimeters: try f.double("widthMM"), heightMillimeters: try f.double("heightMM"),
-            sizeSource: try f.string("sizeSource"))
+            id: try f.integer(Keys.id.name), name: try f.string(Keys.name.name), source: try f.string(Keys.source.name),
+            deviceClass: try f.enumeration(Keys.deviceClass.name),
+            multitouchProtocol: try f.enumeration(Keys.multitouchProtocol.name),
+            slots: try f.integer(Keys.slots.name), isSemiMT: try f.bool(Keys.isSemiMT.name),
+            units: try f.enumeration(Keys.units.name),
+            width: try f.double(Keys.width.name), height: try f.double(Keys.height.name),
+            widthMillimeters: try f.double(Keys.widthMillimeters.name),
+            heightMillimeters: try f.double(Keys.heightMillimeters.name),
+            sizeSource: try f.string(Keys.sizeSource.name))
     }
 }
 
@@ -115,17 +139,26 @@ public struct HelloMessage: Hashable, Sendable {
         self.features = features
     }
 
+    /// The key table: the members after "type", in the order they are written.
+    enum Keys {
+        static let protocolVersion = FieldKey("protocol")
+        static let daemon = FieldKey("daemon")
+        static let devices = FieldKey("devices")
+        static let features = FieldKey("features")
+        static let all = [protocolVersion, daemon, devices, features]
+    }
+
     func writeFields(to w: inout JSONWriter) {
-        w.key("protocol")
+        w.key(Keys.protocolVersion)
         w.int(protocolVersion)
-        w.key("daemon")
+        w.key(Keys.daemon)
         w.string(daemon)
-        w.key("devices")
+        w.key(Keys.devices)
         w.beginArray()
         for device in devices { device.write(to: &w) }
         w.endArray()
         if !features.isEmpty {
-            w.key("features")
+            w.key(Keys.features)
             w.beginArray()
             for feature in features { w.string(feature) }
             w.endArray()
@@ -134,11 +167,11 @@ public struct HelloMessage: Hashable, Sendable {
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            protocolVersion: try f.integer("protocol"), daemon: try f.string("daemon"),
-            devices: try f.objects("devices") { (d) throws(WireDecodingError) in try DeviceInfo(reading: d) },
-            features: f.optionalValue("features") == nil
+            protocolVersion: try f.integer(Keys.protocolVersion.name), daemon: try f.string(Keys.daemon.name),
+            devices: try f.objects(Keys.devices.name) { (d) throws(WireDecodingError) in try DeviceInfo(reading: d) },
+            features: f.optionalValue(Keys.features.name) == nil
                 ? []
-                : try f.array("features") { (item, path) throws(WireDecodingError) -> String in
+                : try f.array(Keys.features.name) { (item, path) throws(WireDecodingError) -> String in
                     guard case .string(let name) = item else {
                         throw WireDecodingError("\(path): a feature must be a string, got \(item.jsonText)")
                     }
@@ -161,15 +194,25 @@ public struct DeviceRemovedMessage: Hashable, Sendable {
         self.reason = reason
     }
 
+    /// The key table: the members after "type", in the order they are written.
+    enum Keys {
+        static let device = FieldKey("device")
+        static let time = FieldKey("time")
+        static let reason = FieldKey("reason")
+        static let all = [device, time, reason]
+    }
+
     func writeFields(to w: inout JSONWriter) {
-        w.key("device")
+        w.key(Keys.device)
         w.int(device)
-        w.optionalField("time", time)
-        w.key("reason")
+        w.optionalField(Keys.time.text, time)
+        w.key(Keys.reason)
         w.string(reason)
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
-        self.init(device: try f.integer("device"), time: try f.optionalTime("time"), reason: try f.string("reason"))
+        self.init(
+            device: try f.integer(Keys.device.name), time: try f.optionalTime(Keys.time.name),
+            reason: try f.string(Keys.reason.name))
     }
 }

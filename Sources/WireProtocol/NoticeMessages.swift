@@ -28,21 +28,32 @@ public struct DroppedMessage: Hashable, Sendable {
         self.reason = reason
     }
 
+    /// The key table: the members after "type", in the order they are written.
+    enum Keys {
+        static let device = FieldKey("device")
+        static let time = FieldKey("time")
+        static let count = FieldKey("count")
+        static let unit = FieldKey("unit")
+        static let reason = FieldKey("reason")
+        static let all = [device, time, count, unit, reason]
+    }
+
     func writeFields(to w: inout JSONWriter) {
-        w.optionalField("device", device)
-        w.optionalField("time", time)
-        w.key("count")
+        w.optionalField(Keys.device.text, device)
+        w.optionalField(Keys.time.text, time)
+        w.key(Keys.count)
         w.int(count)
-        w.key("unit")
+        w.key(Keys.unit)
         w.string(unit.rawValue)
-        w.key("reason")
+        w.key(Keys.reason)
         w.string(reason)
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            device: try f.optionalInteger("device"), time: try f.optionalTime("time"), count: try f.integer("count"),
-            unit: try f.enumeration("unit"), reason: try f.string("reason"))
+            device: try f.optionalInteger(Keys.device.name), time: try f.optionalTime(Keys.time.name),
+            count: try f.integer(Keys.count.name), unit: try f.enumeration(Keys.unit.name),
+            reason: try f.string(Keys.reason.name))
     }
 }
 
@@ -66,12 +77,20 @@ public struct ErrorMessage: Hashable, Sendable {
         self.init(code: code, message: message, fatal: code.closesConnection, id: id)
     }
 
+    /// The key table: the members after "type", in the order they are written, "id" (last) aside.
+    enum Keys {
+        static let code = FieldKey("code")
+        static let message = FieldKey("message")
+        static let fatal = FieldKey("fatal")
+        static let all = [code, message, fatal]
+    }
+
     func writeFields(to w: inout JSONWriter) {
-        w.key("code")
+        w.key(Keys.code)
         w.string(code.rawValue)
-        w.key("message")
+        w.key(Keys.message)
         w.string(message)
-        w.key("fatal")
+        w.key(Keys.fatal)
         w.bool(fatal)
         if let id {
             w.key("id")
@@ -81,8 +100,8 @@ public struct ErrorMessage: Hashable, Sendable {
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            code: ErrorCode(rawValue: try f.string("code")), message: try f.string("message"),
-            fatal: try f.bool("fatal"), id: try f.requestID())
+            code: ErrorCode(rawValue: try f.string(Keys.code.name)), message: try f.string(Keys.message.name),
+            fatal: try f.bool(Keys.fatal.name), id: try f.requestID())
     }
 }
 

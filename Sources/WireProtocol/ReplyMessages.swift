@@ -29,21 +29,30 @@ public struct SubscribedMessage: Hashable, Sendable {
         self.predictMilliseconds = predictMilliseconds
     }
 
+    /// The key table: the members after "type" and "id", in the order they are written.
+    enum Keys {
+        static let streams = FieldKey("streams")
+        static let devices = FieldKey("devices")
+        static let predictMilliseconds = FieldKey("predictMs")
+        static let all = [streams, devices, predictMilliseconds]
+    }
+
     func writeFields(to w: inout JSONWriter) {
         w.optionalField("id", id)
-        w.key("streams")
+        w.key(Keys.streams)
         w.beginArray()
         for stream in streams.inProtocolOrder { w.string(stream.rawValue) }
         w.endArray()
-        w.key("devices")
+        w.key(Keys.devices)
         devices.write(to: &w)
-        w.optionalField("predictMs", predictMilliseconds)
+        w.optionalField(Keys.predictMilliseconds.text, predictMilliseconds)
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            id: try f.requestID(), streams: try f.streams("streams"), devices: try f.deviceFilter("devices"),
-            predictMilliseconds: try f.optionalInteger("predictMs"))
+            id: try f.requestID(), streams: try f.streams(Keys.streams.name),
+            devices: try f.deviceFilter(Keys.devices.name),
+            predictMilliseconds: try f.optionalInteger(Keys.predictMilliseconds.name))
     }
 }
 
@@ -75,22 +84,30 @@ public struct TransformMessage: Hashable, Sendable {
         self.region = region
     }
 
+    /// The key table: the members after "type" and "id", in the order they are written.
+    enum Keys {
+        static let device = FieldKey("device")
+        static let region = FieldKey("region")
+        static let matrix = FieldKey("matrix")
+        static let all = [device, region, matrix]
+    }
+
     func writeFields(to w: inout JSONWriter) {
         w.optionalField("id", id)
-        w.key("device")
+        w.key(Keys.device)
         w.int(device)
         if let region {
-            w.key("region")
+            w.key(Keys.region)
             w.string(region)
         }
-        w.key("matrix")
+        w.key(Keys.matrix)
         w.transform(matrix)
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            id: try f.requestID(), device: try f.integer("device"), matrix: try f.transform("matrix"),
-            region: try f.optionalString("region"))
+            id: try f.requestID(), device: try f.integer(Keys.device.name), matrix: try f.transform(Keys.matrix.name),
+            region: try f.optionalString(Keys.region.name))
     }
 }
 
@@ -106,16 +123,24 @@ public struct RecognizedMessage: Hashable, Sendable {
         self.region = region
     }
 
+    /// The key table: the members after "type" and "id", in the order they are written.
+    enum Keys {
+        static let device = FieldKey("device")
+        static let region = FieldKey("region")
+        static let all = [device, region]
+    }
+
     func writeFields(to w: inout JSONWriter) {
         w.optionalField("id", id)
-        w.key("device")
+        w.key(Keys.device)
         w.int(device)
-        w.key("region")
+        w.key(Keys.region)
         w.string(region)
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
-        self.init(id: try f.requestID(), device: try f.integer("device"), region: try f.string("region"))
+        self.init(
+            id: try f.requestID(), device: try f.integer(Keys.device.name), region: try f.string(Keys.region.name))
     }
 }
 
@@ -132,11 +157,18 @@ public struct RegionsMessage: Hashable, Sendable {
         self.regions = regions
     }
 
+    /// The key table: the members after "type" and "id", in the order they are written.
+    enum Keys {
+        static let device = FieldKey("device")
+        static let regions = FieldKey("regions")
+        static let all = [device, regions]
+    }
+
     func writeFields(to w: inout JSONWriter) {
         w.optionalField("id", id)
-        w.key("device")
+        w.key(Keys.device)
         w.int(device)
-        w.key("regions")
+        w.key(Keys.regions)
         w.beginArray()
         for region in regions { w.string(region) }
         w.endArray()
@@ -144,8 +176,8 @@ public struct RegionsMessage: Hashable, Sendable {
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            id: try f.requestID(), device: try f.integer("device"),
-            regions: try f.array("regions") { (item, path) throws(WireDecodingError) -> String in
+            id: try f.requestID(), device: try f.integer(Keys.device.name),
+            regions: try f.array(Keys.regions.name) { (item, path) throws(WireDecodingError) -> String in
                 guard case .string(let name) = item else {
                     throw WireDecodingError("\(path): a region id must be a string, got \(item.jsonText)")
                 }

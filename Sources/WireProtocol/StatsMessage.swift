@@ -20,28 +20,42 @@ public struct StatsMessage: Hashable, Sendable {
         self.latency = latency
     }
 
+    /// The key table: the members after "type" and "id", in the order they are written (the nested
+    /// client, device and latency objects keep their literal keys for now).
+    enum Keys {
+        static let uptime = FieldKey("uptime")
+        static let clients = FieldKey("clients")
+        static let devices = FieldKey("devices")
+        static let latency = FieldKey("latency")
+        static let all = [uptime, clients, devices, latency]
+    }
+
     func writeFields(to w: inout JSONWriter) {
         w.optionalField("id", id)
-        w.key("uptime")
+        w.key(Keys.uptime)
         w.double(uptime)
-        w.key("clients")
+        w.key(Keys.clients)
         w.beginArray()
         for client in clients { client.write(to: &w) }
         w.endArray()
-        w.key("devices")
+        w.key(Keys.devices)
         w.beginArray()
         for device in devices { device.write(to: &w) }
         w.endArray()
-        w.key("latency")
+        w.key(Keys.latency)
         latency.write(to: &w)
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            id: try f.requestID(), uptime: try f.double("uptime"),
-            clients: try f.objects("clients") { (c) throws(WireDecodingError) in try ClientStatistics(reading: c) },
-            devices: try f.objects("devices") { (d) throws(WireDecodingError) in try DeviceStatistics(reading: d) },
-            latency: try LatencyStatistics(reading: try f.object("latency")))
+            id: try f.requestID(), uptime: try f.double(Keys.uptime.name),
+            clients: try f.objects(Keys.clients.name) { (c) throws(WireDecodingError) in
+                try ClientStatistics(reading: c)
+            },
+            devices: try f.objects(Keys.devices.name) { (d) throws(WireDecodingError) in
+                try DeviceStatistics(reading: d)
+            },
+            latency: try LatencyStatistics(reading: try f.object(Keys.latency.name)))
     }
 }
 
