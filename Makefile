@@ -45,7 +45,7 @@ DOCS := $(wildcard README.md docs/*.md)
 PYTHON_PACKAGE := $(wildcard clients/python/multitouchd_client/*.py clients/python/multitouchd_client/py.typed)
 PYTHON_EXAMPLES := $(wildcard clients/python/examples/*.py)
 C_EXAMPLES := $(wildcard clients/c/examples/*.c)
-RECORDINGS := $(wildcard tests/fixtures/*.evemu)
+RECORDINGS := $(wildcard checks/fixtures/*.evemu)
 COMMANDS := multitouchd multitouchctl
 
 .PHONY: all build test install uninstall check-units install-check service-check man completions deb deb-check
@@ -60,13 +60,13 @@ test:
 
 # The systemd unit checks (verify + security score) and the staged install check.
 check-units:
-	bash tests/service/verify-units.sh
+	bash checks/service/verify-units.sh
 
 install-check:
-	bash tests/service/install-check.sh
+	bash checks/service/install-check.sh
 
 service-check:
-	bash tests/service/guest-service-check.sh
+	bash checks/service/guest-service-check.sh
 
 # Man pages from the commands' --help, by swift-argument-parser's generate-manual tool (the tool
 # behind `swift package generate-manual`, run on the built binaries: the plugin would rebuild the
@@ -130,7 +130,7 @@ install:
 	$(INSTALL) -m 0644 clients/python/README.md $(DESTDIR)$(DATADIR)/examples/python/
 	$(INSTALL) -m 0644 $(C_EXAMPLES) clients/c/README.md $(DESTDIR)$(DATADIR)/examples/c/
 	$(INSTALL) -d $(DESTDIR)$(DATADIR)/examples/tuio
-	$(INSTALL) -m 0644 config/examples/tuio.toml tests/tuio/touches.qml $(DESTDIR)$(DATADIR)/examples/tuio/
+	$(INSTALL) -m 0644 config/examples/tuio.toml checks/tuio/touches.qml $(DESTDIR)$(DATADIR)/examples/tuio/
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	$(INSTALL) -m 0644 clients/c/multitouchd.h $(DESTDIR)$(INCLUDEDIR)/multitouchd.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' clients/c/multitouchd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/multitouchd.pc

@@ -3,7 +3,7 @@
 
     python3 protocol/check-golden.py
 
-The Swift tests (WireProtocolTests) keep tests/protocol/golden/{messages,requests}/TYPE.jsonl equal to
+The Swift tests (WireProtocolTests) keep checks/protocol/golden/{messages,requests}/TYPE.jsonl equal to
 what the encoder writes, one file per MessageKind and RequestKind case. This script closes the loop
 to the schema, so a new message, request, field or enum value cannot reach a release undescribed:
 
@@ -23,7 +23,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
-GOLDEN = os.path.join(ROOT, "tests", "protocol", "golden")
+GOLDEN = os.path.join(ROOT, "checks", "protocol", "golden")
 sys.path.insert(0, HERE)
 import validate  # noqa: E402
 

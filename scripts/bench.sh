@@ -2,7 +2,7 @@
 # The benchmark suite (issue 13; figures in docs/PERFORMANCE.md). Timing lives here, never in tests.
 #
 # usage: scripts/bench.sh [--short] [RECORDING-OR-DIR...]
-#   default recordings: the generated fingers-1/2/5/10 and churn, tests/fixtures/touchscreen-pinch-rotate.evemu
+#   default recordings: the generated fingers-1/2/5/10 and churn, checks/fixtures/touchscreen-pinch-rotate.evemu
 #   and ../shared/recordings (when present).
 #
 # 1. `multitouchctl bench`: pipeline events/s and pipeline + JSON events/s, median (min-max) of 5 runs.
@@ -32,7 +32,7 @@ fi
 ctl=$bin/multitouchctl
 recordings=("$@")
 if [ ${#recordings[@]} -eq 0 ]; then
-  recordings=(tests/fixtures/touchscreen-pinch-rotate.evemu)
+  recordings=(checks/fixtures/touchscreen-pinch-rotate.evemu)
   [ "$short" = 0 ] && [ -d ../shared/recordings ] && recordings+=(../shared/recordings)
 fi
 work=$(mktemp -d /tmp/multitouchd-bench.XXXXXX)

@@ -18,7 +18,7 @@ echo "demo: swift build -c release (the first build takes a few minutes; later o
 swift build -c release --product multitouchd
 swift build -c release --product multitouchctl
 bin=$(swift build -c release --show-bin-path)
-recording=${DEMO_RECORDING:-tests/fixtures/touchscreen-map-tour.evemu}
+recording=${DEMO_RECORDING:-checks/fixtures/touchscreen-map-tour.evemu}
 seconds=${DEMO_SECONDS:-20}
 plot=${DEMO_PLOT:-${TMPDIR:-/tmp}/multitouchd-demo.svg}
 dir=$(mktemp -d /tmp/multitouchd-demo.XXXXXX)

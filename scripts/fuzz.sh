@@ -39,10 +39,10 @@ for harness in "${harnesses[@]}"; do
   mkdir -p "$dir/corpus" "$dir/artifacts"
   "$tool" seeds "$harness" "$root" "$dir/seeds" || exit 1
   inputs=("$dir/corpus" "$dir/seeds")
-  [ -d "tests/fuzz/$harness/regressions" ] && inputs+=("tests/fuzz/$harness/regressions")
+  [ -d "checks/fuzz/$harness/regressions" ] && inputs+=("checks/fuzz/$harness/regressions")
   options=(-max_total_time="$seconds" -max_len=65536 -timeout="$timeout" -rss_limit_mb=2048
     -print_final_stats=1 -artifact_prefix="$dir/artifacts/")
-  [ -f "tests/fuzz/$harness/dictionary" ] && options+=(-dict="tests/fuzz/$harness/dictionary")
+  [ -f "checks/fuzz/$harness/dictionary" ] && options+=(-dict="checks/fuzz/$harness/dictionary")
   echo "fuzz: $harness for $seconds s"
   MULTITOUCH_FUZZ_HARNESS=$harness "$fuzzer" "${options[@]}" "${inputs[@]}" > "$dir/log" 2>&1
   status=$?
@@ -57,7 +57,7 @@ for harness in "${harnesses[@]}"; do
       [ -e "$artifact" ] || continue
       echo "--- input: $artifact"
       echo "    reproduce: MULTITOUCH_FUZZ_HARNESS=$harness $fuzzer $artifact"
-      echo "    keep it:   cp $artifact tests/fuzz/$harness/regressions/<what-it-does>  (swift test replays it)"
+      echo "    keep it:   cp $artifact checks/fuzz/$harness/regressions/<what-it-does>  (swift test replays it)"
     done
   fi
 done

@@ -39,18 +39,18 @@ stage "imports and module graph" python3 scripts/check-imports.py
 stage "build" swift build --build-tests
 ctl="$(swift build --show-bin-path)/multitouchctl"
 stage "swift test" swift test --skip-build
-stage "check fixtures" "$ctl" check tests/fixtures
+stage "check fixtures" "$ctl" check checks/fixtures
 # The routing invariants (one owner per touch, every delivered touch ends) with the example trio's
 # overlapping regions (a map, a toolbar over it, an observer), over its recording and the fixtures.
 stage "check with regions" "$ctl" check --regions clients/examples/regions/layout.json \
-  clients/examples/regions/tap-and-pinch.evemu tests/fixtures
+  clients/examples/regions/tap-and-pinch.evemu checks/fixtures
 if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings ../shared/recordings/evemu-devices
   stage "feel report" "$ctl" feel --recordings ../shared/recordings
 fi
 # The schema against the Swift protocol (golden files both ways, enums), then every recording's replay.
-stage "protocol schema" bash -c 'python3 protocol/check-golden.py && bash protocol/check-replays.sh "$0" tests/fixtures ../shared/recordings' "$ctl"
-stage "plot CLI" bash tests/plot/cli-check.sh "$ctl"
+stage "protocol schema" bash -c 'python3 protocol/check-golden.py && bash protocol/check-replays.sh "$0" checks/fixtures ../shared/recordings' "$ctl"
+stage "plot CLI" bash checks/plot/cli-check.sh "$ctl"
 # Hardening (docs/FUZZING.md): each fuzz harness for a bounded time (any crash, hang or memory blow-up
 # fails), then the tests under AddressSanitizer in a scratch path of its own. ThreadSanitizer (a third
 # full build, about 3 minutes) runs with MULTITOUCHD_TSAN=1: CI's 20-minute budget has no room for it.
@@ -64,25 +64,25 @@ fi
 stage "python client" python3 clients/python/test_client.py
 stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
 stage "c client" python3 clients/c/test_c_client.py
-stage "multitouchctl edges" python3 tests/cli/test_cli.py
+stage "multitouchctl edges" python3 checks/cli/test_cli.py
 # TUIO output read by Qt's TuioTouch plugin (qml, offscreen) and Kivy's TUIO provider; two Qt programs
 # on two region targets (docs/TUIO.md).
-stage "tuio: Qt and Kivy clients" bash tests/tuio/run.sh "$(swift build --show-bin-path)"
+stage "tuio: Qt and Kivy clients" bash checks/tuio/run.sh "$(swift build --show-bin-path)"
 # Headless Chromium loads the live view (view --replay) and the JS demo (bridge); screenshots under
 # .build/web-check/ (the stage prints their paths).
-stage "browser pages" python3 tests/web/browser-check.py "$(swift build --show-bin-path)"
+stage "browser pages" python3 checks/web/browser-check.py "$(swift build --show-bin-path)"
 stage "benchmarks (short: runs and reports, no thresholds)" bash scripts/bench.sh --short
 stage "debian package" bash -c 'DEB_COMPRESSION=gzip bash packaging/deb/build.sh && bash packaging/deb/check.sh'
-stage "systemd units" bash tests/service/verify-units.sh
-stage "make install" bash tests/service/install-check.sh
-stage "guest: live devices" bash tests/guest/run-checks.sh
+stage "systemd units" bash checks/service/verify-units.sh
+stage "make install" bash checks/service/install-check.sh
+stage "guest: live devices" bash checks/guest/run-checks.sh
 # The service as installed from the .deb the "debian package" stage built (dpkg -i, maintainer scripts
 # run) under the guest's systemd: a live uinput device and a replay drop-in, socket activation, the
 # sandbox, reload, watchdog, stop. The same checks without systemd (MTD_MODES="live replay", about
 # 2 more minutes) run with MULTITOUCHD_SERVICE_MODES="live replay": CI's 20 minutes have no room.
 stage "guest: service" env MTD_DEB="$(ls -t dist/multitouchd_*.deb 2> /dev/null | head -1)" \
-  MTD_MODES="${MULTITOUCHD_SERVICE_MODES:-}" bash tests/service/guest-service-check.sh
-stage "guest: side by side (short: runs and reports)" bash tests/bench/side-by-side.sh --short
+  MTD_MODES="${MULTITOUCHD_SERVICE_MODES:-}" bash checks/service/guest-service-check.sh
+stage "guest: side by side (short: runs and reports)" bash checks/bench/side-by-side.sh --short
 
 echo
 for f in "${failures[@]}"; do echo "failed stage: $f"; done

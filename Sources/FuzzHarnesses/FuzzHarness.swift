@@ -6,7 +6,7 @@ import WireProtocol
 
 /// One fuzz target: the code libFuzzer feeds bytes to, and where its seed inputs come from.
 ///
-/// Its committed inputs live in `tests/fuzz/<name>/`: `seeds/` (extra seeds), `regressions/` (inputs
+/// Its committed inputs live in `checks/fuzz/<name>/`: `seeds/` (extra seeds), `regressions/` (inputs
 /// that once crashed or hung it, replayed by `swift test`) and an optional `dictionary` for libFuzzer.
 /// `scripts/fuzz.sh` runs every harness in `all`; docs/FUZZING.md describes the workflow.
 public struct FuzzHarness: Sendable {
@@ -20,7 +20,7 @@ public struct FuzzHarness: Sendable {
         case skipped
     }
 
-    /// Names the corpus directory (`tests/fuzz/<name>`) and the harness on the command line.
+    /// Names the corpus directory (`checks/fuzz/<name>`) and the harness on the command line.
     public let name: String
     /// Builds the seed inputs from the repository at `root`: inputs that reach deep into the parser.
     public let seeds: @Sendable (_ root: String) -> [(name: String, bytes: [UInt8])]

@@ -2,8 +2,8 @@ import Foundation
 import MultitouchCore
 import Recordings
 
-/// Seed inputs for each harness, built from what the repository already has (tests/fixtures, config/,
-/// and ../shared/recordings when it is there) plus each harness's committed `tests/fuzz/<name>/seeds/`.
+/// Seed inputs for each harness, built from what the repository already has (checks/fixtures, config/,
+/// and ../shared/recordings when it is there) plus each harness's committed `checks/fuzz/<name>/seeds/`.
 enum Seeds {
     @Sendable static func evemu(_ root: String) -> [(name: String, bytes: [UInt8])] {
         var seeds = committed(root, "evemu")
@@ -47,7 +47,7 @@ enum Seeds {
     /// each as one stream of lines, and every request line of docs/PROTOCOL.md's examples.
     @Sendable static func request(_ root: String) -> [(name: String, bytes: [UInt8])] {
         var seeds = committed(root, "request")
-        let golden = root + "/tests/protocol/golden/requests"
+        let golden = root + "/checks/protocol/golden/requests"
         for name in files(in: golden) where name.hasSuffix(".jsonl") {
             guard let bytes = read(golden + "/" + name) else { continue }
             seeds.append(("golden-" + name, bytes))
@@ -76,7 +76,7 @@ enum Seeds {
     /// NUL byte (the evemu harness's input format).
     private static func recordings(_ root: String) -> [(name: String, kind: RecordingReader.Kind, bytes: [UInt8])] {
         var found: [(name: String, kind: RecordingReader.Kind, bytes: [UInt8])] = []
-        for directory in ["tests/fixtures", "../shared/recordings"] {
+        for directory in ["checks/fixtures", "../shared/recordings"] {
             guard let jobs = try? RecordingSet.scan(directory: root + "/" + directory) else { continue }
             for job in jobs {
                 guard case .ready = job.status, var bytes = read(job.path),
@@ -92,7 +92,7 @@ enum Seeds {
     }
 
     private static func committed(_ root: String, _ harness: String) -> [(name: String, bytes: [UInt8])] {
-        let directory = "\(root)/tests/fuzz/\(harness)/seeds"
+        let directory = "\(root)/checks/fuzz/\(harness)/seeds"
         return files(in: directory).compactMap { name in read(directory + "/" + name).map { (name, $0) } }
     }
 

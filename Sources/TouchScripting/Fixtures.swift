@@ -1,7 +1,7 @@
 import MultitouchCore
 
 /// The project's own recordings: scripted finger scenarios on the test devices. `multitouchctl generate`
-/// writes them to tests/fixtures as evemu files (a test checks the committed files are current), the
+/// writes them to checks/fixtures as evemu files (a test checks the committed files are current), the
 /// README's demo serves one, and the CI checks replay every one.
 public enum Fixtures {
     /// One fixture: a file name, a device and its events.

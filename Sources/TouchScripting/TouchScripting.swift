@@ -6,4 +6,4 @@
 //   semi-mt, resolution 0, single touch).
 // - `TouchScripter`: finger scenarios in percent and virtual time, encoded for the device's protocol.
 // - `RandomTouchScript` + `SplitMix64`: seeded random scenarios and garbage for property tests.
-// - `Fixtures`: the scripted recordings of tests/fixtures; `BenchmarkRecordings`: those of the benchmarks.
+// - `Fixtures`: the scripted recordings of checks/fixtures; `BenchmarkRecordings`: those of the benchmarks.

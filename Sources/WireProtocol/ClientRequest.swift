@@ -2,7 +2,7 @@ import Gestures
 import MultitouchCore
 import TouchRouting
 
-/// Every value of `"type"` a client sends. The golden files (tests/protocol/golden/requests/NAME.jsonl)
+/// Every value of `"type"` a client sends. The golden files (checks/protocol/golden/requests/NAME.jsonl)
 /// are named after these.
 public enum RequestKind: String, Hashable, Sendable, CaseIterable {
     case subscribe, unsubscribe, ping, stats, resetTransform, setTransform, declareRegions, updateRegions

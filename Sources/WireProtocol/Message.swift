@@ -13,7 +13,7 @@ public enum ProtocolFeature {
 }
 
 /// Every value of `"type"` the daemon sends: one per message shape. The golden files
-/// (tests/protocol/golden/messages/NAME.jsonl) are named after these.
+/// (checks/protocol/golden/messages/NAME.jsonl) are named after these.
 public enum MessageKind: String, Hashable, Sendable, CaseIterable {
     case hello, deviceAdded, deviceRemoved, touches
     case session, gesture, tap, doubleTap, longPress

@@ -6,7 +6,7 @@ import Testing
 @testable import DeviceInput
 
 // These need /dev/uinput: they are skipped (reported as skipped, not passed) on a host without it and
-// run on a real kernel in the guest (tests/guest/run-checks.sh runs this bundle there).
+// run on a real kernel in the guest (checks/guest/run-checks.sh runs this bundle there).
 
 /// Waits (bounded) until `device` has something to read; the kernel delivers uinput writes
 /// synchronously, so this only guards against a missing event, never against timing.

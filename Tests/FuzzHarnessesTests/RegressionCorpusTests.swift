@@ -11,16 +11,16 @@ import Testing
         .deletingLastPathComponent().path
 
     static func inputs(_ harness: String, _ kind: String) -> [String] {
-        let directory = "\(root)/tests/fuzz/\(harness)/\(kind)"
+        let directory = "\(root)/checks/fuzz/\(harness)/\(kind)"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { !$0.hasPrefix(".") }.sorted().map { directory + "/" + $0 }
     }
 
-    /// Every directory under tests/fuzz belongs to a harness, so no regression corpus is silently dropped.
+    /// Every directory under checks/fuzz belongs to a harness, so no regression corpus is silently dropped.
     @Test func everyCorpusDirectoryHasAHarness() throws {
-        let directories = try FileManager.default.contentsOfDirectory(atPath: Self.root + "/tests/fuzz")
+        let directories = try FileManager.default.contentsOfDirectory(atPath: Self.root + "/checks/fuzz")
         for directory in directories where !directory.hasPrefix(".") {
-            #expect(FuzzHarness.named(directory) != nil, "tests/fuzz/\(directory) has no harness in FuzzHarness.all")
+            #expect(FuzzHarness.named(directory) != nil, "checks/fuzz/\(directory) has no harness in FuzzHarness.all")
         }
     }
 

@@ -4,13 +4,13 @@ import MultitouchClient
 import Testing
 
 /// The Swift client library on its own: a socket pair plays the daemon, writing the protocol's golden
-/// lines (tests/protocol/golden, the same bytes the Python client's tests read).
+/// lines (checks/protocol/golden, the same bytes the Python client's tests read).
 @Suite("MultitouchClient decoding")
 struct ClientDecodingTests {
     static let golden: String = {
         var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)
-        return parts.joined(separator: "/") + "/tests/protocol/golden"
+        return parts.joined(separator: "/") + "/checks/protocol/golden"
     }()
 
     static func lines(_ kind: String, _ name: String) throws -> [String] {

@@ -220,7 +220,7 @@ import Testing
     @Test(arguments: [("rejected-alias-bomb-keys.yml", 8, "&l0"), ("rejected-alias-bomb-events.yml", 9, "&d")])
     func aliasBombsAreRefusedBeforeComposing(name: String, line: Int, token: String) throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("tests/fuzz/libinput-record/regressions/\(name)").path
+            .deletingLastPathComponent().appendingPathComponent("checks/fuzz/libinput-record/regressions/\(name)").path
         #expect {
             try RecordingReader.read(path: path)
         } throws: { error in

@@ -47,10 +47,10 @@ import WireProtocol
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         for fixture in Fixtures.all {
-            let path = root.appendingPathComponent("tests/fixtures/\(fixture.name).evemu").path
+            let path = root.appendingPathComponent("checks/fixtures/\(fixture.name).evemu").path
             let committed = try String(contentsOfFile: path, encoding: .utf8)
             let fresh = EvemuWriter.write(description: fixture.device, events: fixture.events)
-            #expect(committed == fresh, "\(fixture.name): run `multitouchctl generate` and commit tests/fixtures")
+            #expect(committed == fresh, "\(fixture.name): run `multitouchctl generate` and commit checks/fixtures")
         }
     }
 

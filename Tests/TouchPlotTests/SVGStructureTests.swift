@@ -195,13 +195,13 @@ import TouchPipeline
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let name = "touchscreen-map-tour.evemu"
-        let recording = try RecordingReader.read(path: root.appendingPathComponent("tests/fixtures/\(name)").path)
+        let recording = try RecordingReader.read(path: root.appendingPathComponent("checks/fixtures/\(name)").path)
         let fresh = SVGPlot.render(PlotData.replay(recording: recording, name: name))
         let committed = try Data(contentsOf: root.appendingPathComponent("docs/plots/touchscreen-map-tour.svg"))
         let current = Array(committed) == fresh
         #expect(
             current,
-            "run `multitouchctl plot tests/fixtures/\(name) -o docs/plots/touchscreen-map-tour.svg` and commit it")
+            "run `multitouchctl plot checks/fixtures/\(name) -o docs/plots/touchscreen-map-tour.svg` and commit it")
         // The PNG beside it (its pixels depend on the installed renderer and fonts; its size must not).
         let png = try [UInt8](Data(contentsOf: root.appendingPathComponent("docs/plots/touchscreen-map-tour.png")))
         let size = SVGPlot.size(of: PlotData.replay(recording: recording, name: name))

@@ -5,7 +5,7 @@ import Testing
 @testable import WireProtocol
 
 /// Every message and request the protocol defines goes through the one encoder and back through the one
-/// decoder unchanged, and the golden files (tests/protocol/golden/) hold exactly what the encoder
+/// decoder unchanged, and the golden files (checks/protocol/golden/) hold exactly what the encoder
 /// writes: a change to a field, its name, order or number format shows up here and in the Python
 /// client's tests, which read the same files.
 @Suite("Protocol round trip")
@@ -67,7 +67,7 @@ struct ProtocolRoundTripTests {
 /// The golden files: one per message and request type, read here and by clients/python.
 @Suite("Protocol golden files")
 struct ProtocolGoldenTests {
-    static let directory = URLPath.repositoryRoot + "/tests/protocol/golden"
+    static let directory = URLPath.repositoryRoot + "/checks/protocol/golden"
 
     static func expected(_ lines: [String]) -> String { lines.map { $0 + "\n" }.joined() }
 

@@ -5,7 +5,7 @@ import WireProtocol
 
 /// At least one value of every message and every request the protocol defines, with optional fields
 /// both present and absent. The round-trip tests encode and decode each; the golden files under
-/// tests/protocol/golden/ are these values encoded (one file per type, one line per value), and the
+/// checks/protocol/golden/ are these values encoded (one file per type, one line per value), and the
 /// Python client's tests read the same files.
 enum ProtocolSamples {
     static let screen = DeviceInfo(

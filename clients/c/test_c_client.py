@@ -83,13 +83,13 @@ def test_parse_matches_json(bin_dir, built, tmp):
     # Every fixture and shared recording, replayed (and validated against the schema) by check-replays.sh.
     replays = os.path.join(tmp, "replays.jsonl")
     subprocess.run(["bash", os.path.join(ROOT, "protocol", "check-replays.sh"), "-o", replays,
-                    os.path.join(bin_dir, "multitouchctl"), os.path.join(ROOT, "tests", "fixtures"),
+                    os.path.join(bin_dir, "multitouchctl"), os.path.join(ROOT, "checks", "fixtures"),
                     os.path.join(ROOT, "..", "shared", "recordings")], check=True, capture_output=True)
     with open(replays) as f:
         text = f.read()
     # With predictions (docs/PREDICTION.md): predicted and predictedMatrix.
     predicted = subprocess.run([os.path.join(bin_dir, "multitouchctl"), "replay", "--json", "--predict-ms", "16",
-                                os.path.join(ROOT, "tests", "fixtures", "touchscreen-pinch-rotate.evemu")],
+                                os.path.join(ROOT, "checks", "fixtures", "touchscreen-pinch-rotate.evemu")],
                                check=True, capture_output=True, text=True).stdout
     assert '"predictedMatrix"' in predicted and '"predicted"' in predicted, "replay --predict-ms adds predictions"
     text += predicted

@@ -1,7 +1,7 @@
 // The live view served by `multitouchctl view` (and by `multitouchctl bridge` at /view.html): live
 // touches with ids and trails, the map transformed by the published matrix, finger count, segment
 // mode, velocities and the daemon's latency histogram. Everything it shows is also on
-// `window.multitouchView`, which the headless-Chromium test (tests/web/browser-check.py) reads.
+// `window.multitouchView`, which the headless-Chromium test (checks/web/browser-check.py) reads.
 import { MultitouchClient, IDENTITY } from "./multitouch.js";
 
 const TRAIL_POINTS = 400;      // points kept per touch trail

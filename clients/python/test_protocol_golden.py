@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads the protocol's golden files (tests/protocol/golden/) through the Python client.
+"""Reads the protocol's golden files (checks/protocol/golden/) through the Python client.
 
     python3 clients/python/test_protocol_golden.py
 
@@ -17,7 +17,7 @@ import tempfile
 import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GOLDEN = os.path.join(HERE, "..", "..", "tests", "protocol", "golden")
+GOLDEN = os.path.join(HERE, "..", "..", "checks", "protocol", "golden")
 sys.path.insert(0, HERE)
 from multitouchd_client import Client  # noqa: E402
 from multitouchd_client.messages import Gesture, Touches, parse  # noqa: E402

@@ -115,9 +115,9 @@ if [ -x "$work/pg" ]; then
 fi
 
 # A browser against the installed binaries: headless Chromium loads the live view and the JavaScript
-# demo served by the installed multitouchctl (tests/web/browser-check.py, given the installed bin dir).
+# demo served by the installed multitouchctl (checks/web/browser-check.py, given the installed bin dir).
 if command -v chromium > /dev/null || command -v chromium-browser > /dev/null; then
-  if python3 "$root_dir/tests/web/browser-check.py" "$root/usr/bin" > "$work/browser.txt" 2>&1; then
+  if python3 "$root_dir/checks/web/browser-check.py" "$root/usr/bin" > "$work/browser.txt" 2>&1; then
     pass "installed multitouchctl view/bridge + headless Chromium: $(grep -c '^ok' "$work/browser.txt") checks"
   else
     fail "browser against the installed binaries: $(tail -3 "$work/browser.txt" | tr '\n' ' ')"

@@ -13,7 +13,7 @@ struct Generate: ParsableCommand {
         commandName: "generate",
         abstract: "Write the project's scripted test recordings (evemu) into a directory.",
         discussion: """
-            The files in tests/fixtures are this command's output (`multitouchctl generate -o tests/fixtures` \
+            The files in checks/fixtures are this command's output (`multitouchctl generate -o checks/fixtures` \
             in a checkout); a test fails when they are stale. The directory is created when missing; files of \
             the same names in it are replaced. With --random-frames it writes one seeded random recording \
             instead (fingers landing, wandering and lifting, up to --fingers at once, on the 10-slot test \
@@ -36,7 +36,7 @@ struct Generate: ParsableCommand {
     var seed: UInt64 = 1
 
     func validate() throws {
-        if output == nil && !list { throw ValidationError("say where to write: -o DIR (tests/fixtures in a checkout)") }
+        if output == nil && !list { throw ValidationError("say where to write: -o DIR (checks/fixtures in a checkout)") }
     }
 
     func run() throws {

@@ -144,7 +144,7 @@ def region_transform_request(device, region, matrix=None):
 
 def _number(value):
     """A matrix entry as the daemon writes numbers: whole values without ".0" (2, not 2.0), so a
-    request is the same bytes from Python as from the Swift client (tests/protocol/golden)."""
+    request is the same bytes from Python as from the Swift client (checks/protocol/golden)."""
     f = float(value)
     if not math.isfinite(f):
         raise ValueError("matrix entries must be finite, not %r" % (value,))

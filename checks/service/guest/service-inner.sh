@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs INSIDE the QEMU guest as root (tests/service/guest-service-check.sh starts it): installs
+# Runs INSIDE the QEMU guest as root (checks/service/guest-service-check.sh starts it): installs
 # multitouchd with `make install` (the guest's root is a throwaway overlay), then starts it exactly as
 # multitouchd.service would, without systemd: the unit's ExecStart= command line, its user setup
 # (a service user standing in for DynamicUser=, supplementary groups input and multitouch, no
@@ -15,7 +15,7 @@ set -uo pipefail
 repo=${MTD_REPO:?}
 bin=${MTD_BIN:?}
 mode=${MTD_MODE:-live}
-here=$repo/tests/service/guest
+here=$repo/checks/service/guest
 helper="python3 $here/service_check.py"
 work=$(mktemp -d /run/mtd-check.XXXXXX)
 chmod 755 "$work"

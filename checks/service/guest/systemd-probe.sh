@@ -11,7 +11,7 @@ set -uo pipefail
 repo=${MTD_REPO:?}
 prefix=${MTD_PREFIX:-/usr/local}            # /usr when installed from the .deb
 unitdir=${MTD_UNITDIR:-$prefix/lib/systemd/system}
-here=$repo/tests/service/guest
+here=$repo/checks/service/guest
 helper="python3 $here/service_check.py"
 work=$(mktemp -d /run/mtd-probe.XXXXXX)
 chmod 755 "$work"

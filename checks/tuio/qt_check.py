@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """TUIO output checked with clients no one here wrote (docs/TUIO.md, issue 21).
 
-For each recording (a map tour, a pinch and rotate, a palm cancelled mid-pinch): an unmodified Qt Quick program (tests/tuio/touches.qml, run by Qt's own `qml` with
+For each recording (a map tour, a pinch and rotate, a palm cancelled mid-pinch): an unmodified Qt Quick program (checks/tuio/touches.qml, run by Qt's own `qml` with
 `-platform offscreen -plugin TuioTouch:udp=PORT`) and an OSC decoder listen while `multitouchd --replay`
 sends TUIO to both; a monitor client records what the daemon's socket says. Checked:
 
@@ -34,8 +34,8 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-QML_FILE = os.path.join(ROOT, "tests", "tuio", "touches.qml")
-FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+QML_FILE = os.path.join(ROOT, "checks", "tuio", "touches.qml")
+FIXTURES = os.path.join(ROOT, "checks", "fixtures")
 
 failures = []
 
@@ -164,7 +164,7 @@ def read(path):
 
 
 class QtApp:
-    """tests/tuio/touches.qml in Qt's qml runtime, reading TUIO on `port`."""
+    """checks/tuio/touches.qml in Qt's qml runtime, reading TUIO on `port`."""
 
     def __init__(self, qml, port, width, height, workdir, name, mode):
         self.log = os.path.join(workdir, name + ".log")

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Real-kernel checks of live device input, in a throw-away QEMU guest (tools/guest/run-in-guest.sh).
 #
-# usage: tests/guest/run-checks.sh        (as root; builds multitouchctl and the test bundle if needed)
+# usage: checks/guest/run-checks.sh        (as root; builds multitouchctl and the test bundle if needed)
 #
-# On the host: builds, generates the harness's own recordings, gathers tests/fixtures/*.evemu and
+# On the host: builds, generates the harness's own recordings, gathers checks/fixtures/*.evemu and
 # ../shared/recordings (when present), and replays each one (`multitouchctl replay --json`). In the
-# guest (tests/guest/guest-checks.sh): runs the DeviceInput unit tests that need /dev/uinput, creates a
+# guest (checks/guest/guest-checks.sh): runs the DeviceInput unit tests that need /dev/uinput, creates a
 # uinput device per recording (evemu-device), plays it (evemu-play) while `multitouchctl listen --json`
 # reads it, forces a SYN_DROPPED, destroys a device mid-gesture, checks hotplug (inotify, then udev),
 # grab and `multitouchctl record`. Back on the host: compares live against replay per recording.
@@ -48,7 +48,7 @@ work=$(mktemp -d /var/tmp/multitouchd-guest-checks.XXXXXX)
 chmod 755 "$work"
 [ "${MT_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/rec" "$work/replay" "$work/gen"
-python3 tests/guest/gen_recordings.py "$work/gen" || exit 2
+python3 checks/guest/gen_recordings.py "$work/gen" || exit 2
 
 # Recordings to compare: one self-contained evemu file each (events-only files get their .desc
 # prepended: evemu-device reads the description, evemu-play the events of the same file).
@@ -65,7 +65,7 @@ add_recording() {  # $1 = name, $2 = file, $3 = optional .desc
   fi || echo "replay of $2 failed: $(head -2 "$work/replay/$1.err")"
 }
 for f in "$work"/gen/*.evemu; do add_recording "$(basename "$f" .evemu)" "$f"; done
-for f in tests/fixtures/*.evemu; do [ -f "$f" ] && add_recording "fixture-$(basename "$f" .evemu)" "$f"; done
+for f in checks/fixtures/*.evemu; do [ -f "$f" ] && add_recording "fixture-$(basename "$f" .evemu)" "$f"; done
 shared=$root/../shared/recordings
 if [ -d "$shared" ]; then
   for f in "$shared"/*.evemu "$shared"/*.events; do
@@ -87,7 +87,7 @@ echo "run-checks: $(ls "$work/rec" | wc -l) recordings, replayed on the host in 
 guest_start=$(date +%s.%N)
 QP_RW_DIRS="$work" QP_PASSENV="MT_WORK MT_CTL MT_DAEMON MT_XCTEST MT_ROOT MT_SECTIONS" QP_TIMEOUT=${MT_GUEST_TIMEOUT:-600} \
   MT_WORK=$work MT_CTL=$guest_bin/multitouchctl MT_DAEMON=$guest_bin/multitouchd MT_XCTEST=$xctest MT_ROOT=$root \
-  bash tools/guest/run-in-guest.sh "$root/tests/guest/guest-checks.sh"
+  bash tools/guest/run-in-guest.sh "$root/checks/guest/guest-checks.sh"
 guest_rc=$?
 guest_end=$(date +%s.%N)
 
@@ -118,13 +118,13 @@ for f in "$work"/rec/*.evemu; do
   exact_ok=1
   if [ -s "$work/live/$name.delivered.evemu" ]; then
     "$ctl" replay --json "$work/live/$name.delivered.evemu" > "$work/replay/$name.delivered.jsonl" 2>&1
-    python3 tests/guest/checks.py exact "$work/live/$name.jsonl" "$work/replay/$name.delivered.jsonl" "$name" > "$work/exact.txt"
+    python3 checks/guest/checks.py exact "$work/live/$name.jsonl" "$work/replay/$name.delivered.jsonl" "$name" > "$work/exact.txt"
     exact_ok=$?
     exact_line=$(head -1 "$work/exact.txt")
     sed -n '2,$p' "$work/exact.txt"
   fi
-  known=$(awk -F'\t' -v n="$name" '$1 == n {print $2}' tests/guest/known-differences.txt)
-  python3 tests/guest/checks.py compare "$work/replay/$name.jsonl" "$work/live/$name.jsonl" "live $name" ${known:+"$known"} > "$work/cmp.txt"
+  known=$(awk -F'\t' -v n="$name" '$1 == n {print $2}' checks/guest/known-differences.txt)
+  python3 checks/guest/checks.py compare "$work/replay/$name.jsonl" "$work/live/$name.jsonl" "live $name" ${known:+"$known"} > "$work/cmp.txt"
   cmp_ok=$?
   line=$(head -1 "$work/cmp.txt")
   sed -n '2,$p' "$work/cmp.txt"
@@ -144,7 +144,7 @@ done
 # print what the listener printed, the dropped message and the cancelled touch included.
 if [ -s "$work/live/syn-dropped.delivered.evemu" ]; then
   "$ctl" replay --json "$work/live/syn-dropped.delivered.evemu" > "$work/replay/syn-dropped.delivered.jsonl" 2>&1
-  if python3 tests/guest/checks.py exact "$work/live/syn-dropped.jsonl" "$work/replay/syn-dropped.delivered.jsonl" "syn-dropped" > "$work/exact.txt"; then
+  if python3 checks/guest/checks.py exact "$work/live/syn-dropped.jsonl" "$work/replay/syn-dropped.delivered.jsonl" "syn-dropped" > "$work/exact.txt"; then
     echo "PASS syn-dropped recorded: $(head -1 "$work/exact.txt" | cut -d' ' -f2-), the overflow included" >> "$results"
   else
     echo "FAIL syn-dropped recorded: $(head -1 "$work/exact.txt" | cut -d' ' -f2-)" >> "$results"
@@ -156,7 +156,7 @@ fi
 # record round trip: the recorded file replays to the same touches as the recording that was played.
 if [ -s "$work/live/recorded.evemu" ]; then
   "$ctl" replay --json "$work/live/recorded.evemu" > "$work/replay/recorded.jsonl" 2> "$work/replay/recorded.err"
-  python3 tests/guest/checks.py same-touches "$work/replay/gen-touchscreen-pinch-pan.jsonl" "$work/replay/recorded.jsonl" > "$work/cmp.txt"
+  python3 checks/guest/checks.py same-touches "$work/replay/gen-touchscreen-pinch-pan.jsonl" "$work/replay/recorded.jsonl" > "$work/cmp.txt"
   head -1 "$work/cmp.txt" >> "$results"
   sed -n '2,$p' "$work/cmp.txt"
 else

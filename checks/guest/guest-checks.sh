@@ -1,16 +1,16 @@
 #!/bin/bash
-# Runs INSIDE the QEMU guest (started by tests/guest/run-checks.sh): drives uinput devices made with
-# evemu-device (played by tests/guest/play.py) and the project's multitouchctl on a real kernel. Writes live outputs under
+# Runs INSIDE the QEMU guest (started by checks/guest/run-checks.sh): drives uinput devices made with
+# evemu-device (played by checks/guest/play.py) and the project's multitouchctl on a real kernel. Writes live outputs under
 # $MT_WORK and one "PASS|FAIL name: detail" line per check to $MT_WORK/results.txt; the host judges
 # the live-vs-replay comparisons afterwards (replays run on the host, they need no kernel).
 set -u
 W=$MT_WORK
 CTL=$MT_CTL
 RES=$W/results.txt
-CHECKS="/usr/bin/python3 $MT_ROOT/tests/guest/checks.py"
+CHECKS="/usr/bin/python3 $MT_ROOT/checks/guest/checks.py"
 # Frames at their recorded offsets from one start time (evemu-play sleeps before every event, and
 # under TCG those delays add up to hundreds of ms over a long recording).
-PLAY="/usr/bin/python3 $MT_ROOT/tests/guest/play.py"
+PLAY="/usr/bin/python3 $MT_ROOT/checks/guest/play.py"
 mkdir -p "$W/live" "$W/tmp"
 LIVE_TMP=/run/multitouchd-live   # guest tmpfs (a 9p write waits for the host)
 mkdir -p "$LIVE_TMP"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs inside the QEMU guest (tests/bench/side-by-side.sh starts it with udevd running). For every
+# Runs inside the QEMU guest (checks/bench/side-by-side.sh starts it with udevd running). For every
 # $MT_WORK/rec/*.evemu: creates the uinput device (evemu-device), starts on that one node (a) the
 # bare libevdev loop (evdev-floor read), (b) libinput debug-events, (c) multitouchd with one client
-# (evdev-floor client), plays the recording in real time (tests/guest/play.py), and writes each
+# (evdev-floor client), plays the recording in real time (checks/guest/play.py), and writes each
 # reader's CPU time (/proc/PID/schedstat, ns) and the latency lines to $MT_WORK/out/NAME.txt.
 set -uo pipefail
 W=$MT_WORK
@@ -39,7 +39,7 @@ for rec in "$W"/rec/*.evemu; do
   sleep 3   # everyone has opened the device and subscribed; libinput has finished its start-up
   before="$(cpu $floor_pid) $(cpu $li_pid) $(cpu $d_pid) $(cpu $c_pid)"
   start=$(date +%s.%N)
-  python3 "$MT_ROOT/tests/guest/play.py" "$node" < "$rec"
+  python3 "$MT_ROOT/checks/guest/play.py" "$node" < "$rec"
   played=$(date +%s.%N)
   sleep 2   # let every reader drain
   after="$(cpu $floor_pid) $(cpu $li_pid) $(cpu $d_pid) $(cpu $c_pid)"

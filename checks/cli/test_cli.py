@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks multitouchctl's behaviour at its edges (exit statuses, messages, stats, monitor).
 
-    python3 tests/cli/test_cli.py [BIN_DIR]
+    python3 checks/cli/test_cli.py [BIN_DIR]
 
 Each check runs the real binaries; a daemon is started for stats and monitor. Prints one line per
 check and a summary; exits non-zero when any failed.
@@ -45,8 +45,8 @@ def test_check_descends_pairs_and_skips(bin_dir, tmp):
     top = os.path.join(tmp, "top")
     sub = os.path.join(top, "touch pads")
     os.makedirs(sub)
-    shutil.copy(os.path.join(ROOT, "tests", "fixtures", "touchscreen-pinch-rotate.evemu"), top)
-    lines = open(os.path.join(ROOT, "tests", "fixtures", "single-touch.evemu")).read().splitlines(True)
+    shutil.copy(os.path.join(ROOT, "checks", "fixtures", "touchscreen-pinch-rotate.evemu"), top)
+    lines = open(os.path.join(ROOT, "checks", "fixtures", "single-touch.evemu")).read().splitlines(True)
     described = "".join(l for l in lines if not l.lstrip().startswith("E:"))
     open(os.path.join(sub, "Some Pad.desc"), "w").write(described)
     open(os.path.join(sub, "Some Pad.drag.events"), "w").write("".join(l for l in lines if l.lstrip().startswith("E:")))
@@ -62,7 +62,7 @@ def test_check_descends_pairs_and_skips(bin_dir, tmp):
 
 def test_replay_and_check_of_a_desc_fail(bin_dir, tmp):
     desc = os.path.join(tmp, "device.desc")
-    shutil.copy(os.path.join(ROOT, "tests", "fixtures", "single-touch.evemu"), desc)
+    shutil.copy(os.path.join(ROOT, "checks", "fixtures", "single-touch.evemu"), desc)
     for args in (("replay", desc), ("check", desc)):
         r = ctl(bin_dir, *args)
         check(r.returncode != 0, "%s exit %d" % (args[0], r.returncode))
@@ -83,11 +83,11 @@ def test_generate_needs_a_directory_and_says_why(bin_dir, tmp):
     out = os.path.join(tmp, "fixtures")
     r = ctl(bin_dir, "generate", "-o", out)
     check(r.returncode == 0, r.stderr)
-    check(sorted(os.listdir(out)) == sorted(os.listdir(os.path.join(ROOT, "tests", "fixtures"))), "every fixture")
+    check(sorted(os.listdir(out)) == sorted(os.listdir(os.path.join(ROOT, "checks", "fixtures"))), "every fixture")
 
 
 def test_readable_replay_shows_cumulative_zoom(bin_dir, tmp):
-    path = os.path.join(ROOT, "tests", "fixtures", "touchscreen-pinch-rotate.evemu")
+    path = os.path.join(ROOT, "checks", "fixtures", "touchscreen-pinch-rotate.evemu")
     text = ctl(bin_dir, "replay", path).stdout.splitlines()
     msgs = [json.loads(l) for l in ctl(bin_dir, "replay", "--json", path).stdout.splitlines()]
     gestures = [l for l in text if " pinchRotate " in l or " pan " in l]
@@ -180,7 +180,7 @@ def test_view_replay_daemon_dies_with_a_killed_view(bin_dir, tmp):
     # its guardian) and leave nothing in /tmp.
     import signal
     import time
-    fixture = os.path.join(ROOT, "tests", "fixtures", "touchscreen-map-tour.evemu")
+    fixture = os.path.join(ROOT, "checks", "fixtures", "touchscreen-map-tour.evemu")
     view = subprocess.Popen([os.path.join(bin_dir, "multitouchctl"), "view", "--listen", "127.0.0.1:0",
                              "--replay", fixture], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:

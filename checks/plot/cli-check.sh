@@ -3,7 +3,7 @@
 # identical) and PNG (PNG signature, the SVG's size), and each kind of bad input refused with a clear
 # message and a non-zero status. The SVG's structure is tested in Tests/TouchPlotTests.
 #
-#   bash tests/plot/cli-check.sh [path/to/multitouchctl]
+#   bash checks/plot/cli-check.sh [path/to/multitouchctl]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ctl=${1:-$(swift build --show-bin-path)/multitouchctl}
@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{print $1*16777216+$2*65536+$3*256+$4 "x" $5*16777216+$6*65536+$7*256+$8}'; }
 svg_size() { head -c 400 "$1" | sed -n 's/.*<svg[^>]* width="\([0-9]*\)" height="\([0-9]*\)".*/\1x\2/p'; }
 
-for f in tests/fixtures/*.evemu; do
+for f in checks/fixtures/*.evemu; do
   name=$(basename "$f" .evemu)
   "$ctl" plot "$f" -o "$out/$name.svg" >/dev/null || { fail "$name: plot to SVG failed"; continue; }
   "$ctl" plot "$f" -o "$out/$name.again.svg" >/dev/null
@@ -38,7 +38,7 @@ expect_error() {
     fail "$what: stderr lacks \"$text\": $(cat "$out/stderr")"
   fi
 }
-tour=tests/fixtures/touchscreen-map-tour.evemu
+tour=checks/fixtures/touchscreen-map-tour.evemu
 expect_error "unknown extension" "must end in .svg or .png" "$ctl" plot "$tour" -o "$out/x.jpg"
 expect_error "missing recording" "multitouchctl plot:" "$ctl" plot "$out/none.evemu" -o "$out/x.svg"
 expect_error "garbage recording" "multitouchctl plot:" "$ctl" plot /etc/hostname -o "$out/x.svg"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The bridge at its descriptor limit (issue 19): it must neither spin nor stop serving.
 
-    python3 tests/web/bridge-fd-limit.py BIN_DIR
+    python3 checks/web/bridge-fd-limit.py BIN_DIR
 
 Starts `multitouchctl bridge` with RLIMIT_NOFILE 64, holds 100 silent TCP connections to it, prints the
 bridge's CPU use over 5 s, then frees half of them and checks that a page is served again. A manual

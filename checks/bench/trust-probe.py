@@ -10,7 +10,7 @@ attackers' requests were refused (over-budget) and how long SIGTERM took.
 
 Timings are measured here, never asserted in unit tests. Usage:
   trust-probe.py --daemon .build/debug/multitouchd --scenario observers|opaque|masks|config|fifo
-                 [--clients 1|16] [--seconds 10] [--recording tests/fixtures/touchscreen-map-tour.evemu]
+                 [--clients 1|16] [--seconds 10] [--recording checks/fixtures/touchscreen-map-tour.evemu]
 """
 import argparse
 import base64

@@ -1,5 +1,5 @@
 /*
- * The side-by-side benchmark's two small C programs in one (tests/bench/side-by-side.sh):
+ * The side-by-side benchmark's two small C programs in one (checks/bench/side-by-side.sh):
  *
  *   evdev-floor read DEVICE     the floor: a bare libevdev read loop that does nothing with the events.
  *                               Until SIGTERM it reads, counts events and frames and takes the latency

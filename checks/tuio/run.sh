@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # TUIO output against clients no one here wrote (docs/TUIO.md): Qt's TuioTouch plugin (qt_check.py,
 # with the two-program region check) and Kivy's TUIO provider (kivy_check.py).
-#   bash tests/tuio/run.sh [BIN_DIR]     (default: `swift build --show-bin-path`)
+#   bash checks/tuio/run.sh [BIN_DIR]     (default: `swift build --show-bin-path`)
 # Qt comes from Debian (scripts/install-deps.sh). Kivy, its oscpy and python-osc (a second OSC decoder)
 # come from PyPI into .build/tuio-venv when pip can reach it; without them the Kivy check says it was
 # skipped and qt_check uses only its own OSC decoder. Loopback UDP only.

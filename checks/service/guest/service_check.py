@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Helpers for tests/service/guest-service-check.sh (run inside the QEMU guest).
+"""Helpers for checks/service/guest-service-check.sh (run inside the QEMU guest).
 
   notify-listen SOCKET LOG   play systemd's notification socket: bind a datagram socket at SOCKET
                              (mode 0666, like /run/systemd/notify) and append every datagram to LOG

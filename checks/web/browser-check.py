@@ -23,8 +23,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VIEW_FIXTURE = os.path.join(ROOT, "tests/fixtures/touchscreen-map-tour.evemu")
-DEMO_FIXTURE = os.path.join(ROOT, "tests/fixtures/touchscreen-pinch-rotate.evemu")
+VIEW_FIXTURE = os.path.join(ROOT, "checks/fixtures/touchscreen-map-tour.evemu")
+DEMO_FIXTURE = os.path.join(ROOT, "checks/fixtures/touchscreen-pinch-rotate.evemu")
 WAIT_SECONDS = 120  # a hang guard, not a timing threshold: a healthy run takes ~10 s
 
 failures = []

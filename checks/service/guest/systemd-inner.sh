@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs INSIDE the QEMU guest as root (tests/service/guest-service-check.sh starts it): installs
+# Runs INSIDE the QEMU guest as root (checks/service/guest-service-check.sh starts it): installs
 # multitouchd from its Debian package (MTD_DEB) or with `make install`, then boots the host's systemd (seen through 9p) as PID 1 of a new
 # PID namespace. Its default unit, mtd-check.target, pulls in sysinit/basic (udevd, journald,
 # sysusers...), multitouchd.socket, multitouchd.service and mtd-probe.service, which runs
@@ -41,8 +41,8 @@ mkdir -p /etc/tmpfiles.d
 printf 'd /tmp 1777 root root -\n' > /etc/tmpfiles.d/tmp.conf
 probe_root=/var/lib/mtd-check
 rm -rf "$probe_root"
-mkdir -p "$probe_root/tests/service"
-cp -a "$repo/tests/service/guest" "$probe_root/tests/service/"
+mkdir -p "$probe_root/checks/service"
+cp -a "$repo/checks/service/guest" "$probe_root/checks/service/"
 
 mkdir -p /etc/systemd/system
 cat > /etc/systemd/system/mtd-check.target <<EOF
@@ -57,7 +57,7 @@ After=multitouchd.service
 [Service]
 Type=oneshot
 Environment=MTD_REPO=$probe_root QP_OUT=${QP_OUT:-/run} MTD_DEBUG=${MTD_DEBUG:-} MTD_LIVE=${MTD_LIVE:-1} MTD_PREFIX=$prefix MTD_UNITDIR=$unitdir
-ExecStart=/bin/bash $probe_root/tests/service/guest/systemd-probe.sh
+ExecStart=/bin/bash $probe_root/checks/service/guest/systemd-probe.sh
 StandardOutput=file:${QP_OUT:-/run}/systemd-probe.log
 StandardError=inherit
 EOF

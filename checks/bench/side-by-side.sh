@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Side by side on a real kernel (issue 13, docs/PERFORMANCE.md): in one QEMU guest run, one uinput
 # device per recording replayed in real time, read at once by (a) a bare libevdev loop (the floor,
-# tests/bench/evdev-floor.c), (b) `libinput debug-events`, (c) multitouchd with one subscribed client.
+# checks/bench/evdev-floor.c), (b) `libinput debug-events`, (c) multitouchd with one subscribed client.
 # Prints CPU time per evdev event of each, the ratios multitouchd/libinput and multitouchd/floor, and
 # the latency kernel event time -> client line (p50/p99) for multitouchd and for the floor.
 #
-# usage: tests/bench/side-by-side.sh [--short]     (as root; builds the release multitouchd)
+# usage: checks/bench/side-by-side.sh [--short]     (as root; builds the release multitouchd)
 #   recordings: a touchscreen (../shared/recordings dell_canvas_touch, up to 5 fingers, 450 frames) and
 #   a touchpad (the Synaptics two-finger scroll, 6 copies); without ../shared, the generated fingers-2
 #   and the fixture touchpad. --short: the generated fingers-2 only (CI: checks that it runs and reports).
@@ -29,7 +29,7 @@ work=$(mktemp -d /var/tmp/multitouchd-side-by-side.XXXXXX)
 chmod 755 "$work"
 [ "${MT_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/rec" "$work/gen"
-cc -O2 -Wall -o "$work/evdev-floor" tests/bench/evdev-floor.c $(pkg-config --cflags --libs libevdev) || exit 2
+cc -O2 -Wall -o "$work/evdev-floor" checks/bench/evdev-floor.c $(pkg-config --cflags --libs libevdev) || exit 2
 
 # An evemu file repeated COUNT times (times shifted, a 0.5 s gap), fuzz 0 (the values were filtered
 # once by the real device's fuzz already) and the first time at 1 s (evemu's "t=0 means no timing").
@@ -68,12 +68,12 @@ elif [ -d "$shared" ]; then
     "$shared/whot_evemu-devices_SynPS2_Synaptics_TouchPad.desc"
 else
   repeat "$work/rec/touchscreen-fingers-2.evemu" 1 "$work/gen/fingers-2.evemu"
-  repeat "$work/rec/touchpad-fixture.evemu" 10 tests/fixtures/touchpad-three-fingers-two-slots.evemu
+  repeat "$work/rec/touchpad-fixture.evemu" 10 checks/fixtures/touchpad-three-fingers-two-slots.evemu
 fi
 
 QP_UDEV=1 QP_RW_DIRS="$work" QP_PASSENV="MT_WORK MT_DAEMON MT_ROOT" QP_TIMEOUT=${MT_GUEST_TIMEOUT:-600} \
   MT_WORK=$work MT_DAEMON=$bin/multitouchd MT_ROOT=$root \
-  bash tools/guest/run-in-guest.sh "$root/tests/bench/side-by-side-guest.sh"
+  bash tools/guest/run-in-guest.sh "$root/checks/bench/side-by-side-guest.sh"
 rc=$?
 [ $rc = 0 ] || echo "side-by-side: guest run failed ($rc)"
 python3 - "$work" <<'PY'
