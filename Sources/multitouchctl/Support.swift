@@ -5,6 +5,7 @@ import Gestures
 import MultitouchCore
 import TouchPipeline
 import WireProtocol
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -23,17 +24,8 @@ struct StandardOutput {
     }
 
     mutating func flush() {
-        buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(1, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return  // stdout closed (e.g. piped into head): nothing left to say.
-                }
-                offset += n
-            }
-        }
+        // A failure means stdout closed (e.g. piped into head): nothing left to say.
+        _ = buffer.withUnsafeBytes { raw in Result { () throws(SystemError) in try Sys.writeAll(1, raw) } }
         buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -4,6 +4,7 @@ import MultitouchCore
 import Testing
 
 @testable import DeviceInput
+import SystemCalls
 
 /// A 10-slot protocol B touchscreen as a touchscreen driver declares it (values like the Atmel maXTouch
 /// recording: 0...4095, 16 units/mm).
@@ -110,7 +111,7 @@ func keyboardDescription() -> DeviceDescription {
         #expect {
             _ = try LiveDevice(path: "/nonexistent/input/event99")
         } throws: { error in
-            guard let error = error as? DeviceInputError else { return false }
+            guard let error = error as? SystemError else { return false }
             return error.call == "open" && error.errno == ENOENT && error.kind == .noDevice
                 && error.path == "/nonexistent/input/event99"
                 && error.description.contains("/nonexistent/input/event99: open failed")
@@ -125,19 +126,19 @@ func keyboardDescription() -> DeviceDescription {
         #expect {
             _ = try LiveDevice(path: path)
         } throws: { error in
-            guard let error = error as? DeviceInputError else { return false }
+            guard let error = error as? SystemError else { return false }
             // EVIOCGBIT on a regular file: ENOTTY (inappropriate ioctl), not a crash.
             return error.call == "libevdev_new_from_fd" && error.errno == ENOTTY && error.kind == .other
         }
     }
 
     @Test func errnoKindsAreClassified() {
-        #expect(DeviceInputError(call: "open", path: "/x", errno: EACCES).kind == .permissionDenied)
-        #expect(DeviceInputError(call: "open", path: "/x", errno: EPERM).kind == .permissionDenied)
-        #expect(DeviceInputError(call: "read", path: "/x", errno: ENODEV).kind == .noDevice)
-        #expect(DeviceInputError(call: "libevdev_grab", path: "/x", errno: EBUSY).kind == .busy)
-        #expect(DeviceInputError(call: "read", path: "/x", errno: EIO).kind == .other)
-        #expect(DeviceInputError(call: "open", path: "/x", errno: EACCES).description == "/x: open failed: Permission denied (errno 13)")
+        #expect(SystemError("open", errno: EACCES, detail: "/x").kind == .permissionDenied)
+        #expect(SystemError("open", errno: EPERM, detail: "/x").kind == .permissionDenied)
+        #expect(SystemError("read", errno: ENODEV, detail: "/x").kind == .noDevice)
+        #expect(SystemError("libevdev_grab", errno: EBUSY, detail: "/x").kind == .busy)
+        #expect(SystemError("read", errno: EIO, detail: "/x").kind == .other)
+        #expect(SystemError("open", errno: EACCES, detail: "/x").description == "open /x: Permission denied (errno 13)")
     }
 }
 

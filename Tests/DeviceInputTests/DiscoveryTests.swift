@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import DeviceInput
+import SystemCalls
 
 @Suite struct InotifyParsingTests {
     @Test func roundTripsRecordsWithPaddedNames() throws {
@@ -93,7 +94,7 @@ import Testing
         #expect {
             _ = try DeviceDiscovery(source: .inotify, directory: "/nonexistent-root/dev/input")
         } throws: { error in
-            guard let error = error as? DeviceInputError else { return false }
+            guard let error = error as? SystemError else { return false }
             return error.call == "inotify_add_watch" && error.path == "/nonexistent-root/dev" && error.errno == ENOENT
         }
     }

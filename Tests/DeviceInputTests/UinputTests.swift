@@ -4,6 +4,7 @@ import MultitouchCore
 import Testing
 
 @testable import DeviceInput
+import SystemCalls
 
 // These need /dev/uinput: they are skipped (reported as skipped, not passed) on a host without it and
 // run on a real kernel in the guest (checks/guest/run-checks.sh runs this bundle there).
@@ -115,7 +116,7 @@ struct UinputTests {
         #expect {
             try other.grab()
         } throws: { error in
-            (error as? DeviceInputError)?.kind == .busy
+            (error as? SystemError)?.kind == .busy
         }
         try virtual.write(frame: [(EventType.abs, AbsCode.mtTrackingID, 3), (EventType.key, KeyCode.btnTouch, 1)])
         #expect(waitReadable(grabber))

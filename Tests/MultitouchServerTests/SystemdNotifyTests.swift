@@ -81,7 +81,7 @@ final class NotifyListener {
 
     @Test func sendingToAMissingSocketThrowsWithErrno() throws {
         let notifier = try #require(SystemdNotifier(socketPath: "/nonexistent-dir-\(getpid())/notify"))
-        #expect(throws: SystemdNotifyError.self) { try notifier.ready() }
+        #expect(throws: SystemError.self) { try notifier.ready() }
         do {
             try notifier.ready()
         } catch {
@@ -94,8 +94,8 @@ final class NotifyListener {
     @Test func malformedAssignmentsAreRefused() throws {
         let listener = try NotifyListener(abstract: false)
         let notifier = try #require(SystemdNotifier(socketPath: listener.notifyPath))
-        #expect(throws: SystemdNotifyError.self) { try notifier.status("two\nlines") }
-        #expect(throws: SystemdNotifyError.self) { try notifier.send(["READY"]) }
+        #expect(throws: SystemError.self) { try notifier.status("two\nlines") }
+        #expect(throws: SystemError.self) { try notifier.send(["READY"]) }
         #expect(listener.receive() == nil)
     }
 

@@ -4,6 +4,7 @@ import DeviceInput
 import Glibc
 import MultitouchCore
 import WireProtocol
+import SystemCalls
 
 /// What `devices` knows about one node: its description and the daemon's decision, or why it could
 /// not be opened.
@@ -13,7 +14,7 @@ struct DeviceReport {
     var udev: [String: String]?
     var description: DeviceDescription?
     var decision: DeviceDecision?
-    var error: DeviceInputError?
+    var error: SystemError?
 
     init(path: String, matcher: DeviceMatcher) {
         self.path = path

@@ -1,0 +1,174 @@
+import Foundation
+import Glibc
+import SystemCalls
+import Testing
+
+/// The write end the SIGUSR1 handler reports on (a C handler cannot capture it).
+nonisolated(unsafe) private var handlerAckFD: Int32 = -1
+
+/// State the blocked reader thread shares with the test.
+private final class ReaderState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _thread: pthread_t?
+    private var _tid: pid_t = 0
+    private var _result: Result<[UInt8], SystemError>?
+    let started = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+
+    func record(thread: pthread_t, tid: pid_t) { lock.withLock { (_thread, _tid) = (thread, tid) } }
+    var thread: pthread_t? { lock.withLock { _thread } }
+    var tid: pid_t { lock.withLock { _tid } }
+    func finish(_ result: Result<[UInt8], SystemError>) { lock.withLock { _result = result } }
+    var result: Result<[UInt8], SystemError>? { lock.withLock { _result } }
+}
+
+/// The system call `tid` is blocked in and its first argument, from /proc (nil while it runs).
+private func blockedCall(tid: pid_t) -> (number: Int, firstArgument: Int)? {
+    guard let text = try? String(contentsOfFile: "/proc/self/task/\(tid)/syscall", encoding: .utf8) else { return nil }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let number = Int(fields[0]), let argument = Int(fields[1].dropFirst(2), radix: 16) else {
+        return nil
+    }
+    return (number, argument)
+}
+
+#if arch(x86_64)
+private let readSyscall = 0
+#elseif arch(arm64)
+private let readSyscall = 63
+#endif
+
+@Suite struct SysTests {
+    @Test func retriesEINTRInBothConventions() throws {
+        // -1 with errno EINTR twice, then a result: one call for the caller.
+        var calls = 0
+        let result = Sys.uninterrupted { () -> Int in
+            calls += 1
+            if calls < 3 {
+                errno = EINTR
+                return -1
+            }
+            return 7
+        }
+        #expect(result == 7 && calls == 3)
+        // libevdev's convention: -EINTR, then -EAGAIN, which is returned untouched.
+        calls = 0
+        let negative = Sys.uninterrupted { () -> Int32 in
+            calls += 1
+            return calls == 1 ? -EINTR : -EAGAIN
+        }
+        #expect(negative == -EAGAIN && calls == 2)
+        calls = 0
+        #expect(throws: SystemError("libevdev_grab", errno: EBUSY, detail: "/dev/input/event9")) {
+            try Sys.retryingNegativeErrno("libevdev_grab", "/dev/input/event9") { () -> Int32 in
+                calls += 1
+                return calls == 1 ? -EINTR : -EBUSY
+            }
+        }
+        #expect(calls == 2)
+    }
+
+    /// A real signal, delivered without SA_RESTART to a thread blocked in read(2) on a pipe: the kernel
+    /// returns EINTR, `Sys.read` goes back to reading and returns the bytes written afterwards.
+    @Test func signalInterruptingABlockingReadIsRetried() throws {
+        var data: [Int32] = [-1, -1]
+        var ack: [Int32] = [-1, -1]
+        #expect(pipe(&data) == 0 && pipe(&ack) == 0)
+        defer { for fd in data + ack { close(fd) } }
+        handlerAckFD = ack[1]
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            var byte: UInt8 = 1
+            let saved = errno
+            _ = write(handlerAckFD, &byte, 1)
+            errno = saved
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0  // no SA_RESTART: the read fails with EINTR
+        var previous = sigaction()
+        #expect(sigaction(SIGUSR1, &action, &previous) == 0)
+        defer { sigaction(SIGUSR1, &previous, nil) }
+
+        let state = ReaderState()
+        let readEnd = data[0]
+        let reader = Thread {
+            state.record(thread: pthread_self(), tid: gettid())
+            state.started.signal()
+            var buffer = [UInt8](repeating: 0, count: 16)
+            do {
+                let n = try Sys.read(readEnd, into: &buffer, "test pipe")
+                state.finish(.success(Array(buffer[0..<n])))
+            } catch {
+                state.finish(.failure(error))
+            }
+            state.finished.signal()
+        }
+        reader.start()
+        state.started.wait()
+        // Wait (no sleep) until the reader is inside read(2) on the pipe: only then can a signal interrupt it.
+        func waitUntilBlockedInRead() {
+            while true {
+                if let call = blockedCall(tid: state.tid), call.number == readSyscall, call.firstArgument == Int(readEnd) {
+                    return
+                }
+                sched_yield()
+            }
+        }
+        waitUntilBlockedInRead()
+        let thread = try #require(state.thread)
+        #expect(pthread_kill(thread, SIGUSR1) == 0)
+        var byte: UInt8 = 0
+        #expect(read(ack[0], &byte, 1) == 1)  // the handler ran on the reader, inside its read
+        waitUntilBlockedInRead()  // and the reader went back into read(2) instead of failing
+        let payload: [UInt8] = [1, 2, 3]
+        #expect(payload.withUnsafeBytes { write(data[1], $0.baseAddress, $0.count) } == 3)
+        state.finished.wait()
+        #expect(try state.result?.get() == payload)
+    }
+
+    @Test func errorsCarryTheCallTheErrnoAndWhatTheyWereAbout() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sys-\(UUID())").path
+        #expect(mkdir(directory, 0o700) == 0)
+        defer { rmdir(directory) }
+        let missing = directory + "/missing"
+        do {
+            _ = try Sys.open(missing, O_RDONLY)
+            Issue.record("opening a missing file succeeded")
+        } catch {
+            #expect(error.call == "open" && error.errno == ENOENT && error.detail == missing)
+            #expect(error.kind == .noDevice)
+            #expect(error.description == "open \(missing): No such file or directory (errno 2)")
+        }
+
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer { for fd in ends { close(fd) } }
+        try Sys.setNonBlocking(ends[0])
+        var buffer = [UInt8](repeating: 0, count: 4)
+        do {
+            _ = try Sys.read(ends[0], into: &buffer, "empty pipe")
+            Issue.record("reading an empty non-blocking pipe succeeded")
+        } catch {
+            #expect(error.call == "read" && error.errno == EAGAIN && error.wouldBlock)
+            #expect(error.description == "read empty pipe: Resource temporarily unavailable (errno 11)")
+        }
+        let bytes: [UInt8] = Array("hello".utf8)
+        try bytes.withUnsafeBytes { (raw) throws(SystemError) in try Sys.writeAll(ends[1], raw) }
+        #expect(try Sys.read(ends[0], into: &buffer) == 4 && buffer == Array("hell".utf8))
+
+        #expect(SystemError("poll", errno: EINVAL).description == "poll: Invalid argument (errno 22)")
+        #expect(SystemError("libevdev_grab", errno: EBUSY).kind == .busy)
+        #expect(SystemError("open", errno: EACCES).kind == .permissionDenied)
+    }
+
+    @Test func pollReportsReadiness() throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer { for fd in ends { close(fd) } }
+        var fds = [pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)]
+        #expect(try Sys.poll(&fds, timeoutMilliseconds: 0) == 0)
+        var byte: UInt8 = 9
+        #expect(write(ends[1], &byte, 1) == 1)
+        #expect(try Sys.poll(&fds, timeoutMilliseconds: -1) == 1 && fds[0].revents & Int16(POLLIN) != 0)
+    }
+}
