@@ -19,7 +19,8 @@ public enum DeviceOpening {
         } catch {
             return .failed(error)
         }
-        let decision = matcher.decide(path: path, links: links ?? DeviceLinks.links(to: path), description: device.description)
+        let decision = matcher.decide(
+            path: path, links: links ?? DeviceLinks.links(to: path), description: device.description)
         guard decision.serves else { return .skipped(decision) }
         if decision.grabs {
             do {

@@ -58,7 +58,8 @@ public final class DeviceDiscovery {
     /// The event nodes present now, in event-number order. Listed from the directory itself, which is
     /// right with or without udev (devtmpfs creates the nodes; udev only adjusts them).
     public func enumerate() -> [String] {
-        EventNode.sorted(DirectoryListing.names(in: directory).filter(EventNode.isEventNode).map { directory + "/" + $0 })
+        EventNode.sorted(
+            DirectoryListing.names(in: directory).filter(EventNode.isEventNode).map { directory + "/" + $0 })
     }
 
     /// Drains pending hotplug notifications (never blocks; empty when there are none).

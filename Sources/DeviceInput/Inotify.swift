@@ -133,7 +133,7 @@ final class InotifyWatcher {
             let count: Int
             do {
                 count = try Sys.read(fileDescriptor, into: &buffer, "inotify \(directory)")
-            } catch where error.wouldBlock {
+            } catch  where error.wouldBlock {
                 break
             }
             if count == 0 { break }
@@ -205,7 +205,7 @@ public enum EventNode {
     public static func sorted(_ paths: [String]) -> [String] {
         paths.sorted { a, b in
             switch (number(a), number(b)) {
-            case let (x?, y?): return x < y
+            case (let x?, let y?): return x < y
             case (.some, .none): return true
             case (.none, .some): return false
             case (.none, .none): return a < b

@@ -44,7 +44,9 @@ public final class VirtualDevice {
 
     /// Writes one event (the kernel stamps its own time).
     public func write(type: UInt16, code: UInt16, value: Int32) throws(SystemError) {
-        guard let uinput else { throw SystemError("libevdev_uinput_write_event", errno: ENODEV, detail: devnode ?? "uinput") }
+        guard let uinput else {
+            throw SystemError("libevdev_uinput_write_event", errno: ENODEV, detail: devnode ?? "uinput")
+        }
         _ = try Sys.retryingNegativeErrno("libevdev_uinput_write_event", devnode ?? "uinput") {
             libevdev_uinput_write_event(uinput, UInt32(type), UInt32(code), value)
         }

@@ -1,7 +1,7 @@
 import Foundation
-import SystemCalls
 @_exported import Gestures
 @_exported import MultitouchCore
+import SystemCalls
 @_exported import TouchRouting
 @_exported import WireProtocol
 

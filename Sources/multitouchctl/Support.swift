@@ -3,9 +3,9 @@ import Configuration
 import DeviceInput
 import Gestures
 import MultitouchCore
+import SystemCalls
 import TouchPipeline
 import WireProtocol
-import SystemCalls
 
 #if canImport(Glibc)
 import Glibc

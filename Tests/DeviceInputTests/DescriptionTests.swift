@@ -1,10 +1,10 @@
 import CLibevdev
 import Glibc
 import MultitouchCore
+import SystemCalls
 import Testing
 
 @testable import DeviceInput
-import SystemCalls
 
 /// A 10-slot protocol B touchscreen as a touchscreen driver declares it (values like the Atmel maXTouch
 /// recording: 0...4095, 16 units/mm).
@@ -45,7 +45,8 @@ func touchpadDescription() -> DeviceDescription {
 /// A keyboard: keys only.
 func keyboardDescription() -> DeviceDescription {
     DeviceDescription(
-        name: "AT Translated Set 2 keyboard", identity: DeviceIdentity(bustype: 0x11, vendor: 1, product: 1, version: 0xab41),
+        name: "AT Translated Set 2 keyboard",
+        identity: DeviceIdentity(bustype: 0x11, vendor: 1, product: 1, version: 0xab41),
         codes: [EventType.syn: [SynCode.report], EventType.key: [1, 2, 3, 30, 31]])
 }
 
@@ -75,8 +76,13 @@ func keyboardDescription() -> DeviceDescription {
         #expect(description.identity == DeviceIdentity(bustype: 0x18, vendor: 0x1234, product: 0x5678, version: 3))
         #expect(description.properties == [InputProperty.direct])
         #expect(description.codes[EventType.key] == [KeyCode.btnTouch])
-        #expect(description.codes[EventType.abs] == [AbsCode.mtSlot, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtTrackingID])
-        #expect(description.axes[AbsCode.mtPositionX] == AxisInfo(minimum: 0, maximum: 1919, fuzz: 2, flat: 1, resolution: 11))
+        #expect(
+            description.codes[EventType.abs] == [
+                AbsCode.mtSlot, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtTrackingID,
+            ])
+        #expect(
+            description.axes[AbsCode.mtPositionX]
+                == AxisInfo(minimum: 0, maximum: 1919, fuzz: 2, flat: 1, resolution: 11))
         #expect(description.axes[AbsCode.mtPositionY]?.resolution == 12)
         #expect(description.axes[AbsCode.x] == nil)
         #expect(description.multitouchProtocol == .b)
@@ -113,8 +119,8 @@ func keyboardDescription() -> DeviceDescription {
         } throws: { error in
             guard let error = error as? SystemError else { return false }
             return error.call == "open" && error.errno == ENOENT && error.kind == .noDevice
-                && error.path == "/nonexistent/input/event99"
-                && error.description.contains("/nonexistent/input/event99: open failed")
+                && error.detail == "/nonexistent/input/event99"
+                && error.description.contains("open /nonexistent/input/event99: No such file")
         }
     }
 

@@ -1,8 +1,8 @@
 import Glibc
+import SystemCalls
 import Testing
 
 @testable import DeviceInput
-import SystemCalls
 
 @Suite struct InotifyParsingTests {
     @Test func roundTripsRecordsWithPaddedNames() throws {
@@ -95,7 +95,7 @@ import SystemCalls
             _ = try DeviceDiscovery(source: .inotify, directory: "/nonexistent-root/dev/input")
         } throws: { error in
             guard let error = error as? SystemError else { return false }
-            return error.call == "inotify_add_watch" && error.path == "/nonexistent-root/dev" && error.errno == ENOENT
+            return error.call == "inotify_add_watch" && error.detail == "/nonexistent-root/dev" && error.errno == ENOENT
         }
     }
 }

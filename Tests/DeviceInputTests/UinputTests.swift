@@ -1,10 +1,10 @@
 import Configuration
 import Glibc
 import MultitouchCore
+import SystemCalls
 import Testing
 
 @testable import DeviceInput
-import SystemCalls
 
 // These need /dev/uinput: they are skipped (reported as skipped, not passed) on a host without it and
 // run on a real kernel in the guest (checks/guest/run-checks.sh runs this bundle there).
@@ -54,11 +54,13 @@ struct UinputTests {
         #expect(waitReadable(live))
         let got = events(try live.read())
         let codes = got.map { [$0.type, $0.code] }
-        #expect(codes == [
-            [EventType.abs, AbsCode.mtTrackingID], [EventType.abs, AbsCode.mtPositionX], [EventType.abs, AbsCode.mtPositionY],
-            [EventType.key, KeyCode.btnTouch], [EventType.syn, SynCode.report],
-            [EventType.abs, AbsCode.mtPositionX], [EventType.syn, SynCode.report],
-        ])
+        #expect(
+            codes == [
+                [EventType.abs, AbsCode.mtTrackingID], [EventType.abs, AbsCode.mtPositionX],
+                [EventType.abs, AbsCode.mtPositionY],
+                [EventType.key, KeyCode.btnTouch], [EventType.syn, SynCode.report],
+                [EventType.abs, AbsCode.mtPositionX], [EventType.syn, SynCode.report],
+            ])
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let monotonic = Timestamp(seconds: Int64(now.tv_sec), microseconds: Int64(now.tv_nsec / 1000))
@@ -135,7 +137,8 @@ struct UinputTests {
     @Test func discoverySeesADeviceCreatedAfterStartAndItsRemoval() throws {
         let discovery = try DeviceDiscovery()
         let before = Set(discovery.enumerate())
-        var virtual: VirtualDevice? = try VirtualDevice(description: touchscreenDescription(name: "uinput hotplug test"))
+        var virtual: VirtualDevice? = try VirtualDevice(
+            description: touchscreenDescription(name: "uinput hotplug test"))
         let node = try #require(virtual?.devnode)
         #expect(!before.contains(node))
         var pfd = pollfd(fd: discovery.fileDescriptor, events: Int16(POLLIN), revents: 0)

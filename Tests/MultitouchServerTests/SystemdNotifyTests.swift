@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 
 @testable import MultitouchServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A bound datagram socket standing in for systemd's notification socket.
 final class NotifyListener {

@@ -32,6 +32,16 @@ private func blockedCall(tid: pid_t) -> (number: Int, firstArgument: Int)? {
     return (number, argument)
 }
 
+/// The kernel's id of the calling thread (Glibc's gettid is not imported): /proc/thread-self links to
+/// `PID/task/TID`.
+private func currentThreadID() -> pid_t {
+    var target = [CChar](repeating: 0, count: 64)
+    let n = readlink("/proc/thread-self", &target, target.count - 1)
+    guard n > 0 else { return 0 }
+    let link = String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return pid_t(link.split(separator: "/").last ?? "") ?? 0
+}
+
 #if arch(x86_64)
 private let readSyscall = 0
 #elseif arch(arm64)
@@ -92,10 +102,15 @@ private let readSyscall = 63
         let state = ReaderState()
         let readEnd = data[0]
         let reader = Thread {
-            state.record(thread: pthread_self(), tid: gettid())
+            // Threads start with most signals blocked (Foundation's Thread does); let SIGUSR1 in.
+            var usr1 = sigset_t()
+            sigemptyset(&usr1)
+            sigaddset(&usr1, SIGUSR1)
+            pthread_sigmask(SIG_UNBLOCK, &usr1, nil)
+            state.record(thread: pthread_self(), tid: currentThreadID())
             state.started.signal()
             var buffer = [UInt8](repeating: 0, count: 16)
-            do {
+            do throws(SystemError) {
                 let n = try Sys.read(readEnd, into: &buffer, "test pipe")
                 state.finish(.success(Array(buffer[0..<n])))
             } catch {
@@ -106,9 +121,12 @@ private let readSyscall = 63
         reader.start()
         state.started.wait()
         // Wait (no sleep) until the reader is inside read(2) on the pipe: only then can a signal interrupt it.
+        // Also returns once the reader finished, so a read that gave up on EINTR fails the test, not hangs it.
         func waitUntilBlockedInRead() {
-            while true {
-                if let call = blockedCall(tid: state.tid), call.number == readSyscall, call.firstArgument == Int(readEnd) {
+            while state.result == nil {
+                if let call = blockedCall(tid: state.tid), call.number == readSyscall,
+                    call.firstArgument == Int(readEnd)
+                {
                     return
                 }
                 sched_yield()
@@ -153,7 +171,10 @@ private let readSyscall = 63
             #expect(error.description == "read empty pipe: Resource temporarily unavailable (errno 11)")
         }
         let bytes: [UInt8] = Array("hello".utf8)
-        try bytes.withUnsafeBytes { (raw) throws(SystemError) in try Sys.writeAll(ends[1], raw) }
+        let written = bytes.withUnsafeBytes { raw in
+            Result { () throws(SystemError) in try Sys.writeAll(ends[1], raw, "pipe") }
+        }
+        try written.get()
         #expect(try Sys.read(ends[0], into: &buffer) == 4 && buffer == Array("hell".utf8))
 
         #expect(SystemError("poll", errno: EINVAL).description == "poll: Invalid argument (errno 22)")

@@ -51,4 +51,3 @@ func openLiveDevice(_ path: String, grab: Bool, command: String) throws -> LiveD
         throw ExitCode.failure
     }
 }
-
