@@ -88,7 +88,8 @@ final class NotifyListener {
         } catch {
             #expect(error.call == "sendto")
             #expect(error.errno == ENOENT)
-            #expect(error.description.hasSuffix("No such file or directory"))
+            #expect(
+                error.description == "sendto /nonexistent-dir-\(getpid())/notify: No such file or directory (errno 2)")
         }
     }
 
