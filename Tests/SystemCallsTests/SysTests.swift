@@ -182,6 +182,34 @@ private let readSyscall = 63
         #expect(SystemError("open", errno: EACCES).kind == .permissionDenied)
     }
 
+    @Test func socketsSendEverythingAndAcceptReportsTheCall() throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { for fd in pair { close(fd) } }
+        let line = Array("ping\n".utf8)
+        let sent = line.withUnsafeBytes { raw in
+            Result { () throws(SystemError) in try Sys.sendAll(pair[0], raw, flags: Int32(MSG_NOSIGNAL)) }
+        }
+        try sent.get()
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let n = try Sys.read(pair[1], into: &buffer)
+        #expect(Array(buffer[0..<n]) == line)
+        // A connected socket is not listening: accept4 fails with EINVAL, named as accept4.
+        do {
+            _ = try Sys.accept(pair[1])
+            Issue.record("accept on a connected socket succeeded")
+        } catch {
+            #expect(error.call == "accept4" && error.errno == EINVAL && error.kind == .other)
+        }
+        // The peer is gone: send reports EPIPE (MSG_NOSIGNAL: no SIGPIPE).
+        close(pair[1])
+        pair[1] = -1
+        let failed = line.withUnsafeBytes { raw in
+            Result { () throws(SystemError) in try Sys.send(pair[0], raw, flags: Int32(MSG_NOSIGNAL), "peer") }
+        }
+        #expect(throws: SystemError("send", errno: EPIPE, detail: "peer")) { try failed.get() }
+    }
+
     @Test func pollReportsReadiness() throws {
         var ends: [Int32] = [-1, -1]
         #expect(pipe(&ends) == 0)
