@@ -94,11 +94,11 @@ public final class MultitouchClient: @unchecked Sendable {
         line.append(0x0A)
         writeLock.lock()
         defer { writeLock.unlock() }
-        let fd = fd
-        let sent = line.withUnsafeBytes { raw in
-            Result { () throws(SystemError) in try Sys.sendAll(fd, raw, flags: Int32(MSG_NOSIGNAL)) }
+        do {
+            try Sys.sendAll(fd, line, flags: Int32(MSG_NOSIGNAL))
+        } catch {
+            throw ConnectionError(description: "send: \(error.reason)")
         }
-        if case .failure(let error) = sent { throw ConnectionError(description: "send: \(error.reason)") }
     }
 
     /// Starts streaming `streams` (nil: all) of `devices` (nil: all).

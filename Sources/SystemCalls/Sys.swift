@@ -78,12 +78,25 @@ public enum Sys {
 
     /// write(2) until every byte of `bytes` is written (a blocking descriptor: a short write goes on).
     public static func writeAll(
-        _ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ detail: @autoclosure () -> String = ""
+        _ fd: Int32, _ bytes: [UInt8], _ detail: @autoclosure () -> String = ""
     ) throws(SystemError) {
         var offset = 0
         while offset < bytes.count {
-            offset += try write(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]), detail())
+            offset += try transfer("write", bytes, from: offset, detail()) { Glibc.write(fd, $0, $1) }
         }
+    }
+
+    /// One call of `body` (a write or send) on `bytes[offset...]`, retried through EINTR: the count taken.
+    @inline(__always)
+    private static func transfer(
+        _ call: String, _ bytes: [UInt8], from offset: Int, _ detail: @autoclosure () -> String,
+        _ body: (UnsafeRawPointer?, Int) -> Int
+    ) throws(SystemError) -> Int {
+        let result = bytes.withUnsafeBytes { raw in
+            uninterrupted { body(raw.baseAddress.map { $0 + offset }, raw.count - offset) }
+        }
+        if result < 0 { throw SystemError(call, errno: Glibc.errno, detail: detail()) }
+        return result
     }
 
     /// close(2), once: Linux frees the descriptor even when close reports EINTR, so a retry could close
@@ -106,13 +119,21 @@ public enum Sys {
         try retrying("send", detail()) { Glibc.send(fd, bytes.baseAddress, bytes.count, flags) }
     }
 
+    /// One send(2) of `bytes[offset...]`: the count sent, which may be short (a non-blocking socket).
+    @inline(__always)
+    public static func send(
+        _ fd: Int32, _ bytes: [UInt8], from offset: Int = 0, flags: Int32, _ detail: @autoclosure () -> String = ""
+    ) throws(SystemError) -> Int {
+        try transfer("send", bytes, from: offset, detail()) { Glibc.send(fd, $0, $1, flags) }
+    }
+
     /// send(2) until every byte of `bytes` is sent (a blocking socket).
     public static func sendAll(
-        _ fd: Int32, _ bytes: UnsafeRawBufferPointer, flags: Int32, _ detail: @autoclosure () -> String = ""
+        _ fd: Int32, _ bytes: [UInt8], flags: Int32, _ detail: @autoclosure () -> String = ""
     ) throws(SystemError) {
         var offset = 0
         while offset < bytes.count {
-            offset += try send(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]), flags: flags, detail())
+            offset += try send(fd, bytes, from: offset, flags: flags, detail())
         }
     }
 

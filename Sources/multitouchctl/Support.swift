@@ -25,7 +25,7 @@ struct StandardOutput {
 
     mutating func flush() {
         // A failure means stdout closed (e.g. piped into head): nothing left to say.
-        _ = buffer.withUnsafeBytes { raw in Result { () throws(SystemError) in try Sys.writeAll(1, raw) } }
+        try? Sys.writeAll(1, buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -104,8 +104,5 @@ struct Record: ParsableCommand {
 func writeFile(_ path: String, _ text: String) throws(SystemError) {
     let fd = try Sys.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
     defer { Sys.close(fd) }
-    let written = Array(text.utf8).withUnsafeBytes { raw in
-        Result { () throws(SystemError) in try Sys.writeAll(fd, raw, path) }
-    }
-    try written.get()
+    try Sys.writeAll(fd, Array(text.utf8), path)
 }
