@@ -29,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CLibudev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // Header-only: epoll, timerfd, signalfd and SO_PEERCRED, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CLinuxSystem"),
+        // The one syscall wrapper: EINTR retried in one place, one error type carrying the call and errno.
+        .target(name: "SystemCalls", dependencies: ["CLinuxSystem"], swiftSettings: strict),
 
         // Pure pipeline: no clocks, no device I/O.
         .target(name: "MultitouchCore", swiftSettings: strict),
@@ -66,14 +68,14 @@ let package = Package(
         .target(name: "TUIO", dependencies: ["MultitouchCore", "WireProtocol"], swiftSettings: strict),
         .target(
             name: "Configuration",
-            dependencies: ["MultitouchCore", "Gestures"],
+            dependencies: ["MultitouchCore", "Gestures", "SystemCalls"],
             swiftSettings: strict),
 
         // Edges: devices, sockets, the daemon.
         .target(
             name: "DeviceInput",
             dependencies: [
-                "MultitouchCore", "CLibevdev", "CLibudev", "Configuration",
+                "MultitouchCore", "CLibevdev", "CLibudev", "Configuration", "SystemCalls",
             ],
             swiftSettings: strict),
         // The TUIO sender (UDP): shared by the daemon's [tuio] targets and `multitouchctl tuio`.
@@ -84,12 +86,13 @@ let package = Package(
             name: "MultitouchServer",
             dependencies: [
                 "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "TouchRouting", "Recordings",
-                "Configuration", "DeviceInput", "CLinuxSystem", "TUIOOutput",
+                "Configuration", "DeviceInput", "CLinuxSystem", "TUIOOutput", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
-            name: "MultitouchClient", dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "TouchRouting"],
+            name: "MultitouchClient",
+            dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "TouchRouting", "SystemCalls"],
             swiftSettings: strict),
         // The browser pages and the JavaScript client, embedded in the binary so `multitouchctl bridge`
         // and `view` serve them from any directory. The files live in clients/js, where programmers look.
@@ -136,7 +139,7 @@ let package = Package(
             dependencies: [
                 "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
                 "MultitouchClient", "TouchScripting", "Configuration", "GestureFeel", "TouchPlot", "WebBridge",
-                "TouchRouting", "TUIO", "TUIOOutput", "Prediction",
+                "TouchRouting", "TUIO", "TUIOOutput", "Prediction", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -180,7 +183,9 @@ let package = Package(
             dependencies: ["TUIO", "TUIOOutput", "Configuration", "WireProtocol", "MultitouchCore", "TouchRouting"]),
         .testTarget(name: "FuzzHarnessesTests", dependencies: ["FuzzHarnesses"]),
         .testTarget(
-            name: "DeviceInputTests", dependencies: ["DeviceInput", "Configuration", "MultitouchCore", "CLibevdev"]),
+            name: "DeviceInputTests",
+            dependencies: ["DeviceInput", "Configuration", "MultitouchCore", "CLibevdev", "SystemCalls"]),
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(
             name: "MultitouchServerTests",
             dependencies: [

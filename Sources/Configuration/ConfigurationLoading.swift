@@ -1,5 +1,6 @@
 import Gestures
 import MultitouchCore
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -105,10 +106,11 @@ func readTextFile(_ path: String) -> Result<String, FileReadProblem> {
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            return .failure(FileReadProblem(message: "cannot read: \(String(cString: strerror(errno)))"))
+        let count: Int
+        do {
+            count = try Sys.read(fd, into: &chunk)
+        } catch {
+            return .failure(FileReadProblem(message: "cannot read: \(error.reason)"))
         }
         if count == 0 { break }
         bytes.append(contentsOf: chunk[0..<count])

@@ -1,4 +1,5 @@
 import MultitouchCore
+import SystemCalls
 
 /// The result of looking at one node for the daemon: served (opened, grabbed when the rule says so),
 /// skipped by the rules, or not openable. Every outcome carries what `multitouchctl devices` and the
@@ -6,7 +7,7 @@ import MultitouchCore
 public enum DeviceOpening {
     case served(LiveDevice, DeviceDecision)
     case skipped(DeviceDecision)
-    case failed(DeviceInputError)
+    case failed(SystemError)
 
     /// Opens `path`, decides with `matcher` (links under /dev/input/by-* count for path rules), grabs
     /// when the decision says so, and closes the node again when it is skipped. A failed grab (EBUSY:
@@ -18,7 +19,8 @@ public enum DeviceOpening {
         } catch {
             return .failed(error)
         }
-        let decision = matcher.decide(path: path, links: links ?? DeviceLinks.links(to: path), description: device.description)
+        let decision = matcher.decide(
+            path: path, links: links ?? DeviceLinks.links(to: path), description: device.description)
         guard decision.serves else { return .skipped(decision) }
         if decision.grabs {
             do {

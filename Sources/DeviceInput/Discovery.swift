@@ -1,5 +1,6 @@
 import CLibudev
 import Glibc
+import SystemCalls
 
 /// A device node appearing, disappearing or changing (owner/mode) after start.
 public enum HotplugEvent: Hashable, Sendable {
@@ -44,7 +45,7 @@ public final class DeviceDiscovery {
     private let backend: Backend
 
     /// `source` nil chooses udev when udevd runs (its control socket exists) and inotify otherwise.
-    public init(source: Source? = nil, directory: String = "/dev/input") throws(DeviceInputError) {
+    public init(source: Source? = nil, directory: String = "/dev/input") throws(SystemError) {
         let chosen = source ?? (Udev.isDaemonRunning && directory == "/dev/input" ? .udev : .inotify)
         self.source = chosen
         self.directory = directory
@@ -57,11 +58,12 @@ public final class DeviceDiscovery {
     /// The event nodes present now, in event-number order. Listed from the directory itself, which is
     /// right with or without udev (devtmpfs creates the nodes; udev only adjusts them).
     public func enumerate() -> [String] {
-        EventNode.sorted(DirectoryListing.names(in: directory).filter(EventNode.isEventNode).map { directory + "/" + $0 })
+        EventNode.sorted(
+            DirectoryListing.names(in: directory).filter(EventNode.isEventNode).map { directory + "/" + $0 })
     }
 
     /// Drains pending hotplug notifications (never blocks; empty when there are none).
-    public func receive() throws(DeviceInputError) -> [HotplugEvent] {
+    public func receive() throws(SystemError) -> [HotplugEvent] {
         switch backend {
         case .udev(let monitor): return monitor.receive()
         case .inotify(let watcher): return try watcher.receive()
@@ -101,19 +103,19 @@ final class UdevMonitor {
     private let monitor: OpaquePointer
     let fileDescriptor: Int32
 
-    init() throws(DeviceInputError) {
-        guard let udev = udev_new() else { throw DeviceInputError(call: "udev_new", path: "udev", errno: errno) }
+    init() throws(SystemError) {
+        guard let udev = udev_new() else { throw SystemError("udev_new", errno: errno, detail: "udev") }
         guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
             let code = errno
             udev_unref(udev)
-            throw DeviceInputError(call: "udev_monitor_new_from_netlink", path: "udev", errno: code == 0 ? EINVAL : code)
+            throw SystemError("udev_monitor_new_from_netlink", errno: code == 0 ? EINVAL : code, detail: "udev")
         }
         var rc = udev_monitor_filter_add_match_subsystem_devtype(monitor, "input", nil)
         if rc >= 0 { rc = udev_monitor_enable_receiving(monitor) }
         guard rc >= 0 else {
             udev_monitor_unref(monitor)
             udev_unref(udev)
-            throw DeviceInputError(call: "udev_monitor_enable_receiving", path: "udev", errno: -rc)
+            throw SystemError("udev_monitor_enable_receiving", errno: -rc, detail: "udev")
         }
         self.udev = udev
         self.monitor = monitor

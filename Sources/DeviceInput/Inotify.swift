@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// One `struct inotify_event` from an inotify fd.
 public struct InotifyRecord: Hashable, Sendable {
@@ -91,10 +92,10 @@ final class InotifyWatcher {
 
     static let directoryMask = UInt32(IN_CREATE | IN_ATTRIB | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF)
 
-    init(directory: String) throws(DeviceInputError) {
+    init(directory: String) throws(SystemError) {
         self.directory = directory
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw DeviceInputError(call: "inotify_init1", path: directory, errno: errno) }
+        guard fd >= 0 else { throw SystemError("inotify_init1", errno: errno, detail: directory) }
         fileDescriptor = fd
         // Every stored property is set, so a throw from here on runs deinit, which closes the fd
         // (closing it here as well would close a number another thread may already reuse).
@@ -103,18 +104,18 @@ final class InotifyWatcher {
 
     deinit { close(fileDescriptor) }
 
-    private func watchDirectoryOrParent() throws(DeviceInputError) {
+    private func watchDirectoryOrParent() throws(SystemError) {
         let wd = inotify_add_watch(fileDescriptor, directory, Self.directoryMask)
         if wd >= 0 {
             directoryWatch = wd
             return
         }
         guard errno == ENOENT else {
-            throw DeviceInputError(call: "inotify_add_watch", path: directory, errno: errno)
+            throw SystemError("inotify_add_watch", errno: errno, detail: directory)
         }
         let parent = Self.parent(of: directory)
         let pwd = inotify_add_watch(fileDescriptor, parent, UInt32(IN_CREATE | IN_MOVED_TO))
-        guard pwd >= 0 else { throw DeviceInputError(call: "inotify_add_watch", path: parent, errno: errno) }
+        guard pwd >= 0 else { throw SystemError("inotify_add_watch", errno: errno, detail: parent) }
         parentWatch = pwd
     }
 
@@ -125,29 +126,29 @@ final class InotifyWatcher {
     }
 
     /// Drains the fd and turns records into hotplug events for event nodes.
-    func receive() throws(DeviceInputError) -> [HotplugEvent] {
+    func receive() throws(SystemError) -> [HotplugEvent] {
         var events: [HotplugEvent] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN { break }
-                throw DeviceInputError(call: "read(inotify)", path: directory, errno: errno)
+            let count: Int
+            do {
+                count = try Sys.read(fileDescriptor, into: &buffer, "inotify \(directory)")
+            } catch  where error.wouldBlock {
+                break
             }
             if count == 0 { break }
             let records: [InotifyRecord]
             do {
                 records = try InotifyParser.parse(Array(buffer[0..<count]))
             } catch {
-                throw DeviceInputError(call: "read(inotify): \(error.message)", path: directory, errno: EIO)
+                throw SystemError("read", errno: EIO, detail: "inotify \(directory): \(error.message)")
             }
             events += try handle(records)
         }
         return events
     }
 
-    func handle(_ records: [InotifyRecord]) throws(DeviceInputError) -> [HotplugEvent] {
+    func handle(_ records: [InotifyRecord]) throws(SystemError) -> [HotplugEvent] {
         var events: [HotplugEvent] = []
         let base = directory.split(separator: "/").last.map(String.init) ?? directory
         for record in records {
@@ -204,7 +205,7 @@ public enum EventNode {
     public static func sorted(_ paths: [String]) -> [String] {
         paths.sorted { a, b in
             switch (number(a), number(b)) {
-            case let (x?, y?): return x < y
+            case (let x?, let y?): return x < y
             case (.some, .none): return true
             case (.none, .some): return false
             case (.none, .none): return a < b

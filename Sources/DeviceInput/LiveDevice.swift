@@ -1,6 +1,7 @@
 import CLibevdev
 import Glibc
 import MultitouchCore
+import SystemCalls
 
 /// An opened evdev node (`/dev/input/eventN`) read through libevdev. Owns the fd and the libevdev
 /// context; both are released on deinit. Not thread-safe: one reader (the daemon's event loop, or a
@@ -23,20 +24,19 @@ public final class LiveDevice {
 
     /// Opens `path` read-only and non-blocking, reads its description, and switches its event
     /// timestamps to CLOCK_MONOTONIC (the clock the daemon's timers use).
-    public init(path: String, grab: Bool = false) throws(DeviceInputError) {
-        let fd = retryingEINTR { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { throw DeviceInputError(call: "open", path: path, errno: errno) }
+    public init(path: String, grab: Bool = false) throws(SystemError) {
+        let fd = try Sys.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         var created: OpaquePointer?
         let rc = libevdev_new_from_fd(fd, &created)
         guard rc == 0, let evdev = created else {
             close(fd)
-            throw DeviceInputError(call: "libevdev_new_from_fd", path: path, errno: rc < 0 ? -rc : EINVAL)
+            throw SystemError("libevdev_new_from_fd", errno: rc < 0 ? -rc : EINVAL, detail: path)
         }
         let clock = libevdev_set_clock_id(evdev, CLOCK_MONOTONIC)
         guard clock == 0 else {
             libevdev_free(evdev)
             close(fd)
-            throw DeviceInputError(call: "libevdev_set_clock_id", path: path, errno: clock < 0 ? -clock : EINVAL)
+            throw SystemError("libevdev_set_clock_id", errno: clock < 0 ? -clock : EINVAL, detail: path)
         }
         self.path = path
         self.fileDescriptor = fd
@@ -53,33 +53,31 @@ public final class LiveDevice {
 
     /// Takes the device exclusively (EVIOCGRAB): other readers, the desktop included, stop seeing its
     /// events. Fails with EBUSY when someone else holds it.
-    public func grab() throws(DeviceInputError) {
-        let rc = retryingEINTR { libevdev_grab(evdev, LIBEVDEV_GRAB) }
-        guard rc == 0 else { throw DeviceInputError(call: "libevdev_grab", path: path, errno: -rc) }
+    public func grab() throws(SystemError) {
+        _ = try Sys.retryingNegativeErrno("libevdev_grab", path) { libevdev_grab(evdev, LIBEVDEV_GRAB) }
         isGrabbed = true
     }
 
     /// Releases a grab taken by `grab()`.
-    public func ungrab() throws(DeviceInputError) {
-        let rc = retryingEINTR { libevdev_grab(evdev, LIBEVDEV_UNGRAB) }
-        guard rc == 0 else { throw DeviceInputError(call: "libevdev_grab(UNGRAB)", path: path, errno: -rc) }
+    public func ungrab() throws(SystemError) {
+        _ = try Sys.retryingNegativeErrno("libevdev_grab(UNGRAB)", path) { libevdev_grab(evdev, LIBEVDEV_UNGRAB) }
         isGrabbed = false
     }
 
     /// Reads everything the kernel has queued (until EAGAIN) and returns it in order. An empty result
     /// means nothing was pending. `.removed` is the last element when the device went away.
-    public func read() throws(DeviceInputError) -> [DeviceReading] {
+    public func read() throws(SystemError) -> [DeviceReading] {
         var out: [DeviceReading] = []
         try read(into: &out)
         return out
     }
 
     /// Appends everything the kernel has queued to `out` (no allocation when `out` has capacity).
-    public func read(into out: inout [DeviceReading]) throws(DeviceInputError) {
+    public func read(into out: inout [DeviceReading]) throws(SystemError) {
         guard !isRemoved else { return }
         var ev = input_event()
         while true {
-            let rc = libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_NORMAL.rawValue, &ev)
+            let rc = Sys.uninterrupted { libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_NORMAL.rawValue, &ev) }
             if rc == LIBEVDEV_READ_STATUS_SUCCESS.rawValue {
                 out.append(.event(Self.inputEvent(ev)))
             } else if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
@@ -89,26 +87,24 @@ public final class LiveDevice {
                 if isRemoved { return }
             } else if rc == -EAGAIN {
                 return
-            } else if rc == -EINTR {
-                continue
             } else if rc == -ENODEV {
                 isRemoved = true
                 out.append(.removed)
                 return
             } else {
-                throw DeviceInputError(call: "libevdev_next_event", path: path, errno: -rc)
+                throw SystemError("libevdev_next_event", errno: -rc, detail: path)
             }
         }
     }
 
     /// Reads the sync queue (LIBEVDEV_READ_FLAG_SYNC) to its end and appends it as one resync frame
     /// (or `.removed` when the device vanished meanwhile).
-    private func drainSync(droppedAt: Timestamp, into out: inout [DeviceReading]) throws(DeviceInputError) {
+    private func drainSync(droppedAt: Timestamp, into out: inout [DeviceReading]) throws(SystemError) {
         var events: [InputEvent] = []
         var end = droppedAt
         var ev = input_event()
         while true {
-            let rc = libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_SYNC.rawValue, &ev)
+            let rc = Sys.uninterrupted { libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_SYNC.rawValue, &ev) }
             if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
                 let event = Self.inputEvent(ev)
                 // libevdev ends the difference with SYN_REPORT; one resync is one frame.
@@ -119,8 +115,6 @@ public final class LiveDevice {
                 }
             } else if rc == -EAGAIN {
                 break  // sync queue empty: normal reading resumes
-            } else if rc == -EINTR {
-                continue
             } else if rc == -ENODEV {
                 isRemoved = true
                 out.append(.removed)
@@ -132,7 +126,7 @@ public final class LiveDevice {
                 out.append(.event(Self.inputEvent(ev)))
                 return
             } else {
-                throw DeviceInputError(call: "libevdev_next_event(SYNC)", path: path, errno: -rc)
+                throw SystemError("libevdev_next_event(SYNC)", errno: -rc, detail: path)
             }
         }
         out.append(.resync(EventFrame(events: events, time: end, isResync: true), droppedAt: droppedAt))

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// Signals as a readable fd, so a poll loop handles SIGINT/SIGTERM like input and ends cleanly (touches
 /// cancelled, files written) instead of dying mid-write.
@@ -14,9 +15,9 @@ public final class SignalDescriptor {
     private let signals: [Int32]
     private var previous: [sigaction]
 
-    public init(signals: [Int32] = [SIGINT, SIGTERM]) throws(DeviceInputError) {
+    public init(signals: [Int32] = [SIGINT, SIGTERM]) throws(SystemError) {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw DeviceInputError(call: "pipe", path: "signals", errno: errno) }
+        guard pipe(&ends) == 0 else { throw SystemError("pipe", errno: errno, detail: "signals") }
         for end in ends {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
@@ -43,7 +44,7 @@ public final class SignalDescriptor {
                 restoreHandlers()
                 close(ends[0])
                 close(ends[1])
-                throw DeviceInputError(call: "sigaction", path: "signals", errno: code)
+                throw SystemError("sigaction", errno: code, detail: "signals")
             }
             previous.append(old)
         }
@@ -67,9 +68,8 @@ public final class SignalDescriptor {
         var result: [Int32] = []
         var buffer = [UInt8](repeating: 0, count: 64)
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return result }
+            // EAGAIN (all read) and any error end the batch alike: the pipe is ours and never fails.
+            guard let n = try? Sys.read(fileDescriptor, into: &buffer), n > 0 else { return result }
             result += buffer[0..<n].map { Int32($0) }
         }
     }

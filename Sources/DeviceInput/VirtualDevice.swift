@@ -1,6 +1,7 @@
 import CLibevdev
 import Glibc
 import MultitouchCore
+import SystemCalls
 
 /// A kernel input device created through /dev/uinput from a `DeviceDescription` (libevdev's uinput
 /// helper). Tests and the guest checks use it to drive the real evdev path; destroying it (deinit or
@@ -14,16 +15,16 @@ public final class VirtualDevice {
     /// True when /dev/uinput exists and can be opened for writing (false on hosts without uinput).
     public static var isAvailable: Bool { access("/dev/uinput", W_OK) == 0 }
 
-    public init(description: DeviceDescription) throws(DeviceInputError) {
+    public init(description: DeviceDescription) throws(SystemError) {
         guard let evdev = libevdev_new() else {
-            throw DeviceInputError(call: "libevdev_new", path: "/dev/uinput", errno: ENOMEM)
+            throw SystemError("libevdev_new", errno: ENOMEM, detail: "/dev/uinput")
         }
         EvdevDescription.configure(evdev, from: description)
         var created: OpaquePointer?
         let rc = libevdev_uinput_create_from_device(evdev, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &created)
         guard rc == 0, let uinput = created else {
             libevdev_free(evdev)
-            throw DeviceInputError(call: "libevdev_uinput_create_from_device", path: "/dev/uinput", errno: -rc)
+            throw SystemError("libevdev_uinput_create_from_device", errno: -rc, detail: "/dev/uinput")
         }
         self.template = evdev
         self.uinput = uinput
@@ -42,16 +43,17 @@ public final class VirtualDevice {
     }
 
     /// Writes one event (the kernel stamps its own time).
-    public func write(type: UInt16, code: UInt16, value: Int32) throws(DeviceInputError) {
-        guard let uinput else { throw DeviceInputError(call: "libevdev_uinput_write_event", path: devnode ?? "uinput", errno: ENODEV) }
-        let rc = retryingEINTR { libevdev_uinput_write_event(uinput, UInt32(type), UInt32(code), value) }
-        guard rc == 0 else {
-            throw DeviceInputError(call: "libevdev_uinput_write_event", path: devnode ?? "uinput", errno: -rc)
+    public func write(type: UInt16, code: UInt16, value: Int32) throws(SystemError) {
+        guard let uinput else {
+            throw SystemError("libevdev_uinput_write_event", errno: ENODEV, detail: devnode ?? "uinput")
+        }
+        _ = try Sys.retryingNegativeErrno("libevdev_uinput_write_event", devnode ?? "uinput") {
+            libevdev_uinput_write_event(uinput, UInt32(type), UInt32(code), value)
         }
     }
 
     /// Writes a frame's events followed by SYN_REPORT.
-    public func write(frame events: [(UInt16, UInt16, Int32)]) throws(DeviceInputError) {
+    public func write(frame events: [(UInt16, UInt16, Int32)]) throws(SystemError) {
         for (type, code, value) in events { try write(type: type, code: code, value: value) }
         try write(type: EventType.syn, code: SynCode.report, value: 0)
     }

@@ -1,6 +1,7 @@
 import Foundation
 @_exported import Gestures
 @_exported import MultitouchCore
+import SystemCalls
 @_exported import TouchRouting
 @_exported import WireProtocol
 
@@ -93,16 +94,10 @@ public final class MultitouchClient: @unchecked Sendable {
         line.append(0x0A)
         writeLock.lock()
         defer { writeLock.unlock() }
-        var offset = 0
-        while offset < line.count {
-            let n = line.withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ConnectionError(description: "send: \(String(cString: strerror(errno)))")
-            }
-            offset += n
+        do {
+            try Sys.sendAll(fd, line, flags: Int32(MSG_NOSIGNAL))
+        } catch {
+            throw ConnectionError(description: "send: \(error.reason)")
         }
     }
 
@@ -206,14 +201,13 @@ public final class MultitouchClient: @unchecked Sendable {
                 return pending[pendingStart - 1]
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == ECONNRESET { return nil }
-                if errno == EAGAIN || errno == EWOULDBLOCK {
-                    throw ConnectionError(description: "read: timed out waiting for the daemon")
-                }
-                throw ConnectionError(description: "read: \(String(cString: strerror(errno)))")
+            let n: Int
+            do {
+                n = try Sys.read(fd, into: &chunk)
+            } catch {
+                if error.errno == ECONNRESET { return nil }
+                if error.wouldBlock { throw ConnectionError(description: "read: timed out waiting for the daemon") }
+                throw ConnectionError(description: "read: \(error.reason)")
             }
             if n == 0 { return nil }
             switch framer.append(chunk[0..<n], maximumLineBytes: .max) {

@@ -1,62 +1,8 @@
 import CLinuxSystem
 import Glibc
-
-/// An environmental failure of a system call: which call, on what, and the errno it returned
-/// (the NIO `IOError(errnoCode:reason:)` pattern, STYLE.md §5).
-public struct SystemError: Error, CustomStringConvertible, Sendable {
-    public var call: String
-    public var errno: Int32
-    public var detail: String
-
-    public init(_ call: String, errno: Int32 = Glibc.errno, detail: String = "") {
-        self.call = call
-        self.errno = errno
-        self.detail = detail
-    }
-
-    public var description: String {
-        let reason = String(cString: strerror(errno))
-        return detail.isEmpty ? "\(call): \(reason) (errno \(errno))" : "\(call) \(detail): \(reason) (errno \(errno))"
-    }
-}
-
-/// Thin wrappers that retry `EINTR` in one place and turn -1 into a thrown `SystemError`.
-enum Sys {
-    /// Hands free heap pages back to the system (malloc_trim): after a large client queue was dropped,
-    /// so a daemon's memory returns to its usual size instead of staying at the peak.
-    static func releaseFreedMemory() { _ = malloc_trim(0) }
-
-    @inline(__always)
-    static func retrying(_ call: String, _ body: () -> Int) throws(SystemError) -> Int {
-        while true {
-            let result = body()
-            if result >= 0 { return result }
-            let code = Glibc.errno
-            if code == EINTR { continue }
-            throw SystemError(call, errno: code)
-        }
-    }
-
-    /// The monotonic clock in nanoseconds (the clock evdev timestamps use once EVIOCSCLOCKID is set, and
-    /// the clock timerfds are armed against).
-    @inline(__always)
-    static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
-
-    static func close(_ fd: Int32) {
-        // Linux closes the fd even when close() reports EINTR: never retry (close(2) NOTES).
-        _ = Glibc.close(fd)
-    }
-
-    static func setNonBlocking(_ fd: Int32) throws(SystemError) {
-        let flags = fcntl(fd, F_GETFL)
-        if flags < 0 { throw SystemError("fcntl(F_GETFL)") }
-        if fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 { throw SystemError("fcntl(F_SETFL)") }
-    }
-}
+// `Sys` and `SystemError` live in the SystemCalls module (interrupted calls retried in one place); re-exported so
+// every file of the server, and its users, name them without another import.
+@_exported import SystemCalls
 
 /// An epoll instance: level-triggered registrations keyed by a 64-bit token.
 struct Epoll: ~Copyable {
@@ -98,12 +44,7 @@ struct Epoll: ~Copyable {
     ) throws(SystemError)
         -> Int
     {
-        while true {
-            let n = epoll_wait(fd, buffer.baseAddress, Int32(buffer.count), timeoutMilliseconds)
-            if n >= 0 { return Int(n) }
-            if errno == EINTR { continue }
-            throw SystemError("epoll_wait")
-        }
+        try Sys.epollWait(fd, into: buffer, timeoutMilliseconds: timeoutMilliseconds)
     }
 }
 
@@ -140,14 +81,14 @@ struct TimerFD: ~Copyable {
     /// Reads the expiration count so the level-triggered fd stops being readable.
     mutating func acknowledge() {
         var expirations: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &expirations) { read(fd, $0.baseAddress, 8) }
+        _ = withUnsafeMutableBytes(of: &expirations) { buffer in try? Sys.read(fd, into: buffer) }
         armedAt = nil
     }
 
     /// Acknowledges without forgetting the deadline (periodic timers).
     func drain() {
         var expirations: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &expirations) { read(fd, $0.baseAddress, 8) }
+        _ = withUnsafeMutableBytes(of: &expirations) { buffer in try? Sys.read(fd, into: buffer) }
     }
 }
 
@@ -170,7 +111,7 @@ struct SignalFD: ~Copyable {
     /// The next pending signal number, or nil when none is pending.
     func next() -> Int32? {
         var info = signalfd_siginfo()
-        let n = withUnsafeMutableBytes(of: &info) { read(fd, $0.baseAddress, $0.count) }
+        let n = withUnsafeMutableBytes(of: &info) { buffer in try? Sys.read(fd, into: buffer) }
         guard n == MemoryLayout<signalfd_siginfo>.size else { return nil }
         return Int32(bitPattern: info.ssi_signo)
     }

@@ -68,23 +68,23 @@ public struct SystemdNotifier: Hashable, Sendable {
     }
 
     /// `READY=1`: start-up is finished (sockets listening, devices opened); systemd starts dependents.
-    public func ready(status: String? = nil) throws(SystemdNotifyError) {
+    public func ready(status: String? = nil) throws(SystemError) {
         try send(["READY=1"] + (status.map { ["STATUS=\($0)"] } ?? []))
     }
 
     /// `STATUS=...`: a one-line status shown by `systemctl status`.
-    public func status(_ text: String) throws(SystemdNotifyError) {
+    public func status(_ text: String) throws(SystemError) {
         try send(["STATUS=\(text)"])
     }
 
     /// `STOPPING=1`: shutdown has begun (sent on SIGTERM before cancelling gestures and closing clients).
-    public func stopping() throws(SystemdNotifyError) {
+    public func stopping() throws(SystemError) {
         try send(["STOPPING=1"])
     }
 
     /// `RELOADING=1` with `MONOTONIC_USEC`: a configuration reload (SIGHUP) began; follow with `ready()`.
     /// systemd 253+ requires the timestamp; older versions ignore it.
-    public func reloading() throws(SystemdNotifyError) {
+    public func reloading() throws(SystemError) {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let usec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
@@ -93,19 +93,19 @@ public struct SystemdNotifier: Hashable, Sendable {
 
     /// `WATCHDOG=1`: the keep-alive for `WatchdogSec=`. Sent from the event loop's own timer so a hung
     /// loop stops the pings and systemd restarts the daemon.
-    public func watchdogPing() throws(SystemdNotifyError) {
+    public func watchdogPing() throws(SystemError) {
         try send(["WATCHDOG=1"])
     }
 
     /// Sends `assignments` (`KEY=value`, no newlines inside) as one datagram.
-    public func send(_ assignments: [String]) throws(SystemdNotifyError) {
+    public func send(_ assignments: [String]) throws(SystemError) {
         for assignment in assignments where assignment.contains("\n") || !assignment.contains("=") {
-            throw SystemdNotifyError(
-                call: "sd_notify", errno: EINVAL, detail: "malformed assignment \(assignment.debugDescription)")
+            throw SystemError(
+                "sd_notify", errno: EINVAL, detail: "malformed assignment \(assignment.debugDescription)")
         }
         let message = assignments.joined(separator: "\n")
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemdNotifyError(call: "socket", errno: errno) }
+        guard fd >= 0 else { throw SystemError("socket(AF_UNIX)") }
         defer { close(fd) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -115,44 +115,26 @@ public struct SystemdNotifier: Hashable, Sendable {
         }
         let pathCapacity = MemoryLayout.size(ofValue: address.sun_path)
         guard pathBytes.count < pathCapacity else {
-            throw SystemdNotifyError(call: "sendto", errno: ENAMETOOLONG, detail: socketPath)
+            throw SystemError("sendto", errno: ENAMETOOLONG, detail: socketPath)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: pathBytes)
         }
         let isAbstract = pathBytes.first == 0
         let length = (MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2) + pathBytes.count + (isAbstract ? 0 : 1)
-        while true {
-            let sent = message.utf8CString.withUnsafeBytes { text in
-                withUnsafePointer(to: &address) { pointer in
-                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+        let sent = message.utf8CString.withUnsafeBytes { text in
+            withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                    Result { () throws(SystemError) in
                         // The datagram excludes the C string's terminating NUL.
-                        sendto(
-                            fd, text.baseAddress, text.count - 1, Int32(MSG_NOSIGNAL), socketAddress, socklen_t(length))
+                        try Sys.sendto(
+                            fd, UnsafeRawBufferPointer(rebasing: text.dropLast()), flags: Int32(MSG_NOSIGNAL),
+                            address: socketAddress, length: socklen_t(length), socketPath)
                     }
                 }
             }
-            if sent >= 0 { return }
-            if errno == EINTR { continue }
-            throw SystemdNotifyError(call: "sendto", errno: errno, detail: socketPath)
         }
-    }
-}
-
-/// A failed notification: the system call, its errno and what it was about.
-public struct SystemdNotifyError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var call: String
-    public var errno: Int32
-    public var detail: String
-
-    public init(call: String, errno: Int32, detail: String = "") {
-        self.call = call
-        self.errno = errno
-        self.detail = detail
-    }
-
-    public var description: String {
-        "\(call)\(detail.isEmpty ? "" : " \(detail)"): \(String(cString: strerror(errno)))"
+        _ = try sent.get()
     }
 }
 

@@ -3,6 +3,7 @@ import Configuration
 import DeviceInput
 import Gestures
 import MultitouchCore
+import SystemCalls
 import TouchPipeline
 import WireProtocol
 
@@ -23,17 +24,8 @@ struct StandardOutput {
     }
 
     mutating func flush() {
-        buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(1, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return  // stdout closed (e.g. piped into head): nothing left to say.
-                }
-                offset += n
-            }
-        }
+        // A failure means stdout closed (e.g. piped into head): nothing left to say.
+        try? Sys.writeAll(1, buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 }

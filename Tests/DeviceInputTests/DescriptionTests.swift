@@ -1,6 +1,7 @@
 import CLibevdev
 import Glibc
 import MultitouchCore
+import SystemCalls
 import Testing
 
 @testable import DeviceInput
@@ -44,7 +45,8 @@ func touchpadDescription() -> DeviceDescription {
 /// A keyboard: keys only.
 func keyboardDescription() -> DeviceDescription {
     DeviceDescription(
-        name: "AT Translated Set 2 keyboard", identity: DeviceIdentity(bustype: 0x11, vendor: 1, product: 1, version: 0xab41),
+        name: "AT Translated Set 2 keyboard",
+        identity: DeviceIdentity(bustype: 0x11, vendor: 1, product: 1, version: 0xab41),
         codes: [EventType.syn: [SynCode.report], EventType.key: [1, 2, 3, 30, 31]])
 }
 
@@ -74,8 +76,13 @@ func keyboardDescription() -> DeviceDescription {
         #expect(description.identity == DeviceIdentity(bustype: 0x18, vendor: 0x1234, product: 0x5678, version: 3))
         #expect(description.properties == [InputProperty.direct])
         #expect(description.codes[EventType.key] == [KeyCode.btnTouch])
-        #expect(description.codes[EventType.abs] == [AbsCode.mtSlot, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtTrackingID])
-        #expect(description.axes[AbsCode.mtPositionX] == AxisInfo(minimum: 0, maximum: 1919, fuzz: 2, flat: 1, resolution: 11))
+        #expect(
+            description.codes[EventType.abs] == [
+                AbsCode.mtSlot, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtTrackingID,
+            ])
+        #expect(
+            description.axes[AbsCode.mtPositionX]
+                == AxisInfo(minimum: 0, maximum: 1919, fuzz: 2, flat: 1, resolution: 11))
         #expect(description.axes[AbsCode.mtPositionY]?.resolution == 12)
         #expect(description.axes[AbsCode.x] == nil)
         #expect(description.multitouchProtocol == .b)
@@ -110,10 +117,10 @@ func keyboardDescription() -> DeviceDescription {
         #expect {
             _ = try LiveDevice(path: "/nonexistent/input/event99")
         } throws: { error in
-            guard let error = error as? DeviceInputError else { return false }
+            guard let error = error as? SystemError else { return false }
             return error.call == "open" && error.errno == ENOENT && error.kind == .noDevice
-                && error.path == "/nonexistent/input/event99"
-                && error.description.contains("/nonexistent/input/event99: open failed")
+                && error.detail == "/nonexistent/input/event99"
+                && error.description.contains("open /nonexistent/input/event99: No such file")
         }
     }
 
@@ -125,19 +132,19 @@ func keyboardDescription() -> DeviceDescription {
         #expect {
             _ = try LiveDevice(path: path)
         } throws: { error in
-            guard let error = error as? DeviceInputError else { return false }
+            guard let error = error as? SystemError else { return false }
             // EVIOCGBIT on a regular file: ENOTTY (inappropriate ioctl), not a crash.
             return error.call == "libevdev_new_from_fd" && error.errno == ENOTTY && error.kind == .other
         }
     }
 
     @Test func errnoKindsAreClassified() {
-        #expect(DeviceInputError(call: "open", path: "/x", errno: EACCES).kind == .permissionDenied)
-        #expect(DeviceInputError(call: "open", path: "/x", errno: EPERM).kind == .permissionDenied)
-        #expect(DeviceInputError(call: "read", path: "/x", errno: ENODEV).kind == .noDevice)
-        #expect(DeviceInputError(call: "libevdev_grab", path: "/x", errno: EBUSY).kind == .busy)
-        #expect(DeviceInputError(call: "read", path: "/x", errno: EIO).kind == .other)
-        #expect(DeviceInputError(call: "open", path: "/x", errno: EACCES).description == "/x: open failed: Permission denied (errno 13)")
+        #expect(SystemError("open", errno: EACCES, detail: "/x").kind == .permissionDenied)
+        #expect(SystemError("open", errno: EPERM, detail: "/x").kind == .permissionDenied)
+        #expect(SystemError("read", errno: ENODEV, detail: "/x").kind == .noDevice)
+        #expect(SystemError("libevdev_grab", errno: EBUSY, detail: "/x").kind == .busy)
+        #expect(SystemError("read", errno: EIO, detail: "/x").kind == .other)
+        #expect(SystemError("open", errno: EACCES, detail: "/x").description == "open /x: Permission denied (errno 13)")
     }
 }
 

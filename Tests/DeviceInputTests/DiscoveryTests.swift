@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 import Testing
 
 @testable import DeviceInput
@@ -93,8 +94,8 @@ import Testing
         #expect {
             _ = try DeviceDiscovery(source: .inotify, directory: "/nonexistent-root/dev/input")
         } throws: { error in
-            guard let error = error as? DeviceInputError else { return false }
-            return error.call == "inotify_add_watch" && error.path == "/nonexistent-root/dev" && error.errno == ENOENT
+            guard let error = error as? SystemError else { return false }
+            return error.call == "inotify_add_watch" && error.detail == "/nonexistent-root/dev" && error.errno == ENOENT
         }
     }
 }

@@ -1,6 +1,7 @@
 import Configuration
 import Glibc
 import MultitouchCore
+import SystemCalls
 import Testing
 
 @testable import DeviceInput
@@ -53,11 +54,13 @@ struct UinputTests {
         #expect(waitReadable(live))
         let got = events(try live.read())
         let codes = got.map { [$0.type, $0.code] }
-        #expect(codes == [
-            [EventType.abs, AbsCode.mtTrackingID], [EventType.abs, AbsCode.mtPositionX], [EventType.abs, AbsCode.mtPositionY],
-            [EventType.key, KeyCode.btnTouch], [EventType.syn, SynCode.report],
-            [EventType.abs, AbsCode.mtPositionX], [EventType.syn, SynCode.report],
-        ])
+        #expect(
+            codes == [
+                [EventType.abs, AbsCode.mtTrackingID], [EventType.abs, AbsCode.mtPositionX],
+                [EventType.abs, AbsCode.mtPositionY],
+                [EventType.key, KeyCode.btnTouch], [EventType.syn, SynCode.report],
+                [EventType.abs, AbsCode.mtPositionX], [EventType.syn, SynCode.report],
+            ])
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let monotonic = Timestamp(seconds: Int64(now.tv_sec), microseconds: Int64(now.tv_nsec / 1000))
@@ -115,7 +118,7 @@ struct UinputTests {
         #expect {
             try other.grab()
         } throws: { error in
-            (error as? DeviceInputError)?.kind == .busy
+            (error as? SystemError)?.kind == .busy
         }
         try virtual.write(frame: [(EventType.abs, AbsCode.mtTrackingID, 3), (EventType.key, KeyCode.btnTouch, 1)])
         #expect(waitReadable(grabber))
@@ -134,7 +137,8 @@ struct UinputTests {
     @Test func discoverySeesADeviceCreatedAfterStartAndItsRemoval() throws {
         let discovery = try DeviceDiscovery()
         let before = Set(discovery.enumerate())
-        var virtual: VirtualDevice? = try VirtualDevice(description: touchscreenDescription(name: "uinput hotplug test"))
+        var virtual: VirtualDevice? = try VirtualDevice(
+            description: touchscreenDescription(name: "uinput hotplug test"))
         let node = try #require(virtual?.devnode)
         #expect(!before.contains(node))
         var pfd = pollfd(fd: discovery.fileDescriptor, events: Int16(POLLIN), revents: 0)

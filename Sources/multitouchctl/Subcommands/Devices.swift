@@ -3,6 +3,7 @@ import Configuration
 import DeviceInput
 import Glibc
 import MultitouchCore
+import SystemCalls
 import WireProtocol
 
 /// What `devices` knows about one node: its description and the daemon's decision, or why it could
@@ -13,7 +14,7 @@ struct DeviceReport {
     var udev: [String: String]?
     var description: DeviceDescription?
     var decision: DeviceDecision?
-    var error: DeviceInputError?
+    var error: SystemError?
 
     init(path: String, matcher: DeviceMatcher) {
         self.path = path
@@ -30,7 +31,8 @@ struct DeviceReport {
 
     var readable: String {
         guard let description, let decision else {
-            var text = "\(path): cannot open: \(error.map { "\($0.reason) (\($0.call), errno \($0.errno))" } ?? "unknown")"
+            var text =
+                "\(path): cannot open: \(error.map { "\($0.reason) (\($0.call), errno \($0.errno))" } ?? "unknown")"
             if error?.kind == .permissionDenied { text += " (run as root or add the user to the 'input' group)" }
             return text
         }
@@ -38,16 +40,20 @@ struct DeviceReport {
         let size = mapper.sizeMillimeters
         var lines = ["\(path): \"\(description.name)\""]
         lines.append("    class \(decision.deviceClass.rawValue) (\(decision.classReason))")
-        let resolution = description.positionAxes.map { "resolution \($0.x.resolution)x\($0.y.resolution) units/mm, " } ?? ""
+        let resolution =
+            description.positionAxes.map { "resolution \($0.x.resolution)x\($0.y.resolution) units/mm, " } ?? ""
         lines.append(
-            "    protocol \(description.multitouchProtocol.rawValue), \(description.slotCount) slot(s)\(description.isSemiMT ? ", semi-mt" : ""), \(resolution)\(format(size.width))x\(format(size.height)) mm (\(mapper.scaleSource))")
+            "    protocol \(description.multitouchProtocol.rawValue), \(description.slotCount) slot(s)\(description.isSemiMT ? ", semi-mt" : ""), \(resolution)\(format(size.width))x\(format(size.height)) mm (\(mapper.scaleSource))"
+        )
         let action: String
         switch decision.action {
         case .serve(let grab): action = grab ? "serve, grabbed" : "serve, passthrough"
         case .skip: action = "skip"
         }
         lines.append("    \(action): \(decision.reason)")
-        if let udev { lines.append("    udev: " + udev.keys.sorted().map { "\($0)=\(udev[$0] ?? "")" }.joined(separator: " ")) }
+        if let udev {
+            lines.append("    udev: " + udev.keys.sorted().map { "\($0)=\(udev[$0] ?? "")" }.joined(separator: " "))
+        }
         if !links.isEmpty { lines.append("    links: " + links.joined(separator: " ")) }
         return lines.joined(separator: "\n")
     }
@@ -63,7 +69,8 @@ struct DeviceReport {
         w.key("path")
         w.string(path)
         if let description, let decision {
-            let mapper = CoordinateMapper(description: description, output: decision.output, configuredSize: configuredSize)
+            let mapper = CoordinateMapper(
+                description: description, output: decision.output, configuredSize: configuredSize)
             w.key("name")
             w.string(description.name)
             w.key("vendor")
@@ -161,7 +168,11 @@ struct Devices: ParsableCommand {
     @Option(name: .long, help: "With --watch: stop after this many seconds.")
     var timeout: Double?
 
-    @Option(name: .long, help: "Configuration file whose [devices] rules decide (default: \(DaemonConfiguration.defaultPath) when it exists, else the built-in defaults).")
+    @Option(
+        name: .long,
+        help:
+            "Configuration file whose [devices] rules decide (default: \(DaemonConfiguration.defaultPath) when it exists, else the built-in defaults)."
+    )
     var config: String?
 
     @Option(name: .long, help: ArgumentHelp("Directory of the nodes (default /dev/input).", visibility: .hidden))
@@ -169,7 +180,8 @@ struct Devices: ParsableCommand {
 
     func run() throws {
         var devices = DevicesConfiguration()
-        let configPath = config ?? (access(DaemonConfiguration.defaultPath, F_OK) == 0 ? DaemonConfiguration.defaultPath : nil)
+        let configPath =
+            config ?? (access(DaemonConfiguration.defaultPath, F_OK) == 0 ? DaemonConfiguration.defaultPath : nil)
         if let configPath {
             do {
                 devices = try DaemonConfiguration.load(path: configPath).devices
@@ -188,7 +200,8 @@ struct Devices: ParsableCommand {
             printError("multitouchctl devices: \(error)")
             throw ExitCode.failure
         }
-        let nodes = discovery?.enumerate()
+        let nodes =
+            discovery?.enumerate()
             ?? EventNode.sorted(listEventNodes(directory))
         if nodes.isEmpty && !json { out.write("no input devices in \(directory)") }
         for node in nodes {
@@ -229,7 +242,10 @@ struct Devices: ParsableCommand {
                 case .removed(let path):
                     var w = JSONWriter()
                     w.string(path)
-                    out.write(json ? "{\"event\":\"removed\",\"path\":\(String(decoding: w.bytes, as: UTF8.self))}" : "removed: \(path)")
+                    out.write(
+                        json
+                            ? "{\"event\":\"removed\",\"path\":\(String(decoding: w.bytes, as: UTF8.self))}"
+                            : "removed: \(path)")
                 }
             }
             out.flush()

@@ -76,7 +76,7 @@ struct Listen: ParsableCommand {
             do {
                 try writeFile(recordPath, EvemuWriter.write(description: live.description, events: raw))
             } catch {
-                printError("multitouchctl listen: cannot write \(recordPath): \(String(cString: strerror(error.code)))")
+                printError("multitouchctl listen: cannot write \(recordPath): \(error.reason)")
                 throw ExitCode.failure
             }
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import DeviceInput
 import Glibc
 import MultitouchCore
+import SystemCalls
 
 /// Time now on CLOCK_MONOTONIC, the clock live event timestamps use (libevdev_set_clock_id).
 func monotonicNow() -> Timestamp {
@@ -22,12 +23,10 @@ struct TerminationSignals {
 /// readable flags per fd (POLLHUP/POLLERR count as readable: the read then reports what happened).
 func waitReadable(_ fds: [Int32], timeoutMilliseconds: Int32) -> [Bool] {
     var pollfds = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-    while true {
-        let rc = poll(&pollfds, nfds_t(pollfds.count), timeoutMilliseconds)
-        if rc < 0 && errno == EINTR { continue }
-        if rc <= 0 { return fds.map { _ in false } }
-        return pollfds.map { $0.revents != 0 }
+    guard let ready = try? Sys.poll(&pollfds, timeoutMilliseconds: timeoutMilliseconds), ready > 0 else {
+        return fds.map { _ in false }
     }
+    return pollfds.map { $0.revents != 0 }
 }
 
 /// Milliseconds from `now` until `deadline`, clamped to poll's range; nil deadline waits forever.
@@ -52,4 +51,3 @@ func openLiveDevice(_ path: String, grab: Bool, command: String) throws -> LiveD
         throw ExitCode.failure
     }
 }
-

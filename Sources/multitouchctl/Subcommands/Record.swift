@@ -3,6 +3,7 @@ import DeviceInput
 import Glibc
 import MultitouchCore
 import Recordings
+import SystemCalls
 
 /// `multitouchctl record`: captures a live device's events as an evemu recording that `replay` (and
 /// evemu-device/evemu-play) read back.
@@ -92,29 +93,16 @@ struct Record: ParsableCommand {
         do {
             try writeFile(output, text)
         } catch {
-            printError("multitouchctl record: cannot write \(output): \(String(cString: strerror(error.code)))")
+            printError("multitouchctl record: cannot write \(output): \(error.reason)")
             throw ExitCode.failure
         }
         printError("multitouchctl record: \(events.count) events, \(frameCount) frames -> \(output)")
     }
 }
 
-/// errno of a failed file write.
-struct FileWriteError: Error { var code: Int32 }
-
 /// Writes `text` to `path` (created or truncated).
-func writeFile(_ path: String, _ text: String) throws(FileWriteError) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw FileWriteError(code: errno) }
-    defer { close(fd) }
-    let bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw FileWriteError(code: errno)
-        }
-        offset += n
-    }
+func writeFile(_ path: String, _ text: String) throws(SystemError) {
+    let fd = try Sys.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+    defer { Sys.close(fd) }
+    try Sys.writeAll(fd, Array(text.utf8), path)
 }

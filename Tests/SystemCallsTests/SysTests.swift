@@ -1,0 +1,219 @@
+import Foundation
+import Glibc
+import SystemCalls
+import Testing
+
+/// The write end the SIGUSR1 handler reports on (a C handler cannot capture it).
+nonisolated(unsafe) private var handlerAckFD: Int32 = -1
+
+/// State the blocked reader thread shares with the test.
+private final class ReaderState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _thread: pthread_t?
+    private var _tid: pid_t = 0
+    private var _result: Result<[UInt8], SystemError>?
+    let started = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+
+    func record(thread: pthread_t, tid: pid_t) { lock.withLock { (_thread, _tid) = (thread, tid) } }
+    var thread: pthread_t? { lock.withLock { _thread } }
+    var tid: pid_t { lock.withLock { _tid } }
+    func finish(_ result: Result<[UInt8], SystemError>) { lock.withLock { _result = result } }
+    var result: Result<[UInt8], SystemError>? { lock.withLock { _result } }
+}
+
+/// The system call `tid` is blocked in and its first argument, from /proc (nil while it runs).
+private func blockedCall(tid: pid_t) -> (number: Int, firstArgument: Int)? {
+    guard let text = try? String(contentsOfFile: "/proc/self/task/\(tid)/syscall", encoding: .utf8) else { return nil }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let number = Int(fields[0]), let argument = Int(fields[1].dropFirst(2), radix: 16) else {
+        return nil
+    }
+    return (number, argument)
+}
+
+/// The kernel's id of the calling thread (Glibc's gettid is not imported): /proc/thread-self links to
+/// `PID/task/TID`.
+private func currentThreadID() -> pid_t {
+    var target = [CChar](repeating: 0, count: 64)
+    let n = readlink("/proc/thread-self", &target, target.count - 1)
+    guard n > 0 else { return 0 }
+    let link = String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return pid_t(link.split(separator: "/").last ?? "") ?? 0
+}
+
+#if arch(x86_64)
+private let readSyscall = 0
+#elseif arch(arm64)
+private let readSyscall = 63
+#endif
+
+@Suite struct SysTests {
+    @Test func retriesEINTRInBothConventions() throws {
+        // -1 with errno EINTR twice, then a result: one call for the caller.
+        var calls = 0
+        let result = Sys.uninterrupted { () -> Int in
+            calls += 1
+            if calls < 3 {
+                errno = EINTR
+                return -1
+            }
+            return 7
+        }
+        #expect(result == 7 && calls == 3)
+        // libevdev's convention: -EINTR, then -EAGAIN, which is returned untouched.
+        calls = 0
+        let negative = Sys.uninterrupted { () -> Int32 in
+            calls += 1
+            return calls == 1 ? -EINTR : -EAGAIN
+        }
+        #expect(negative == -EAGAIN && calls == 2)
+        calls = 0
+        #expect(throws: SystemError("libevdev_grab", errno: EBUSY, detail: "/dev/input/event9")) {
+            try Sys.retryingNegativeErrno("libevdev_grab", "/dev/input/event9") { () -> Int32 in
+                calls += 1
+                return calls == 1 ? -EINTR : -EBUSY
+            }
+        }
+        #expect(calls == 2)
+    }
+
+    /// A real signal, delivered without SA_RESTART to a thread blocked in read(2) on a pipe: the kernel
+    /// returns EINTR, `Sys.read` goes back to reading and returns the bytes written afterwards.
+    @Test func signalInterruptingABlockingReadIsRetried() throws {
+        var data: [Int32] = [-1, -1]
+        var ack: [Int32] = [-1, -1]
+        #expect(pipe(&data) == 0 && pipe(&ack) == 0)
+        defer { for fd in data + ack { close(fd) } }
+        handlerAckFD = ack[1]
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            var byte: UInt8 = 1
+            let saved = errno
+            _ = write(handlerAckFD, &byte, 1)
+            errno = saved
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0  // no SA_RESTART: the read fails with EINTR
+        var previous = sigaction()
+        #expect(sigaction(SIGUSR1, &action, &previous) == 0)
+        defer { sigaction(SIGUSR1, &previous, nil) }
+
+        let state = ReaderState()
+        let readEnd = data[0]
+        let reader = Thread {
+            // Threads start with most signals blocked (Foundation's Thread does); let SIGUSR1 in.
+            var usr1 = sigset_t()
+            sigemptyset(&usr1)
+            sigaddset(&usr1, SIGUSR1)
+            pthread_sigmask(SIG_UNBLOCK, &usr1, nil)
+            state.record(thread: pthread_self(), tid: currentThreadID())
+            state.started.signal()
+            var buffer = [UInt8](repeating: 0, count: 16)
+            do throws(SystemError) {
+                let n = try Sys.read(readEnd, into: &buffer, "test pipe")
+                state.finish(.success(Array(buffer[0..<n])))
+            } catch {
+                state.finish(.failure(error))
+            }
+            state.finished.signal()
+        }
+        reader.start()
+        state.started.wait()
+        // Wait (no sleep) until the reader is inside read(2) on the pipe: only then can a signal interrupt it.
+        // Also returns once the reader finished, so a read that gave up on EINTR fails the test, not hangs it.
+        func waitUntilBlockedInRead() {
+            while state.result == nil {
+                if let call = blockedCall(tid: state.tid), call.number == readSyscall,
+                    call.firstArgument == Int(readEnd)
+                {
+                    return
+                }
+                sched_yield()
+            }
+        }
+        waitUntilBlockedInRead()
+        let thread = try #require(state.thread)
+        #expect(pthread_kill(thread, SIGUSR1) == 0)
+        var byte: UInt8 = 0
+        #expect(read(ack[0], &byte, 1) == 1)  // the handler ran on the reader, inside its read
+        waitUntilBlockedInRead()  // and the reader went back into read(2) instead of failing
+        let payload: [UInt8] = [1, 2, 3]
+        #expect(payload.withUnsafeBytes { write(data[1], $0.baseAddress, $0.count) } == 3)
+        state.finished.wait()
+        #expect(try state.result?.get() == payload)
+    }
+
+    @Test func errorsCarryTheCallTheErrnoAndWhatTheyWereAbout() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sys-\(UUID())").path
+        #expect(mkdir(directory, 0o700) == 0)
+        defer { rmdir(directory) }
+        let missing = directory + "/missing"
+        do {
+            _ = try Sys.open(missing, O_RDONLY)
+            Issue.record("opening a missing file succeeded")
+        } catch {
+            #expect(error.call == "open" && error.errno == ENOENT && error.detail == missing)
+            #expect(error.kind == .noDevice)
+            #expect(error.description == "open \(missing): No such file or directory (errno 2)")
+        }
+
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer { for fd in ends { close(fd) } }
+        try Sys.setNonBlocking(ends[0])
+        var buffer = [UInt8](repeating: 0, count: 4)
+        do {
+            _ = try Sys.read(ends[0], into: &buffer, "empty pipe")
+            Issue.record("reading an empty non-blocking pipe succeeded")
+        } catch {
+            #expect(error.call == "read" && error.errno == EAGAIN && error.wouldBlock)
+            #expect(error.description == "read empty pipe: Resource temporarily unavailable (errno 11)")
+        }
+        let bytes: [UInt8] = Array("hello".utf8)
+        try Sys.writeAll(ends[1], bytes, "pipe")
+        #expect(try Sys.read(ends[0], into: &buffer) == 4 && buffer == Array("hell".utf8))
+
+        #expect(SystemError("poll", errno: EINVAL).description == "poll: Invalid argument (errno 22)")
+        #expect(SystemError("libevdev_grab", errno: EBUSY).kind == .busy)
+        #expect(SystemError("open", errno: EACCES).kind == .permissionDenied)
+    }
+
+    @Test func socketsSendEverythingAndAcceptReportsTheCall() throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { for fd in pair { close(fd) } }
+        let line = Array("ping\n".utf8)
+        try Sys.sendAll(pair[0], line, flags: Int32(MSG_NOSIGNAL))
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let n = try Sys.read(pair[1], into: &buffer)
+        #expect(Array(buffer[0..<n]) == line)
+        // A resumed non-blocking flush sends from an offset: only the tail arrives.
+        #expect(try Sys.send(pair[0], line, from: 2, flags: Int32(MSG_NOSIGNAL)) == 3)
+        #expect(try Sys.read(pair[1], into: &buffer) == 3 && Array(buffer[0..<3]) == Array("ng\n".utf8))
+        // A connected socket is not listening: accept4 fails with EINVAL, named as accept4.
+        do {
+            _ = try Sys.accept(pair[1])
+            Issue.record("accept on a connected socket succeeded")
+        } catch {
+            #expect(error.call == "accept4" && error.errno == EINVAL && error.kind == .other)
+        }
+        // The peer is gone: send reports EPIPE (MSG_NOSIGNAL: no SIGPIPE).
+        close(pair[1])
+        pair[1] = -1
+        #expect(throws: SystemError("send", errno: EPIPE, detail: "peer")) {
+            try Sys.send(pair[0], line, from: 2, flags: Int32(MSG_NOSIGNAL), "peer")
+        }
+    }
+
+    @Test func pollReportsReadiness() throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer { for fd in ends { close(fd) } }
+        var fds = [pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)]
+        #expect(try Sys.poll(&fds, timeoutMilliseconds: 0) == 0)
+        var byte: UInt8 = 9
+        #expect(write(ends[1], &byte, 1) == 1)
+        #expect(try Sys.poll(&fds, timeoutMilliseconds: -1) == 1 && fds[0].revents & Int16(POLLIN) != 0)
+    }
+}
