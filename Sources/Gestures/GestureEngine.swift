@@ -149,9 +149,11 @@ public struct GestureEngine: Sendable {
         // 3. Discrete recognisers.
         let lifted = fingers < lastFingers || fingers == 0
         let facts = session.facts
-        longPress.update(
-            session: facts.id, lifted: lifted, travel: facts.maxTravel, moved: facts.moved,
-            cancelled: facts.cancelled, location: tracks.fingerCentroid ?? facts.tapLocation, time: time, into: &out)
+        longPress.handle(
+            .frame(
+                session: facts.id, lifted: lifted, travel: facts.maxTravel, moved: facts.moved,
+                cancelled: facts.cancelled, location: tracks.fingerCentroid ?? facts.tapLocation, time: time),
+            into: &out)
         if longPress.isPressing { session.handle(.pressed) }
 
         // 4. Session end.
@@ -295,7 +297,7 @@ extension GestureEngine {
         if let first { carryOut(taps.handle(.landed(mm: first.mm, time: time)), time: time, into: &out) }
         session.handle(.began(time: time, quickZoomPivot: quickZoom ? first?.location : nil))
         out.append(.sessionBegan(session: session.id, time: time))
-        longPress.sessionBegan(at: time)
+        longPress.handle(.sessionBegan(time: time), into: &out)
     }
 
     /// The last finger lifted: the tap recogniser judges the session, `sessionEnded`, then the
@@ -304,7 +306,7 @@ extension GestureEngine {
     private mutating func endSession(
         at time: Timestamp, release: TransformAnimator.Release?, into out: inout [GestureEvent]
     ) {
-        longPress.sessionEnded()
+        longPress.handle(.sessionEnded, into: &out)
         session.handle(.ended)
         publisher.measure(with: nil)
         let facts = session.facts
@@ -422,9 +424,11 @@ extension GestureEngine {
                     into: &out)
             case .longPress:
                 let facts = session.facts
-                longPress.timeout(
-                    session: facts.id, fingers: session.isActive ? facts.lastFingers : 0,
-                    location: tracks.fingerCentroid ?? facts.tapLocation, time: due.deadline, into: &out)
+                longPress.handle(
+                    .timeout(
+                        session: facts.id, fingers: session.isActive ? facts.lastFingers : 0,
+                        location: tracks.fingerCentroid ?? facts.tapLocation, time: due.deadline),
+                    into: &out)
                 if longPress.isPressing { session.handle(.pressed) }
             case .tap:
                 carryOut(taps.handle(.timeout), time: due.deadline, into: &out)

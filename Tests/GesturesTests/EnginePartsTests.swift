@@ -186,3 +186,69 @@ struct SegmentPublisherTests {
         #expect(store.current == .translation(Point(x: 10, y: 0)))
     }
 }
+
+@Suite("LongPressRecognizer")
+struct LongPressRecognizerTests {
+    private static func at(_ ms: Int64) -> Timestamp { Timestamp(microseconds: ms * 1000) }
+    private static let here = Point(x: 5, y: 6)
+
+    private static func frame(
+        ms: Int64, lifted: Bool = false, travel: Double = 0, moved: Bool = false, cancelled: Bool = false
+    ) -> LongPressRecognizer.Event {
+        .frame(
+            session: 4, lifted: lifted, travel: travel, moved: moved, cancelled: cancelled, location: here,
+            time: at(ms))
+    }
+
+    private static func phases(_ events: [GestureEvent]) -> [LongPressPhase] {
+        events.compactMap { if case .longPress(_, _, let phase, _, _) = $0 { return phase } else { return nil } }
+    }
+
+    @Test func aStillPressBeginsAtItsDeadlineAndEndsAtTheLift() {
+        var r = LongPressRecognizer(configuration: .default)
+        var out: [GestureEvent] = []
+        r.handle(.sessionBegan(time: Self.at(0)), into: &out)
+        let deadline = Self.at(0).adding(milliseconds: GestureConfiguration.default.longPressDurationMilliseconds)
+        #expect(r.nextDeadline == deadline)
+        r.handle(Self.frame(ms: 100, travel: 0.5), into: &out)
+        #expect(out.isEmpty && r.state.name == .armed)
+        r.handle(.timeout(session: 4, fingers: 2, location: Self.here, time: deadline), into: &out)
+        #expect(out == [.longPress(session: 4, time: deadline, phase: .began, location: Self.here, fingers: 2)])
+        #expect(r.isPressing && r.nextDeadline == nil)
+        r.handle(Self.frame(ms: 900, lifted: true), into: &out)
+        #expect(Self.phases(out) == [.began, .ended])
+        #expect(r.state.name == .idle)
+    }
+
+    @Test(arguments: [
+        (lifted: true, travel: 0.0, moved: false, cancelled: false),
+        (lifted: false, travel: 100.0, moved: false, cancelled: false),
+        (lifted: false, travel: 0.0, moved: true, cancelled: false),
+        (lifted: false, travel: 0.0, moved: false, cancelled: true),
+    ])
+    func anArmedPressFails(lifted: Bool, travel: Double, moved: Bool, cancelled: Bool) {
+        var r = LongPressRecognizer(configuration: .default)
+        var out: [GestureEvent] = []
+        r.handle(.sessionBegan(time: Self.at(0)), into: &out)
+        r.handle(
+            Self.frame(ms: 100, lifted: lifted, travel: travel, moved: moved, cancelled: cancelled), into: &out)
+        #expect(r.state.name == .idle && r.nextDeadline == nil && out.isEmpty)
+    }
+
+    @Test func aPressThatMovesTooFarIsCancelledAndNoFingerMeansNoPress() {
+        var r = LongPressRecognizer(configuration: .default)
+        var out: [GestureEvent] = []
+        r.handle(.sessionBegan(time: Self.at(0)), into: &out)
+        r.handle(.timeout(session: 4, fingers: 1, location: Self.here, time: Self.at(500)), into: &out)
+        r.handle(Self.frame(ms: 600, travel: 100), into: &out)
+        #expect(Self.phases(out) == [.began, .cancelled])
+        var none = LongPressRecognizer(configuration: .default)
+        var nothing: [GestureEvent] = []
+        none.handle(.sessionBegan(time: Self.at(0)), into: &nothing)
+        none.handle(.timeout(session: 4, fingers: 0, location: Self.here, time: Self.at(500)), into: &nothing)
+        #expect(nothing.isEmpty && none.state.name == .idle)
+        none.handle(.sessionBegan(time: Self.at(1000)), into: &nothing)
+        none.handle(.sessionEnded, into: &nothing)
+        #expect(none.state.name == .idle && nothing.isEmpty)
+    }
+}
