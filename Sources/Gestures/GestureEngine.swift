@@ -11,75 +11,27 @@ import MultitouchCore
 /// ends it and begins the next, re-based on the fingers, so the cumulative transform never jumps.
 /// After the last finger lifts, animation segments (`momentum`, `animatedZoom`) may follow.
 ///
-/// The parts, one file each: `SegmentStateMachine` (what follows what), `FingerTracks` (the touches
-/// and their motion), `ThumbDetector` (clickpad exclusions), `SegmentGeometry` (the fit, the
-/// thresholds, the limits), `TransformStore` (M and the open segment), `VelocityTracker`,
-/// `TapRecognizer`, `LongPressRecognizer`, `TransformAnimator`. This type classifies each frame, feeds
-/// the machine and carries out its actions. State diagram: docs/state-machines/gesture.md. Rules,
-/// thresholds and sources: docs/GESTURES.md.
+/// The parts, one file each, each holding its own state: `SegmentStateMachine` (what follows what),
+/// `GestureSession` (the session and its facts), `FingerTracks` (the touches and their motion),
+/// `ThumbDetector` (clickpad exclusions), `SegmentPublisher` (the published segment, the measurement
+/// that drives it, `SegmentGeometry`), `TransformStore` (M), `TapRecognizer` (taps and their zooms),
+/// `LongPressRecognizer`, `TransformAnimator` (momentum and animated zooms, and what follows a
+/// release). This type is their coordinator and holds no state of its own: it classifies each frame,
+/// feeds the machines and carries out their actions. State diagram: docs/state-machines/gesture.md.
+/// Rules, thresholds and sources: docs/GESTURES.md.
 public struct GestureEngine: Sendable {
     public private(set) var configuration: GestureConfiguration
     public let surface: GestureSurface
     private var logger: Logger
     private(set) var machine = SegmentStateMachine()
+    private(set) var session = GestureSession()
     private(set) var tracks = FingerTracks()
     private let thumbs: ThumbDetector
+    private(set) var publisher: SegmentPublisher
+    private var store = TransformStore()
     private(set) var taps: TapRecognizer
     private(set) var longPress: LongPressRecognizer
     private(set) var animator: TransformAnimator
-    private var store = TransformStore()
-    /// The segment whose updates are published (finger or animation), nil between segments.
-    private var segment: TransformStore.Segment?
-    /// The measurement of the fingers: of the possible segment, of the running one, or of the fingers
-    /// that stay while a decrease settles.
-    private var geometry: SegmentGeometry?
-    /// The running session, or the last one (`isActive` false) until the next begins.
-    private var session = Session(id: 0, start: Timestamp(microseconds: 0), isActive: false)
-    private var sessionCounter: UInt64 = 0
-    private var seq: UInt64 = 0
-    private let windowMicroseconds: Int64
-    private let stopMicroseconds: Int64
-    /// Whether the last frame was semi-mt (a timer acts between frames).
-    private var lastSemiMT = false
-    /// Velocity of the last published finger update, and its speed in mm/s (the release velocity
-    /// momentum starts from).
-    private var lastVelocity = GestureVelocity.zero
-    private var lastSpeedMM = 0.0
-    /// The finger segment that ended in the current frame with its release velocity: momentum or a
-    /// spring-back start from it when the session ends.
-    private var released: (centroid: Point, velocity: Point, speedMM: Double, mode: GestureMode)?
-
-    /// Facts about the running session.
-    struct Session: Sendable {
-        var id: UInt64
-        var start: Timestamp
-        /// From the first finger down to the last finger up.
-        var isActive = true
-        var maxFingers = 0
-        /// Farthest any counting finger got from where it landed, mm.
-        var maxTravel = 0.0
-        /// A segment began (the slop was passed): no tap, no long press, later segments start live.
-        var moved = false
-        var cancelled = false
-        /// A long press began (no tap then).
-        var pressed = false
-        /// BTN_LEFT was pressed (a clickpad click: no tap).
-        var clicked = false
-        var landingSum = Point.zero
-        var landingSumMM = Point.zero
-        var landings = 0
-        /// Fingers after the previous frame.
-        var lastFingers = 0
-        /// Zoom and rotation engaged in an earlier segment: later segments need no threshold.
-        var scaleEngaged = false
-        var rotationEngaged = false
-        /// The first landing continues a one-finger tap: a one-finger drag is a quick zoom about
-        /// `quickZoomPivot`.
-        var quickZoomPivot: Point?
-
-        var tapLocation: Point { landings > 0 ? landingSum / Double(landings) : .zero }
-        var tapLocationMM: Point { landings > 0 ? landingSumMM / Double(landings) : .zero }
-    }
 
     /// - Parameters:
     ///   - configuration: thresholds; invalid values (see `GestureConfiguration.problems`) are replaced
@@ -97,8 +49,7 @@ public struct GestureEngine: Sendable {
         taps = TapRecognizer(configuration: usable)
         longPress = LongPressRecognizer(configuration: usable)
         animator = TransformAnimator(configuration: usable)
-        windowMicroseconds = Int64((usable.velocityWindowMilliseconds * 1000).rounded())
-        stopMicroseconds = Int64((usable.velocityStopMilliseconds * 1000).rounded())
+        publisher = SegmentPublisher(configuration: usable)
     }
 
     /// A touchscreen engine, semi-mt when `isSemiMT` (also taken per frame from `TouchFrame.isSemiMT`).
@@ -116,17 +67,7 @@ public struct GestureEngine: Sendable {
     ///   the caller reports to the client).
     @discardableResult
     public mutating func setTransform(_ transform: AffineTransform) -> Bool {
-        var bases: [AffineTransform] = []
-        if let segment { bases.append(segment.base) }
-        if let geometry { bases.append(geometry.base) }
-        guard let moved = store.replace(with: transform, bases: bases) else { return false }
-        var k = 0
-        if segment != nil {
-            segment?.base = moved[k]
-            k += 1
-        }
-        if geometry != nil { geometry?.base = moved[k] }
-        return true
+        publisher.replace(&store, with: transform)
     }
 
     /// The earliest time a timer is due (debounce, long press, held single tap, animation frame), for
@@ -149,7 +90,6 @@ public struct GestureEngine: Sendable {
         fireTimers(upTo: frame.time, into: &out)
         let time = frame.time
         let semi = surface.isSemiMT || frame.isSemiMT
-        lastSemiMT = semi
         let change = tracks.update(frame, thumbs: thumbs)
         // A device that counts more fingers than its slots carry (BTN_TOOL_TRIPLETAP on two slots)
         // adds them; the tracker already keeps the count to the touches elsewhere.
@@ -166,18 +106,16 @@ public struct GestureEngine: Sendable {
             return out
         }
         let joined = tracks.joinSession()
-        session.landingSum = session.landingSum + joined.location
-        session.landingSumMM = session.landingSumMM + joined.mm
-        session.landings += joined.count
-        session.maxFingers = max(session.maxFingers, fingers, joined.count)
-        session.maxTravel = max(session.maxTravel, tracks.largestTravel)
-        if frame.isButtonPressed { session.clicked = true }
+        session.handle(
+            .frame(fingers: fingers, joined: joined, travel: tracks.largestTravel, buttonPressed: frame.isButtonPressed)
+        )
+        let lastFingers = session.facts.lastFingers
 
         // 2. Classify the frame for the segment machine, and carry out what it decides.
         // A decrease settles; a frame in which a finger also landed is a swap (the new finger has no
         // earlier position to measure the fingers that stay against).
-        let decreased = fingers < session.lastFingers && !change.landed
-        released = nil
+        let decreased = fingers < lastFingers && !change.landed
+        var release: TransformAnimator.Release?
         if change.cancelled {
             dispatch(.cancelled, time: time, semi: semi, fingers: fingers, measureEnding: false, into: &out)
             if fingers == 0 {
@@ -189,8 +127,8 @@ public struct GestureEngine: Sendable {
                 dispatch(.allLifted, time: time, semi: semi, fingers: 0, measureEnding: false, into: &out)
             }
         } else if fingers == 0 {
-            dispatch(.allLifted, time: time, semi: semi, fingers: 0, measureEnding: false, into: &out)
-        } else if change.landed || change.lifted || fingers != session.lastFingers {
+            release = dispatch(.allLifted, time: time, semi: semi, fingers: 0, measureEnding: false, into: &out)
+        } else if change.landed || change.lifted || fingers != lastFingers {
             // The fingers of the ending segment are all current in this frame only when nothing
             // lifted and the device is not semi-mt (a semi-mt box changes meaning with the count).
             let current = !change.lifted && !decreased && !semi
@@ -199,27 +137,30 @@ public struct GestureEngine: Sendable {
                 semi: semi, fingers: fingers, measureEnding: current, into: &out)
         } else {
             var event = SegmentStateMachine.Event.moved
-            if case .possible = machine.state, var g = geometry {
-                g.measure(&tracks, time: time, publish: false)
-                geometry = g
-                if g.crossed(slopMillimeters: configuration.panSlopMillimeters) { event = .slopCrossed(g.mode) }
+            if case .possible = machine.state,
+                let mode = publisher.measurePossible(
+                    &tracks, time: time, slopMillimeters: configuration.panSlopMillimeters)
+            {
+                event = .slopCrossed(mode)
             }
             dispatch(event, time: time, semi: semi, fingers: fingers, measureEnding: false, into: &out)
         }
 
         // 3. Discrete recognisers.
-        let lifted = fingers < session.lastFingers || fingers == 0
-        longPress.update(
-            session: session.id, lifted: lifted, travel: session.maxTravel, moved: session.moved,
-            cancelled: session.cancelled, location: tracks.fingerCentroid ?? session.tapLocation, time: time, into: &out
-        )
-        if longPress.isPressing { session.pressed = true }
+        let lifted = fingers < lastFingers || fingers == 0
+        let facts = session.facts
+        longPress.handle(
+            .frame(
+                session: facts.id, lifted: lifted, travel: facts.maxTravel, moved: facts.moved,
+                cancelled: facts.cancelled, location: tracks.fingerCentroid ?? facts.tapLocation, time: time),
+            into: &out)
+        if longPress.isPressing { session.handle(.pressed) }
 
         // 4. Session end.
         if fingers == 0 {
-            endSession(at: time, into: &out)
+            endSession(at: time, release: release, into: &out)
         } else {
-            session.lastFingers = fingers
+            session.handle(.counted(fingers: fingers))
         }
         tracks.removeTerminal()
         return out
@@ -229,11 +170,13 @@ public struct GestureEngine: Sendable {
 // MARK: - The segment machine's actions
 
 extension GestureEngine {
-    /// Feeds one event to the machine, logs the transition, and carries out the action.
+    /// Feeds one event to the machine, logs the transition, and carries out the action. Returns the
+    /// release of a finger segment that the last finger up ended.
+    @discardableResult
     private mutating func dispatch(
         _ event: SegmentStateMachine.Event, time: Timestamp, semi: Bool, fingers: Int, measureEnding: Bool,
         into out: inout [GestureEvent]
-    ) {
+    ) -> TransformAnimator.Release? {
         let from = machine.state.name
         let deadline = time.adding(milliseconds: configuration.fingerChurnDebounceMilliseconds)
         let action = machine.handle(event, settleDeadline: deadline)
@@ -244,51 +187,59 @@ extension GestureEngine {
                 "gesture.to": "\(machine.state.name.rawValue)", "gesture.action": "\(action)",
                 "gesture.fingers": "\(fingers)", "gesture.session": "\(session.id)",
             ])
+        var release: TransformAnimator.Release?
         switch action {
         case .none:
             break
         case .measureNew:
             tracks.takeMembers(previous: false)
-            let pivot = fingers == 1 ? session.quickZoomPivot : nil
-            if fingers != 1 { session.quickZoomPivot = nil }
-            geometry = makeGeometry(
-                mode: pivot != nil ? .quickZoom : (fingers >= 2 ? .pinchRotate : .pan), fingers: fingers, semi: semi,
-                pivot: pivot)
+            let pivot = fingers == 1 ? session.facts.quickZoomPivot : nil
+            if fingers != 1 { session.handle(.quickZoomDeclined) }
+            publisher.measure(
+                with: makeGeometry(
+                    mode: pivot != nil ? .quickZoom : (fingers >= 2 ? .pinchRotate : .pan), fingers: fingers,
+                    semi: semi, pivot: pivot))
         case .beginAtCrossing:
-            guard var g = geometry else { return bug(event, from, time) }
-            g.beginAtCrossing(slopMillimeters: configuration.panSlopMillimeters)
-            geometry = g
-            session.moved = true
-            if g.mode == .quickZoom { taps.quickZoomBegan(at: time, into: &out) }
+            guard let g = publisher.beginAtCrossing(slopMillimeters: configuration.panSlopMillimeters) else {
+                bug(event, from, time)
+                return nil
+            }
+            session.handle(.segmentBegan)
+            if g.mode == .quickZoom { carryOut(taps.handle(.quickZoomBegan(time: time)), time: time, into: &out) }
             begin(mode: g.mode, fingers: g.fingers, c0: g.referencePoint, time: time, into: &out)
             follow(time: time, into: &out)
         case .follow:
             follow(time: time, into: &out)
         case .settle:
-            guard segment != nil else { return bug(event, from, time) }
-            freezeSegment()
+            guard publisher.segment != nil else {
+                bug(event, from, time)
+                return nil
+            }
+            publisher.freeze()
             // The fingers that stay drive the open segment from where they were in the last frame in
             // which every finger of it was current: their motion in this frame is not lost.
             tracks.takeMembers(previous: !semi)
-            geometry = makeGeometry(mode: fingers >= 2 ? .pinchRotate : .pan, fingers: fingers, semi: semi, pivot: nil)
+            publisher.measure(
+                with: makeGeometry(mode: fingers >= 2 ? .pinchRotate : .pan, fingers: fingers, semi: semi, pivot: nil))
             follow(time: time, into: &out)
         case .endAndBegin:
             if measureEnding { follow(time: time, publishChange: false, into: &out) }
-            end(phase: .ended, time: time, into: &out)
+            _ = publisher.end(.ended, tracks: tracks, store: store, time: time, into: &out)
             tracks.takeMembers(previous: false)
             let g = makeGeometry(mode: fingers >= 2 ? .pinchRotate : .pan, fingers: fingers, semi: semi, pivot: nil)
-            geometry = g
+            publisher.measure(with: g)
             begin(mode: g.mode, fingers: g.fingers, c0: g.referencePoint, time: time, into: &out)
         case .end:
-            end(phase: .ended, time: time, into: &out)
+            release = publisher.end(.ended, tracks: tracks, store: store, time: time, into: &out)
         case .cancel:
-            session.cancelled = true
-            if segment != nil { end(phase: .cancelled, time: time, into: &out) }
-            geometry = nil
+            session.handle(.cancelled)
+            _ = publisher.end(.cancelled, tracks: tracks, store: store, time: time, into: &out)
+            publisher.measure(with: nil)
         case .invalid:
             bug(event, from, time)
         }
-        if case .draining = machine.state { session.cancelled = true }
+        if case .draining = machine.state { session.handle(.cancelled) }
+        return release
     }
 
     private func bug(_ event: SegmentStateMachine.Event, _ state: SegmentStateMachine.State.Name, _ time: Timestamp) {
@@ -300,93 +251,31 @@ extension GestureEngine {
     }
 
     private func makeGeometry(mode: GestureMode, fingers: Int, semi: Bool, pivot: Point?) -> SegmentGeometry {
-        SegmentGeometry(
+        let facts = session.facts
+        return SegmentGeometry(
             mode: mode, fingers: fingers, semi: semi, base: store.current, tracks: tracks, configuration: configuration,
-            scaleEngaged: session.moved && session.scaleEngaged || mode == .quickZoom,
-            rotationEngaged: session.moved && session.rotationEngaged, pivot: pivot)
+            scaleEngaged: facts.moved && facts.scaleEngaged || mode == .quickZoom,
+            rotationEngaged: facts.moved && facts.rotationEngaged, pivot: pivot)
     }
 
-    /// Opens the published segment at identity: M stays, and `began` is always published (a missing
-    /// `began` is the classic cause of a jump).
+    /// Opens a segment of the session at identity (`began` at `c0`).
     private mutating func begin(
         mode: GestureMode, fingers: Int, c0: Point, time: Timestamp, into out: inout [GestureEvent]
     ) {
-        segment = TransformStore.Segment(mode: mode, fingers: fingers, session: session.id, c0: c0, base: store.current)
-        publish(.began, time: time, scale: 1, rotation: 0, velocity: .zero, into: &out)
+        let segment = TransformStore.Segment(
+            mode: mode, fingers: fingers, session: session.id, c0: c0, base: store.current)
+        publisher.begin(segment, store: store, time: time, into: &out)
     }
 
-    /// Measures the driving fingers, sets M = S_G * base and publishes `changed` when M changed.
+    /// Follows the fingers of the open segment; zoom or rotation engaged stays engaged for the session.
     private mutating func follow(time: Timestamp, publishChange: Bool = true, into out: inout [GestureEvent]) {
-        // Measured in place through the optional (no copy of the geometry out and back).
-        guard geometry != nil, segment != nil else { return }
-        geometry?.measure(&tracks, time: time, publish: true, catchUpByTime: publishChange)
-        guard let engaged = geometry?.engaged, let next = geometry?.cumulative else { return }
-        if engaged.scale { session.scaleEngaged = true }
-        if engaged.rotation { session.rotationEngaged = true }
-        let before = store.current
-        store.set(next)
-        if publishChange && store.current != before {
-            publish(.changed, time: time, into: &out)
+        guard
+            let engaged = publisher.follow(
+                &tracks, store: &store, time: time, publishChange: publishChange, into: &out)
+        else { return }
+        if engaged.scale || engaged.rotation {
+            session.handle(.engaged(scale: engaged.scale, rotation: engaged.rotation))
         }
-    }
-
-    /// The driving part so far becomes the frozen part of the open segment (a decrease settles).
-    private mutating func freezeSegment() {
-        guard var s = segment, let g = geometry else { return }
-        s.scaleFactor *= g.scale
-        s.rotationOffset += g.rotation
-        segment = s
-    }
-
-    /// Publishes the open segment's end (`ended` or `cancelled`) with its current values.
-    private mutating func end(phase: GesturePhase, time: Timestamp, into out: inout [GestureEvent]) {
-        guard segment != nil else { return }
-        publish(phase, time: time, into: &out)
-        if let s = segment, phase == .ended {
-            released = (store.centroid(of: s), lastVelocity.translation, lastSpeedMM, s.mode)
-        }
-        segment = nil
-    }
-
-    /// Publishes an update of the open finger segment with its values read back from M.
-    private mutating func publish(_ phase: GesturePhase, time: Timestamp, into out: inout [GestureEvent]) {
-        let scale = (segment?.scaleFactor ?? 1) * (geometry?.scale ?? 1)
-        let rotation = (segment?.rotationOffset ?? 0) + (geometry?.rotation ?? 0)
-        var velocity = GestureVelocity.zero
-        if geometry != nil {
-            let v = tracks.memberVelocity(
-                now: time, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
-            let sr =
-                geometry?.scaleAndRotationVelocity(
-                    now: time, windowMicroseconds: windowMicroseconds, stopMicroseconds: stopMicroseconds)
-                ?? (scale: 0, rotation: 0)
-            let translation: Point
-            switch segment?.mode ?? .pan {
-            case .quickZoom, .animatedZoom: translation = .zero
-            case .pan, .pinchRotate, .momentum: translation = v.published
-            }
-            velocity = GestureVelocity(
-                translation: translation, scale: sr.scale * (segment?.scaleFactor ?? 1), rotation: sr.rotation)
-            lastSpeedMM = v.mm.length
-        }
-        publish(phase, time: time, scale: scale, rotation: rotation, velocity: velocity, into: &out)
-    }
-
-    private mutating func publish(
-        _ phase: GesturePhase, time: Timestamp, scale: Double, rotation: Double, velocity: GestureVelocity,
-        into out: inout [GestureEvent]
-    ) {
-        guard let s = segment else { return }
-        let centroid = phase == .began ? s.c0 : store.centroid(of: s)
-        seq &+= 1
-        lastVelocity = velocity
-        out.append(
-            .update(
-                GestureUpdate(
-                    session: s.session, seq: seq, time: time, phase: phase, mode: s.mode, fingers: s.fingers,
-                    centroid: centroid, translation: centroid - s.c0, scale: scale, rotation: rotation,
-                    velocity: velocity,
-                    matrix: store.current)))
     }
 }
 
@@ -397,7 +286,6 @@ extension GestureEngine {
     /// and the long press start.
     private mutating func beginSession(at time: Timestamp, fingers: Int, into out: inout [GestureEvent]) {
         interruptAnimation(at: time, into: &out)
-        sessionCounter &+= 1
         var first: FingerTracks.Track?
         for i in tracks.indices where tracks[i].began && tracks[i].exclusion == nil {
             first = tracks[i]
@@ -406,76 +294,85 @@ extension GestureEngine {
         let quickZoom =
             configuration.quickZoom && fingers == 1
             && first.map { taps.continuesOneFingerTap(landingAt: $0.mm, time: time) } ?? false
-        if let first { taps.landing(at: first.mm, time: time, into: &out) }
-        session = Session(id: sessionCounter, start: time)
-        session.quickZoomPivot = quickZoom ? first?.location : nil
+        if let first { carryOut(taps.handle(.landed(mm: first.mm, time: time)), time: time, into: &out) }
+        session.handle(.began(time: time, quickZoomPivot: quickZoom ? first?.location : nil))
         out.append(.sessionBegan(session: session.id, time: time))
-        longPress.sessionBegan(at: time)
+        longPress.handle(.sessionBegan(time: time), into: &out)
     }
 
-    /// The last finger lifted: the tap recogniser judges the session (and asks for a zoom), `sessionEnded`, then the
-    /// animation that follows a release (spring-back, momentum) or a tap zoom.
-    private mutating func endSession(at time: Timestamp, into out: inout [GestureEvent]) {
-        longPress.sessionEnded()
-        session.isActive = false
-        geometry = nil
-        var zoom: (factor: Double, pivot: Point)?
-        if let request = taps.sessionEnded(session, time: time, into: &out) {
-            let factor = store.limitedFactor(request.factor, configuration: configuration)
-            if request.isDoubleTap && (factor == 1 || configuration.zoomAnimationMilliseconds == 0) {
-                _ = store.zoom(by: factor, about: request.location, configuration: configuration)
-                out.append(
-                    .doubleTap(session: request.session, time: time, location: request.location, matrix: store.current))
-            } else {
-                if request.isDoubleTap {
-                    out.append(
-                        .doubleTap(
-                            session: request.session, time: time, location: request.location, matrix: store.current))
-                }
-                if factor != 1 { zoom = (factor, request.location) }
-            }
-        }
-        out.append(.sessionEnded(session: session.id, time: time, cancelled: session.cancelled))
+    /// The last finger lifted: the tap recogniser judges the session, `sessionEnded`, then the
+    /// animation that follows: a tap's zoom, or what the animator makes of the `release` (a
+    /// spring-back, momentum).
+    private mutating func endSession(
+        at time: Timestamp, release: TransformAnimator.Release?, into out: inout [GestureEvent]
+    ) {
+        longPress.handle(.sessionEnded, into: &out)
+        session.handle(.ended)
+        publisher.measure(with: nil)
+        let facts = session.facts
+        let zoom = carryOut(
+            taps.handle(.sessionEnded(facts, time: time, cumulativeScale: store.current.scaleFactor)), time: time,
+            into: &out)
+        out.append(.sessionEnded(session: facts.id, time: time, cancelled: facts.cancelled))
         if let zoom {
             startZoom(factor: zoom.factor, about: zoom.pivot, time: time, into: &out)
-        } else if let release = released, !session.cancelled {
+        } else if let release, !facts.cancelled {
             let spring = store.springBackFactor(configuration: configuration)
-            if configuration.rubberBand && spring != 1 {
-                startZoom(factor: spring, about: release.centroid, time: time, into: &out)
-            } else if configuration.momentum, release.mode == .pan || release.mode == .pinchRotate,
-                animator.flings(speedMillimetersPerSecond: release.speedMM)
-            {
-                segment = TransformStore.Segment(
-                    mode: .momentum, fingers: 0, session: session.id, c0: release.centroid, base: store.current)
-                publish(.began, time: time, scale: 1, rotation: 0, velocity: .zero, into: &out)
-                animator.startMomentum(at: time, velocity: release.velocity, speedMM: release.speedMM)
+            switch animator.released(release, springBackFactor: spring, at: time) {
+            case .none:
+                break
+            case .springBack(let factor, let pivot):
+                startZoom(factor: factor, about: pivot, time: time, into: &out)
+            case .momentum(let centroid):
+                let segment = TransformStore.Segment(
+                    mode: .momentum, fingers: 0, session: facts.id, c0: centroid, base: store.current)
+                publisher.begin(segment, store: store, time: time, into: &out)
             }
         }
-        released = nil
+    }
+
+    /// Carries out the tap recogniser's actions in order; returns the animated zoom it asks for, which
+    /// opens after `sessionEnded`.
+    @discardableResult
+    private mutating func carryOut(
+        _ actions: [TapRecognizer.Action], time: Timestamp, into out: inout [GestureEvent]
+    ) -> (factor: Double, pivot: Point)? {
+        var zoom: (factor: Double, pivot: Point)?
+        for action in actions {
+            switch action {
+            case .publish(let event):
+                out.append(event)
+            case .zoom(let factor, let pivot):
+                _ = store.zoom(by: factor, about: pivot, configuration: configuration)
+            case .doubleTap(let id, let location):
+                out.append(.doubleTap(session: id, time: time, location: location, matrix: store.current))
+            case .animateZoom(let factor, let pivot):
+                zoom = (factor, pivot)
+            }
+        }
+        return zoom
     }
 
     /// Opens an `animatedZoom` segment by `factor` about `pivot`; with no animation time it begins and
     /// ends in this instant.
     private mutating func startZoom(factor: Double, about pivot: Point, time: Timestamp, into out: inout [GestureEvent])
     {
-        segment = TransformStore.Segment(
+        let segment = TransformStore.Segment(
             mode: .animatedZoom, fingers: 0, session: session.id, c0: pivot, base: store.current)
-        publish(.began, time: time, scale: 1, rotation: 0, velocity: .zero, into: &out)
+        publisher.begin(segment, store: store, time: time, into: &out)
         if configuration.zoomAnimationMilliseconds > 0 {
             animator.startZoom(
                 at: time, factor: factor, about: pivot, durationMilliseconds: configuration.zoomAnimationMilliseconds)
         } else {
-            guard let s = segment else { return }
-            store.set(AffineTransform.scaling(by: factor, about: pivot).concatenating(after: s.base))
-            publish(.ended, time: time, scale: factor, rotation: 0, velocity: .zero, into: &out)
-            segment = nil
+            store.set(AffineTransform.scaling(by: factor, about: pivot).concatenating(after: segment.base))
+            publisher.publishAnimation(.ended, time: time, scale: factor, velocity: .zero, store: store, into: &out)
         }
     }
 
     /// Publishes the animation frame that is due.
     private mutating func animationFrame(into out: inout [GestureEvent]) {
         guard let frame = animator.nextFrame() else { return }
-        guard let s = segment else { return }
+        guard let s = publisher.segment else { return }
         let transform: AffineTransform
         switch s.mode {
         case .momentum: transform = .translation(frame.translation)
@@ -483,20 +380,18 @@ extension GestureEngine {
         case .pan, .pinchRotate, .quickZoom: return
         }
         store.set(transform.concatenating(after: s.base))
-        publish(
-            frame.finished ? .ended : .changed, time: frame.time, scale: frame.scale, rotation: 0,
-            velocity: frame.velocity, into: &out)
-        if frame.finished { segment = nil }
+        publisher.publishAnimation(
+            frame.finished ? .ended : .changed, time: frame.time, scale: frame.scale, velocity: frame.velocity,
+            store: store, into: &out)
     }
 
     /// A finger landed during an animation: it stops where it is (`cancelled`, M kept).
     private mutating func interruptAnimation(at time: Timestamp, into out: inout [GestureEvent]) {
         guard animator.state.name != .idle else { return }
         animator.stop()
-        guard let s = segment else { return }
+        guard let s = publisher.segment else { return }
         let scale = s.mode == .animatedZoom ? store.relative(to: s.base).scaleFactor : 1
-        publish(.cancelled, time: time, scale: scale, rotation: 0, velocity: .zero, into: &out)
-        segment = nil
+        publisher.publishAnimation(.cancelled, time: time, scale: scale, velocity: .zero, store: store, into: &out)
     }
 
     private enum Timer { case settle, longPress, tap, animation }
@@ -520,17 +415,23 @@ extension GestureEngine {
         while let due = dueTimer, due.deadline <= time {
             switch due.timer {
             case .settle:
-                let fingers = session.lastFingers
+                let fingers = session.facts.lastFingers
+                // The fingers that stay were measured when the decrease began: the geometry knows
+                // whether they are a semi-mt box.
                 dispatch(
-                    .settleTimeout(next: fingers >= 2 ? .pinchRotate : .pan), time: due.deadline, semi: lastSemiMT,
-                    fingers: fingers, measureEnding: false, into: &out)
+                    .settleTimeout(next: fingers >= 2 ? .pinchRotate : .pan), time: due.deadline,
+                    semi: publisher.geometry?.semi ?? surface.isSemiMT, fingers: fingers, measureEnding: false,
+                    into: &out)
             case .longPress:
-                longPress.timeout(
-                    session: session.id, fingers: session.isActive ? session.lastFingers : 0,
-                    location: tracks.fingerCentroid ?? session.tapLocation, time: due.deadline, into: &out)
-                if longPress.isPressing { session.pressed = true }
+                let facts = session.facts
+                longPress.handle(
+                    .timeout(
+                        session: facts.id, fingers: session.isActive ? facts.lastFingers : 0,
+                        location: tracks.fingerCentroid ?? facts.tapLocation, time: due.deadline),
+                    into: &out)
+                if longPress.isPressing { session.handle(.pressed) }
             case .tap:
-                taps.timeout(into: &out)
+                carryOut(taps.handle(.timeout), time: due.deadline, into: &out)
             case .animation:
                 animationFrame(into: &out)
             }

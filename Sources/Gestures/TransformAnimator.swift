@@ -62,23 +62,55 @@ struct TransformAnimator: Sendable {
         var finished: Bool
     }
 
+    /// A finger segment that ended with the last finger up: where its reference point is, the velocity
+    /// of its `ended` update (published units/s) and the fingers' speed (mm/s).
+    struct Release: Sendable, Equatable {
+        var centroid: Point
+        var velocity: Point
+        var speedMM: Double
+        var mode: GestureMode
+    }
+
+    /// What follows a release.
+    enum ReleaseAction: Sendable, Equatable {
+        /// Nothing animates.
+        case none
+        /// M is past a scale limit: the engine opens an animated zoom by `factor` about `pivot`.
+        case springBack(factor: Double, about: Point)
+        /// Momentum started from `centroid`: the engine opens its segment.
+        case momentum(from: Point)
+    }
+
     private(set) var state: State = .idle
     private let periodMicroseconds: Double
     private let lambda: Double
     private let minimumSpeed: Double
+    private let rubberBand: Bool
+    private let momentum: Bool
     static let longestMomentumMicroseconds: Int64 = 20_000_000
 
     init(configuration c: GestureConfiguration) {
         periodMicroseconds = 1_000_000 / c.animationFrameRateHz
         lambda = -1000 * _log(c.momentumDecelerationRate)
         minimumSpeed = c.momentumMinimumSpeedMillimetersPerSecond
+        rubberBand = c.rubberBand
+        momentum = c.momentum
     }
 
-    /// Whether a release at `speedMM` starts momentum.
-    func flings(speedMillimetersPerSecond speedMM: Double) -> Bool { speedMM >= minimumSpeed && lambda > 0 }
-
-    mutating func startMomentum(at time: Timestamp, velocity: Point, speedMM: Double) {
-        state = .momentum(Momentum(start: time, frame: 0, velocity: velocity, speedMM: speedMM))
+    /// The last finger lifted at `time`, ending a finger segment as `release` (not cancelled, no tap
+    /// zoom); `springBackFactor` brings M's scale back inside the limits (1 when it is inside). With
+    /// the rubber band on, a scale past a limit springs back; else a pan or pinch released at
+    /// `momentumMinimumSpeedMillimetersPerSecond` or faster starts momentum.
+    mutating func released(_ release: Release, springBackFactor: Double, at time: Timestamp) -> ReleaseAction {
+        if rubberBand && springBackFactor != 1 { return .springBack(factor: springBackFactor, about: release.centroid) }
+        switch release.mode {
+        case .pan, .pinchRotate:
+            guard momentum, release.speedMM >= minimumSpeed, lambda > 0 else { return .none }
+            state = .momentum(Momentum(start: time, frame: 0, velocity: release.velocity, speedMM: release.speedMM))
+            return .momentum(from: release.centroid)
+        case .quickZoom, .momentum, .animatedZoom:
+            return .none
+        }
     }
 
     mutating func startZoom(at time: Timestamp, factor: Double, about pivot: Point, durationMilliseconds: Double) {

@@ -68,8 +68,16 @@ struct TransformStore: Sendable {
     /// `factor` limited so the cumulative scale stays within the configured limits (a factor that
     /// points further out of range than M already is becomes 1).
     func limitedFactor(_ factor: Double, configuration c: GestureConfiguration) -> Double {
+        Self.limitedFactor(factor, cumulativeScale: current.scaleFactor, configuration: c)
+    }
+
+    /// `factor` limited so that a cumulative scale `k` times it stays within the configured limits.
+    static func limitedFactor(
+        _ factor: Double, cumulativeScale k: Double, configuration c: GestureConfiguration
+    )
+        -> Double
+    {
         guard factor != 1, factor > 0, factor.isFinite else { return 1 }
-        let k = current.scaleFactor
         guard k > 0, k.isFinite else { return factor }
         return min(max(factor, min(1, c.minimumScale / k)), max(1, c.maximumScale / k))
     }
