@@ -1,9 +1,12 @@
 import Gestures
 import MultitouchCore
 
-/// Wire protocol version carried in the hello; bumped on any incompatible change (docs/PROTOCOL.md).
+/// Wire protocol version carried in the hello; bumped on any incompatible change (docs/PROTOCOL.md
+/// "Changes": 2 leaves out mmX/mmY where they equal x/y).
 public enum ProtocolVersion {
-    public static let current = 1
+    /// Computed, not a `static let`: clients fold a constant `let` into their copies of default
+    /// arguments (`HelloMessage(protocolVersion:)`), and an incremental build then kept the old number.
+    public static var current: Int { 2 }
 }
 
 /// Names the hello's `features` may list: optional parts of protocol 1 a daemon serves.
