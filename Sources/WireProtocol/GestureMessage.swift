@@ -228,6 +228,14 @@ extension JSONWriter {
         double(t.ty, .three)
         endArray()
     }
+
+    /// `[a, b, c, d, tx, ty]` exactly (the shortest round-trip form): a request's matrix is the
+    /// client's own, and the daemon checks it against `TransformBounds` as sent.
+    mutating func exactTransform(_ t: AffineTransform) {
+        beginArray()
+        for value in [t.a, t.b, t.c, t.d, t.tx, t.ty] { double(value) }
+        endArray()
+    }
 }
 
 extension Message {

@@ -99,7 +99,7 @@ def test_parse_matches_json(bin_dir, built, tmp):
              '{"type":"error","code":"bad-field","message":"%s","fatal":false}' % ("é" * 200),
              # A device mapped to pixels: mmX/mmY present and different from x/y.
              '{"type":"touches","device":1,"time":1.5,"fingers":1,"touches":[{"id":3,"phase":"moved","x":300,"y":400.75,"prevX":298,"prevY":401,"nx":0.15625,"ny":0.371,"mmX":45.8,"mmY":61.2,"slot":1,"tapCount":2,"type":"direct"}]}',
-             '{"type":"futureMessage',"nested":{"a":[1,{"b":null}],"c":true},"device":4}',
+             '{"type":"futureMessage","nested":{"a":[1,{"b":null}],"c":true},"device":4}',
              '{"type":"stats","id":"s","uptime":1.5,"clients":[],"devices":[],"latency":{"unit":"us","count":0,"max":0,"buckets":[],"deferred":0}}']
     text += "\n".join(extra) + "\n"
     out = subprocess.run([built["parse_dump"]], input=text, capture_output=True, text=True, check=True).stdout.splitlines()
