@@ -210,54 +210,73 @@ public struct TouchPoint: Hashable, Sendable {
         ]
     }
 
+    /// The most bytes `write(to:)` puts through its cursor: 19 keys of at most 11 bytes plus their
+    /// punctuation, 14 numbers of at most 32 bytes, 3 integers of at most 20 and 2 short strings,
+    /// with room to spare. `coalesced` (of any length) is written through the writer after it.
+    private static let maximumFixedLength = 1024
+
     func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.key(Keys.id)
-        w.int(id)
-        w.key(Keys.phase)
-        switch phase {
-        case .began: w.rawString("began")
-        case .moved: w.rawString("moved")
-        case .stationary: w.rawString("stationary")
-        case .ended: w.rawString("ended")
-        case .cancelled: w.rawString("cancelled")
-        }
-        w.key(Keys.x)
-        w.double(location.x, .three)
-        w.key(Keys.y)
-        w.double(location.y, .three)
-        w.key(Keys.previousX)
-        w.double(previousLocation.x, .three)
-        w.key(Keys.previousY)
-        w.double(previousLocation.y, .three)
-        w.key(Keys.normalizedX)
-        w.double(normalized.x, .six)
-        w.key(Keys.normalizedY)
-        w.double(normalized.y, .six)
-        // Protocol 2: mmX/mmY only where they differ from x/y, that is when an output mapping
-        // publishes pixels; a reader takes x/y for them when they are absent.
-        if millimeters != location {
-            w.key(Keys.millimetersX)
-            w.double(millimeters.x, .three)
-            w.key(Keys.millimetersY)
-            w.double(millimeters.y, .three)
-        }
-        w.key(Keys.slot)
-        w.int(slot)
-        w.key(Keys.tapCount)
-        w.int(tapCount)
-        w.key(Keys.type)
-        switch type {
-        case .direct: w.rawString("direct")
-        case .indirect: w.rawString("indirect")
-        }
-        w.optionalField(Keys.majorRadius, majorRadius, .three)
-        w.optionalField(Keys.minorRadius, minorRadius, .three)
-        w.optionalField(Keys.orientation, orientation, .six)
-        w.optionalField(Keys.force, force, .six)
-        if let predicted {
-            w.key(Keys.predicted)
-            w.point(predicted.x, predicted.y, .three)
+        w.withCursor(reserving: Self.maximumFixedLength) { c in
+            c.byte(UInt8(ascii: "{"))
+            c.key(Keys.id, first: true)
+            c.int(id)
+            c.key(Keys.phase)
+            switch phase {
+            case .began: c.rawString("began")
+            case .moved: c.rawString("moved")
+            case .stationary: c.rawString("stationary")
+            case .ended: c.rawString("ended")
+            case .cancelled: c.rawString("cancelled")
+            }
+            c.key(Keys.x)
+            c.double(location.x, .three)
+            c.key(Keys.y)
+            c.double(location.y, .three)
+            c.key(Keys.previousX)
+            c.double(previousLocation.x, .three)
+            c.key(Keys.previousY)
+            c.double(previousLocation.y, .three)
+            c.key(Keys.normalizedX)
+            c.double(normalized.x, .six)
+            c.key(Keys.normalizedY)
+            c.double(normalized.y, .six)
+            // Protocol 2: mmX/mmY only where they differ from x/y, that is when an output mapping
+            // publishes pixels; a reader takes x/y for them when they are absent.
+            if millimeters != location {
+                c.key(Keys.millimetersX)
+                c.double(millimeters.x, .three)
+                c.key(Keys.millimetersY)
+                c.double(millimeters.y, .three)
+            }
+            c.key(Keys.slot)
+            c.int(slot)
+            c.key(Keys.tapCount)
+            c.int(tapCount)
+            c.key(Keys.type)
+            switch type {
+            case .direct: c.rawString("direct")
+            case .indirect: c.rawString("indirect")
+            }
+            if let majorRadius {
+                c.key(Keys.majorRadius)
+                c.double(majorRadius, .three)
+            }
+            if let minorRadius {
+                c.key(Keys.minorRadius)
+                c.double(minorRadius, .three)
+            }
+            if let orientation {
+                c.key(Keys.orientation)
+                c.double(orientation, .six)
+            }
+            if let force {
+                c.key(Keys.force)
+                c.double(force, .six)
+            }
+            if let predicted {
+                c.key(Keys.predicted)
+                c.point(predicted.x, predicted.y, .three)
+            }
         }
         if let coalesced {
             w.key(Keys.coalesced)

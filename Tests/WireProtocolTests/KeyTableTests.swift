@@ -241,4 +241,9 @@ struct KeyTableTests {
         #expect(try Message(decoding: Array(line.utf8)) == message)
         #expect(Message.touches(Self.fullTouches).jsonLine().contains(#""mmX":45.8,"mmY":61.2"#))
     }
+
+    /// The writer's static spelling of every message type is its raw value (what the reader matches).
+    @Test func everyMessageTypeIsWrittenAsItsRawValue() {
+        for kind in MessageKind.allCases { #expect(kind.staticName.description == kind.rawValue) }
+    }
 }
