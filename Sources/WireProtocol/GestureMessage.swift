@@ -100,37 +100,7 @@ public struct GestureMessage: Hashable, Sendable {
             if cancelled { w.rawString("cancelled") } else { w.rawString("ended") }
         case .update(let u):
             writeHead(u.session, u.time, to: &w)
-            w.key(Keys.seq)
-            w.int(u.seq)
-            w.key(Keys.phase)
-            w.string(u.phase.rawValue)
-            w.key(Keys.mode)
-            w.string(u.mode.rawValue)
-            w.key(Keys.fingers)
-            w.int(u.fingers)
-            w.key(Keys.centroid)
-            w.point(u.centroid.x, u.centroid.y, .three)
-            w.key(Keys.translation)
-            w.point(u.translation.x, u.translation.y, .three)
-            w.key(Keys.scale)
-            w.double(u.scale, .six)
-            w.key(Keys.rotation)
-            w.double(u.rotation, .six)
-            w.key(Keys.velocity)
-            w.beginObject()
-            w.key(VelocityKeys.translation)
-            w.point(u.velocity.translation.x, u.velocity.translation.y, .three)
-            w.key(VelocityKeys.scale)
-            w.double(u.velocity.scale, .six)
-            w.key(VelocityKeys.rotation)
-            w.double(u.velocity.rotation, .six)
-            w.endObject()
-            w.key(Keys.matrix)
-            w.transform(u.matrix)
-            if let predictedMatrix {
-                w.key(Keys.predictedMatrix)
-                w.transform(predictedMatrix)
-            }
+            w.withCursor(reserving: Self.maximumUpdateLength) { c in writeUpdate(u, to: &c) }
         case .tap(let session, let time, let location, let tapCount, let fingers):
             writeHead(session, time, to: &w)
             w.key(Keys.location)
@@ -153,6 +123,57 @@ public struct GestureMessage: Hashable, Sendable {
             w.point(location.x, location.y, .three)
             w.key(Keys.fingers)
             w.int(fingers)
+        }
+    }
+
+    /// The most bytes `writeUpdate` writes: 14 keys of at most 15 bytes with punctuation, 21 numbers
+    /// of at most 32 bytes, 2 integers of at most 20, 2 short strings, with room to spare.
+    private static let maximumUpdateLength = 1024
+
+    /// An update's members after `session`, through one reserved cursor (the hottest gesture
+    /// message: one per frame while fingers move).
+    private func writeUpdate(_ u: GestureUpdate, to c: inout JSONCursor) {
+        c.key(Keys.seq, first: true)  // `withCursor` wrote the comma after `session`
+        c.int(u.seq)
+        c.key(Keys.phase)
+        switch u.phase {
+        case .began: c.rawString("began")
+        case .changed: c.rawString("changed")
+        case .ended: c.rawString("ended")
+        case .cancelled: c.rawString("cancelled")
+        }
+        c.key(Keys.mode)
+        switch u.mode {
+        case .pan: c.rawString("pan")
+        case .pinchRotate: c.rawString("pinchRotate")
+        case .quickZoom: c.rawString("quickZoom")
+        case .momentum: c.rawString("momentum")
+        case .animatedZoom: c.rawString("animatedZoom")
+        }
+        c.key(Keys.fingers)
+        c.int(u.fingers)
+        c.key(Keys.centroid)
+        c.point(u.centroid.x, u.centroid.y, .three)
+        c.key(Keys.translation)
+        c.point(u.translation.x, u.translation.y, .three)
+        c.key(Keys.scale)
+        c.double(u.scale, .six)
+        c.key(Keys.rotation)
+        c.double(u.rotation, .six)
+        c.key(Keys.velocity)
+        c.byte(UInt8(ascii: "{"))
+        c.key(VelocityKeys.translation, first: true)
+        c.point(u.velocity.translation.x, u.velocity.translation.y, .three)
+        c.key(VelocityKeys.scale)
+        c.double(u.velocity.scale, .six)
+        c.key(VelocityKeys.rotation)
+        c.double(u.velocity.rotation, .six)
+        c.byte(UInt8(ascii: "}"))
+        c.key(Keys.matrix)
+        c.transform(u.matrix)
+        if let predictedMatrix {
+            c.key(Keys.predictedMatrix)
+            c.transform(predictedMatrix)
         }
     }
 
@@ -219,14 +240,7 @@ extension JSONWriter {
     /// `[a, b, c, d, tx, ty]` (CGAffineTransform order): the linear part to six decimals like scales
     /// and angles, the translation to three like positions.
     mutating func transform(_ t: AffineTransform) {
-        beginArray()
-        double(t.a, .six)
-        double(t.b, .six)
-        double(t.c, .six)
-        double(t.d, .six)
-        double(t.tx, .three)
-        double(t.ty, .three)
-        endArray()
+        withCursor(reserving: 6 * JSONCursor.maximumNumberLength + 8) { $0.transform(t) }
     }
 
     /// `[a, b, c, d, tx, ty]` exactly (the shortest round-trip form): a request's matrix is the
@@ -255,5 +269,24 @@ extension Message {
             .transform, .regions, .recognized:
             return self
         }
+    }
+}
+
+extension JSONCursor {
+    /// `[a, b, c, d, tx, ty]` as `JSONWriter.transform` writes it.
+    mutating func transform(_ t: AffineTransform) {
+        byte(UInt8(ascii: "["))
+        double(t.a, .six)
+        byte(UInt8(ascii: ","))
+        double(t.b, .six)
+        byte(UInt8(ascii: ","))
+        double(t.c, .six)
+        byte(UInt8(ascii: ","))
+        double(t.d, .six)
+        byte(UInt8(ascii: ","))
+        double(t.tx, .three)
+        byte(UInt8(ascii: ","))
+        double(t.ty, .three)
+        byte(UInt8(ascii: "]"))
     }
 }

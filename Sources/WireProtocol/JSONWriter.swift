@@ -447,14 +447,7 @@ struct JSONCursor {
         let units = Int64(scaled < 0 ? scaled - 0.5 : scaled + 0.5)
         let magnitude = units.magnitude
         let whole = magnitude / divisor
-        var fraction = magnitude % divisor
-        var fractionDigits = fraction == 0 ? 0 : digits
-        if fractionDigits > 0 {
-            while fraction % 10 == 0 {
-                fraction /= 10
-                fractionDigits -= 1
-            }
-        }
+        let fraction = magnitude &- whole &* divisor
         // -0.0004 rounds to 0 units and prints as 0: JSON readers have no use for a negative zero.
         var i = 0
         if units < 0 {
@@ -464,10 +457,13 @@ struct JSONCursor {
         let wholeDigits = digitCount(whole)
         i += wholeDigits
         ShortestDouble.writeDigits(whole, count: wholeDigits, endingAt: p + i)
-        if fractionDigits > 0 {
+        if fraction != 0 {
             p[i] = UInt8(ascii: ".")
-            i += 1 + fractionDigits
-            ShortestDouble.writeDigits(fraction, count: fractionDigits, endingAt: p + i)  // leading zeros
+            i += 1 + digits
+            ShortestDouble.writeDigits(fraction, count: digits, endingAt: p + i)  // leading zeros included
+            // Trailing zeros dropped by looking at the bytes (a nonzero digit ends the loop), cheaper
+            // than dividing by ten for each.
+            while p[i - 1] == UInt8(ascii: "0") { i -= 1 }
         }
         return i
     }
