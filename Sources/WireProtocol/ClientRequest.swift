@@ -119,7 +119,7 @@ public struct ClientRequest: Hashable, Sendable {
             w.key("device")
             w.int(device)
             w.key("matrix")
-            w.transform(matrix)
+            w.exactTransform(matrix)
         case .declareRegions(let device, let regions):
             w.key("device")
             w.int(device)
@@ -144,7 +144,7 @@ public struct ClientRequest: Hashable, Sendable {
             w.string(region)
             if let matrix {
                 w.key("matrix")
-                w.transform(matrix)
+                w.exactTransform(matrix)
             }
         case .frame(let time):
             w.key("time")

@@ -17,11 +17,19 @@ public struct FieldReader: Sendable {
     public let context: String
     /// The text the object was parsed from (a request id is read from its bytes).
     let source: [UInt8]
+    /// Where to note each member asked for, nil outside tests (`KeyTableTests` hold each message's
+    /// reader to its key table with it).
+    let log: ReadKeyLog?
 
     public init(_ object: JSONObject, context: String, source: [UInt8]) {
+        self.init(object, context: context, source: source, log: nil)
+    }
+
+    init(_ object: JSONObject, context: String, source: [UInt8], log: ReadKeyLog?) {
         self.object = object
         self.context = context
         self.source = source
+        self.log = log
     }
 
     func failure(_ key: String, _ what: String) -> WireDecodingError {
@@ -29,12 +37,15 @@ public struct FieldReader: Sendable {
     }
 
     func value(_ key: String) throws(WireDecodingError) -> JSONValue {
-        guard let value = object[key] else { throw failure(key, "is missing") }
+        guard let value = optionalValue(key) else { throw failure(key, "is missing") }
         return value
     }
 
     /// The value, or nil when the member is absent (a `null` value is an error, not an absence).
-    func optionalValue(_ key: String) -> JSONValue? { object[key] }
+    func optionalValue(_ key: String) -> JSONValue? {
+        log?.record(context, key)
+        return object[key]
+    }
 
     public func string(_ key: String) throws(WireDecodingError) -> String {
         try string(key, try value(key))
@@ -158,7 +169,7 @@ public struct FieldReader: Sendable {
     public func object(_ key: String) throws(WireDecodingError) -> FieldReader {
         let value = try value(key)
         guard case .object(let object) = value else { throw failure(key, "must be an object, got \(value.typeName)") }
-        return FieldReader(object, context: "\(context).\(key)", source: source)
+        return FieldReader(object, context: "\(context).\(key)", source: source, log: log)
     }
 
     public func optionalObject(_ key: String) throws(WireDecodingError) -> FieldReader? {
@@ -192,8 +203,18 @@ public struct FieldReader: Sendable {
             guard case .object(let object) = item else {
                 throw WireDecodingError("\(path) must be an object, got \(item.typeName)")
             }
-            return try element(FieldReader(object, context: path, source: source))
+            return try element(FieldReader(object, context: path, source: source, log: log))
         }
+    }
+}
+
+/// The members readers asked for, by the reader's context with array indices left out
+/// (`touches.touches`), so that a test can compare them with a key table.
+final class ReadKeyLog: @unchecked Sendable {
+    private(set) var keys: [String: Set<String>] = [:]
+
+    func record(_ context: String, _ key: String) {
+        keys[String(context.split(separator: "[").first ?? ""), default: []].insert(key)
     }
 }
 

@@ -32,158 +32,222 @@ public struct GestureMessage: Hashable, Sendable {
         }
     }
 
+    /// The key table: every member of the five gesture messages (`velocity`'s own members are
+    /// `VelocityKeys`); `keys(of:)` lists one message's, in the order they are written. The precision
+    /// of each number is docs/PROTOCOL.md's "Number precision".
+    enum Keys {
+        static let device = FieldKey("device")
+        static let region = FieldKey("region")
+        static let time = FieldKey("time")
+        static let session = FieldKey("session")
+        static let seq = FieldKey("seq")
+        static let phase = FieldKey("phase")
+        static let mode = FieldKey("mode")
+        static let fingers = FieldKey("fingers")
+        static let centroid = FieldKey("centroid")
+        static let translation = FieldKey("translation")
+        static let scale = FieldKey("scale")
+        static let rotation = FieldKey("rotation")
+        static let velocity = FieldKey("velocity")
+        static let matrix = FieldKey("matrix")
+        static let predictedMatrix = FieldKey("predictedMatrix")
+        static let location = FieldKey("location")
+        static let tapCount = FieldKey("tapCount")
+
+        /// The members of one gesture message, in the order they are written.
+        static func keys(of kind: MessageKind) -> [FieldKey] {
+            switch kind {
+            case .session: return [device, region, time, session, phase]
+            case .gesture:
+                return [
+                    device, region, time, session, seq, phase, mode, fingers, centroid, translation, scale, rotation,
+                    velocity, matrix, predictedMatrix,
+                ]
+            case .tap: return [device, region, time, session, location, tapCount, fingers]
+            case .doubleTap: return [device, region, time, session, location, matrix]
+            case .longPress: return [device, region, time, session, phase, location, fingers]
+            case .hello, .deviceAdded, .deviceRemoved, .touches, .dropped, .error, .pong, .subscribed, .unsubscribed,
+                .stats, .transform, .regions, .recognized:
+                return []
+            }
+        }
+    }
+
+    /// The key table of a `gesture` message's `velocity` object.
+    enum VelocityKeys {
+        static let translation = FieldKey("translation")
+        static let scale = FieldKey("scale")
+        static let rotation = FieldKey("rotation")
+        static let all = [translation, scale, rotation]
+    }
+
     /// Writes `"device"` and the event's fields.
     func writeFields(to w: inout JSONWriter) {
-        w.key("device")
+        w.key(Keys.device)
         w.int(device)
         if let region {
-            w.key("region")
+            w.key(Keys.region)
             w.string(region)
         }
         switch event {
         case .sessionBegan(let session, let time):
-            w.key("time")
-            w.time(time)
-            w.key("session")
-            w.int(session)
-            w.key("phase")
+            writeHead(session, time, to: &w)
+            w.key(Keys.phase)
             w.rawString("began")
         case .sessionEnded(let session, let time, let cancelled):
-            w.key("time")
-            w.time(time)
-            w.key("session")
-            w.int(session)
-            w.key("phase")
+            writeHead(session, time, to: &w)
+            w.key(Keys.phase)
             if cancelled { w.rawString("cancelled") } else { w.rawString("ended") }
         case .update(let u):
-            w.key("time")
-            w.time(u.time)
-            w.key("session")
-            w.int(u.session)
-            w.key("seq")
-            w.int(u.seq)
-            w.key("phase")
-            w.string(u.phase.rawValue)
-            w.key("mode")
-            w.string(u.mode.rawValue)
-            w.key("fingers")
-            w.int(u.fingers)
-            w.key("centroid")
-            w.point(u.centroid.x, u.centroid.y)
-            w.key("translation")
-            w.point(u.translation.x, u.translation.y)
-            w.key("scale")
-            w.double(u.scale)
-            w.key("rotation")
-            w.double(u.rotation)
-            w.key("velocity")
-            w.beginObject()
-            w.key("translation")
-            w.point(u.velocity.translation.x, u.velocity.translation.y)
-            w.key("scale")
-            w.double(u.velocity.scale)
-            w.key("rotation")
-            w.double(u.velocity.rotation)
-            w.endObject()
-            w.key("matrix")
-            w.transform(u.matrix)
-            if let predictedMatrix {
-                w.key("predictedMatrix")
-                w.transform(predictedMatrix)
-            }
+            writeHead(u.session, u.time, to: &w)
+            w.withCursor(reserving: Self.maximumUpdateLength) { c in writeUpdate(u, to: &c) }
         case .tap(let session, let time, let location, let tapCount, let fingers):
-            w.key("time")
-            w.time(time)
-            w.key("session")
-            w.int(session)
-            w.key("location")
-            w.point(location.x, location.y)
-            w.key("tapCount")
+            writeHead(session, time, to: &w)
+            w.key(Keys.location)
+            w.point(location.x, location.y, .three)
+            w.key(Keys.tapCount)
             w.int(tapCount)
-            w.key("fingers")
+            w.key(Keys.fingers)
             w.int(fingers)
         case .doubleTap(let session, let time, let location, let matrix):
-            w.key("time")
-            w.time(time)
-            w.key("session")
-            w.int(session)
-            w.key("location")
-            w.point(location.x, location.y)
-            w.key("matrix")
+            writeHead(session, time, to: &w)
+            w.key(Keys.location)
+            w.point(location.x, location.y, .three)
+            w.key(Keys.matrix)
             w.transform(matrix)
         case .longPress(let session, let time, let phase, let location, let fingers):
-            w.key("time")
-            w.time(time)
-            w.key("session")
-            w.int(session)
-            w.key("phase")
+            writeHead(session, time, to: &w)
+            w.key(Keys.phase)
             w.string(phase.rawValue)
-            w.key("location")
-            w.point(location.x, location.y)
-            w.key("fingers")
+            w.key(Keys.location)
+            w.point(location.x, location.y, .three)
+            w.key(Keys.fingers)
             w.int(fingers)
         }
     }
 
+    /// The most bytes `writeUpdate` writes: 14 keys of at most 15 bytes with punctuation, 21 numbers
+    /// of at most 32 bytes, 2 integers of at most 20, 2 short strings, with room to spare.
+    private static let maximumUpdateLength = 1024
+
+    /// An update's members after `session`, through one reserved cursor (the hottest gesture
+    /// message: one per frame while fingers move).
+    private func writeUpdate(_ u: GestureUpdate, to c: inout JSONCursor) {
+        c.key(Keys.seq, first: true)  // `withCursor` wrote the comma after `session`
+        c.int(u.seq)
+        c.key(Keys.phase)
+        switch u.phase {
+        case .began: c.rawString("began")
+        case .changed: c.rawString("changed")
+        case .ended: c.rawString("ended")
+        case .cancelled: c.rawString("cancelled")
+        }
+        c.key(Keys.mode)
+        switch u.mode {
+        case .pan: c.rawString("pan")
+        case .pinchRotate: c.rawString("pinchRotate")
+        case .quickZoom: c.rawString("quickZoom")
+        case .momentum: c.rawString("momentum")
+        case .animatedZoom: c.rawString("animatedZoom")
+        }
+        c.key(Keys.fingers)
+        c.int(u.fingers)
+        c.key(Keys.centroid)
+        c.point(u.centroid.x, u.centroid.y, .three)
+        c.key(Keys.translation)
+        c.point(u.translation.x, u.translation.y, .three)
+        c.key(Keys.scale)
+        c.double(u.scale, .six)
+        c.key(Keys.rotation)
+        c.double(u.rotation, .six)
+        c.key(Keys.velocity)
+        c.byte(UInt8(ascii: "{"))
+        c.key(VelocityKeys.translation, first: true)
+        c.point(u.velocity.translation.x, u.velocity.translation.y, .three)
+        c.key(VelocityKeys.scale)
+        c.double(u.velocity.scale, .six)
+        c.key(VelocityKeys.rotation)
+        c.double(u.velocity.rotation, .six)
+        c.byte(UInt8(ascii: "}"))
+        c.key(Keys.matrix)
+        c.transform(u.matrix)
+        if let predictedMatrix {
+            c.key(Keys.predictedMatrix)
+            c.transform(predictedMatrix)
+        }
+    }
+
+    /// `"time"` and `"session"`, which every gesture message has.
+    private func writeHead(_ session: UInt64, _ time: Timestamp, to w: inout JSONWriter) {
+        w.key(Keys.time)
+        w.time(time)
+        w.key(Keys.session)
+        w.int(session)
+    }
+
     /// Reads a message of one of the gesture kinds.
     init(kind: MessageKind, reading f: FieldReader) throws(WireDecodingError) {
-        let device: Int = try f.integer("device")
-        let time = try f.time("time")
-        let session = try f.integer("session", as: UInt64.self)
+        let device: Int = try f.integer(Keys.device.name)
+        let time = try f.time(Keys.time.name)
+        let session = try f.integer(Keys.session.name, as: UInt64.self)
         let event: GestureEvent
         switch kind {
         case .session:
-            switch try f.enumeration("phase", as: GesturePhase.self) {
+            switch try f.enumeration(Keys.phase.name, as: GesturePhase.self) {
             case .began: event = .sessionBegan(session: session, time: time)
             case .ended: event = .sessionEnded(session: session, time: time, cancelled: false)
             case .cancelled: event = .sessionEnded(session: session, time: time, cancelled: true)
-            case .changed: throw f.failure("phase", "of a session is began, ended or cancelled, not changed")
+            case .changed: throw f.failure(Keys.phase.name, "of a session is began, ended or cancelled, not changed")
             }
         case .gesture:
-            let velocity = try f.object("velocity")
+            let velocity = try f.object(Keys.velocity.name)
             event = .update(
                 GestureUpdate(
-                    session: session, seq: try f.integer("seq", as: UInt64.self), time: time,
-                    phase: try f.enumeration("phase"), mode: try f.enumeration("mode"),
-                    fingers: try f.integer("fingers"),
-                    centroid: try f.point("centroid"), translation: try f.point("translation"),
-                    scale: try f.double("scale"), rotation: try f.double("rotation"),
+                    session: session, seq: try f.integer(Keys.seq.name, as: UInt64.self), time: time,
+                    phase: try f.enumeration(Keys.phase.name), mode: try f.enumeration(Keys.mode.name),
+                    fingers: try f.integer(Keys.fingers.name),
+                    centroid: try f.point(Keys.centroid.name), translation: try f.point(Keys.translation.name),
+                    scale: try f.double(Keys.scale.name), rotation: try f.double(Keys.rotation.name),
                     velocity: GestureVelocity(
-                        translation: try velocity.point("translation"), scale: try velocity.double("scale"),
-                        rotation: try velocity.double("rotation")),
-                    matrix: try f.transform("matrix")))
+                        translation: try velocity.point(VelocityKeys.translation.name),
+                        scale: try velocity.double(VelocityKeys.scale.name),
+                        rotation: try velocity.double(VelocityKeys.rotation.name)),
+                    matrix: try f.transform(Keys.matrix.name)))
         case .tap:
             event = .tap(
-                session: session, time: time, location: try f.point("location"), tapCount: try f.integer("tapCount"),
-                fingers: try f.integer("fingers"))
+                session: session, time: time, location: try f.point(Keys.location.name),
+                tapCount: try f.integer(Keys.tapCount.name), fingers: try f.integer(Keys.fingers.name))
         case .doubleTap:
             event = .doubleTap(
-                session: session, time: time, location: try f.point("location"), matrix: try f.transform("matrix"))
+                session: session, time: time, location: try f.point(Keys.location.name),
+                matrix: try f.transform(Keys.matrix.name))
         case .longPress:
             event = .longPress(
-                session: session, time: time, phase: try f.enumeration("phase"), location: try f.point("location"),
-                fingers: try f.integer("fingers"))
+                session: session, time: time, phase: try f.enumeration(Keys.phase.name),
+                location: try f.point(Keys.location.name), fingers: try f.integer(Keys.fingers.name))
         case .hello, .deviceAdded, .deviceRemoved, .touches, .dropped, .error, .pong, .subscribed, .unsubscribed,
             .stats, .transform, .regions, .recognized:
             throw WireDecodingError("\(kind.rawValue) is not a gesture message")
         }
         self.init(
-            device: device, event: event, region: try f.optionalString("region"),
-            predictedMatrix: kind == .gesture && f.optionalValue("predictedMatrix") != nil
-                ? try f.transform("predictedMatrix") : nil)
+            device: device, event: event, region: try f.optionalString(Keys.region.name),
+            predictedMatrix: kind == .gesture && f.optionalValue(Keys.predictedMatrix.name) != nil
+                ? try f.transform(Keys.predictedMatrix.name) : nil)
     }
 }
 
 extension JSONWriter {
-    /// `[a, b, c, d, tx, ty]` (CGAffineTransform order).
+    /// `[a, b, c, d, tx, ty]` (CGAffineTransform order): the linear part to six decimals like scales
+    /// and angles, the translation to three like positions.
     mutating func transform(_ t: AffineTransform) {
+        withCursor(reserving: 6 * JSONCursor.maximumNumberLength + 8) { $0.transform(t) }
+    }
+
+    /// `[a, b, c, d, tx, ty]` exactly (the shortest round-trip form): a request's matrix is the
+    /// client's own, and the daemon checks it against `TransformBounds` as sent.
+    mutating func exactTransform(_ t: AffineTransform) {
         beginArray()
-        double(t.a)
-        double(t.b)
-        double(t.c)
-        double(t.d)
-        double(t.tx)
-        double(t.ty)
+        for value in [t.a, t.b, t.c, t.d, t.tx, t.ty] { double(value) }
         endArray()
     }
 }
@@ -205,5 +269,24 @@ extension Message {
             .transform, .regions, .recognized:
             return self
         }
+    }
+}
+
+extension JSONCursor {
+    /// `[a, b, c, d, tx, ty]` as `JSONWriter.transform` writes it.
+    mutating func transform(_ t: AffineTransform) {
+        byte(UInt8(ascii: "["))
+        double(t.a, .six)
+        byte(UInt8(ascii: ","))
+        double(t.b, .six)
+        byte(UInt8(ascii: ","))
+        double(t.c, .six)
+        byte(UInt8(ascii: ","))
+        double(t.d, .six)
+        byte(UInt8(ascii: ","))
+        double(t.tx, .three)
+        byte(UInt8(ascii: ","))
+        double(t.ty, .three)
+        byte(UInt8(ascii: "]"))
     }
 }

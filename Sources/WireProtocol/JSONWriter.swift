@@ -179,6 +179,41 @@ public struct JSONWriter {
         needsComma = true
     }
 
+    /// A number rounded to `decimals` (docs/PROTOCOL.md "Number precision" gives each field's), with
+    /// trailing zeros dropped ("12.5", "3", "-0.000125"). Integer arithmetic straight into the buffer:
+    /// a fraction of the shortest printer's cost, and shorter lines. A value too large for the fixed
+    /// form (|value| * 10^decimals >= 1e15, never a position or a matrix) is written in the shortest
+    /// exact form, so nothing is ever written less exactly than the field's precision; non-finite
+    /// values are written as `null` and counted, as by `double(_:)`.
+    @inline(__always)
+    public mutating func double(_ value: Double, _ decimals: FixedDecimals) {
+        separate()
+        var nonFinite = false
+        append(reserving: JSONCursor.maximumNumberLength) {
+            JSONCursor.writeFixed(value, decimals, into: $0, &nonFinite)
+        }
+        if nonFinite { nonFiniteCount += 1 }
+        needsComma = true
+    }
+
+    /// Reserves `maximumCount` bytes once and lets `body` write several members or values into them
+    /// through a `JSONCursor` (a comma first when one is due): one bounds-and-uniqueness check for a
+    /// whole touch instead of one per key and value. `body` must stay within `maximumCount`.
+    @inline(__always)
+    mutating func withCursor(reserving maximumCount: Int, _ body: (inout JSONCursor) -> Void) {
+        let comma = needsComma
+        var nonFinite = 0
+        append(reserving: maximumCount + 1) { p in
+            var cursor = JSONCursor(p)
+            if comma { cursor.byte(UInt8(ascii: ",")) }
+            body(&cursor)
+            nonFinite = cursor.nonFiniteCount
+            return cursor.count
+        }
+        nonFiniteCount += nonFinite
+        needsComma = true
+    }
+
     /// A kernel timestamp as seconds with exactly six decimals (exact, no float rounding).
     public mutating func time(_ t: Timestamp) {
         separate()
@@ -213,6 +248,21 @@ public struct JSONWriter {
         guard let value else { return }
         key(name)
         time(value)
+    }
+
+    /// `"key":value` to `decimals` when `value` is present; nothing when it is nil.
+    public mutating func optionalField(_ key: FieldKey, _ value: Double?, _ decimals: FixedDecimals) {
+        guard let value else { return }
+        self.key(key)
+        double(value, decimals)
+    }
+
+    /// `[x, y]`, each to `decimals`.
+    public mutating func point(_ x: Double, _ y: Double, _ decimals: FixedDecimals) {
+        beginArray()
+        double(x, decimals)
+        double(y, decimals)
+        endArray()
     }
 
     public mutating func point(_ x: Double, _ y: Double) {
@@ -269,4 +319,162 @@ public struct JSONWriter {
             return length
         }
     }
+}
+
+/// Writes members and values into room a `JSONWriter` reserved (`withCursor`): the hot objects'
+/// keys and numbers without a bounds or uniqueness check each. The caller writes the punctuation it
+/// knows statically (`key(_:first:)` writes the comma before every member but the first).
+struct JSONCursor {
+    /// The longest number `writeFixed` writes: the shortest form's 32 bytes, or "null".
+    static let maximumNumberLength = ShortestDouble.maximumLength
+    private let start: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private(set) var nonFiniteCount = 0
+
+    init(_ start: UnsafeMutablePointer<UInt8>) { self.start = start }
+
+    @inline(__always)
+    mutating func byte(_ byte: UInt8) {
+        start[count] = byte
+        count += 1
+    }
+
+    /// Short static text, copied byte by byte (cheaper than a memcpy call for a key's few bytes).
+    @inline(__always)
+    mutating func text(_ text: StaticString) {
+        let source = text.utf8Start
+        let p = start + count
+        for i in 0..<text.utf8CodeUnitCount { p[i] = source[i] }
+        count += text.utf8CodeUnitCount
+    }
+
+    /// `,"key":`, or `"key":` for an object's first member.
+    @inline(__always)
+    mutating func key(_ key: FieldKey, first: Bool = false) {
+        if !first { byte(UInt8(ascii: ",")) }
+        byte(UInt8(ascii: "\""))
+        text(key.text)
+        byte(UInt8(ascii: "\""))
+        byte(UInt8(ascii: ":"))
+    }
+
+    /// A static string value that needs no escaping.
+    @inline(__always)
+    mutating func rawString(_ value: StaticString) {
+        byte(UInt8(ascii: "\""))
+        text(value)
+        byte(UInt8(ascii: "\""))
+    }
+
+    @inline(__always)
+    mutating func int<T: BinaryInteger>(_ value: T) {
+        if value < 0 { byte(UInt8(ascii: "-")) }
+        let magnitude = UInt64(value.magnitude)
+        let digits = Self.digitCount(magnitude)
+        count += digits
+        ShortestDouble.writeDigits(magnitude, count: digits, endingAt: start + count)
+    }
+
+    @inline(__always)
+    mutating func double(_ value: Double, _ decimals: FixedDecimals) {
+        var nonFinite = false
+        count += Self.writeFixed(value, decimals, into: start + count, &nonFinite)
+        if nonFinite { nonFiniteCount += 1 }
+    }
+
+    /// `[x, y]`, each to `decimals`.
+    @inline(__always)
+    mutating func point(_ x: Double, _ y: Double, _ decimals: FixedDecimals) {
+        byte(UInt8(ascii: "["))
+        double(x, decimals)
+        byte(UInt8(ascii: ","))
+        double(y, decimals)
+        byte(UInt8(ascii: "]"))
+    }
+
+    /// Decimal digits of `value`, counted by comparison (the values here are small: no table, so no
+    /// lazy global to check on every call).
+    @inline(__always)
+    static func digitCount(_ value: UInt64) -> Int {
+        var digits = 1
+        var rest = value
+        while rest >= 10_000 {
+            rest /= 10_000
+            digits += 4
+        }
+        if rest >= 10 { digits += 1 }
+        if rest >= 100 { digits += 1 }
+        if rest >= 1000 { digits += 1 }
+        return digits
+    }
+
+    /// Writes `value` rounded to `decimals` without trailing zeros and returns the length (at most
+    /// `maximumNumberLength`); see `JSONWriter.double(_:_:)`.
+    @inline(__always)
+    static func writeFixed(
+        _ value: Double, _ decimals: FixedDecimals, into p: UnsafeMutablePointer<UInt8>, _ nonFinite: inout Bool
+    ) -> Int {
+        // A switch over constants, so that each case divides by a literal (a multiply, not a division).
+        switch decimals {
+        case .three: return writeFixed(value, scale: 1e3, divisor: 1_000, digits: 3, into: p, &nonFinite)
+        case .six: return writeFixed(value, scale: 1e6, divisor: 1_000_000, digits: 6, into: p, &nonFinite)
+        }
+    }
+
+    @inline(__always)
+    private static func writeFixed(
+        _ value: Double, scale: Double, divisor: UInt64, digits: Int, into p: UnsafeMutablePointer<UInt8>,
+        _ nonFinite: inout Bool
+    ) -> Int {
+        let scaled = value * scale
+        guard abs(scaled) < 1e15 else {  // huge or non-finite (NaN fails every comparison)
+            guard value.isFinite else {
+                nonFinite = true
+                let null: StaticString = "null"
+                p.update(from: null.utf8Start, count: 4)
+                return 4
+            }
+            // As `JSONWriter.double(_:)` writes it: integral values below 10^15 without a fraction.
+            if abs(value) < 1e15, Double(Int64(value)) == value {
+                var cursor = JSONCursor(p)
+                cursor.int(Int64(value))
+                return cursor.count
+            }
+            return ShortestDouble.write(value, into: p)
+        }
+        // To nearest, ties away from zero: truncating x + 0.5 (x - 0.5 below zero) inlines, unlike
+        // rounded()'s call into libm.
+        let units = Int64(scaled < 0 ? scaled - 0.5 : scaled + 0.5)
+        let magnitude = units.magnitude
+        let whole = magnitude / divisor
+        let fraction = magnitude &- whole &* divisor
+        // -0.0004 rounds to 0 units and prints as 0: JSON readers have no use for a negative zero.
+        var i = 0
+        if units < 0 {
+            p[0] = UInt8(ascii: "-")
+            i = 1
+        }
+        let wholeDigits = digitCount(whole)
+        i += wholeDigits
+        ShortestDouble.writeDigits(whole, count: wholeDigits, endingAt: p + i)
+        if fraction != 0 {
+            p[i] = UInt8(ascii: ".")
+            i += 1 + digits
+            ShortestDouble.writeDigits(fraction, count: digits, endingAt: p + i)  // leading zeros included
+            // Trailing zeros dropped by looking at the bytes (a nonzero digit ends the loop), cheaper
+            // than dividing by ten for each.
+            while p[i - 1] == UInt8(ascii: "0") { i -= 1 }
+        }
+        return i
+    }
+}
+
+/// How many decimals a fixed-precision field is written with (docs/PROTOCOL.md "Number precision").
+/// Far below any sensor's resolution, so rounding loses nothing a device measured.
+public enum FixedDecimals: Sendable {
+    /// 0.001: positions, sizes and distances in millimetres (1 um) or pixels, their velocities.
+    case three
+    /// 0.000001: normalized positions (0...1), force, angles in radians, scales and the linear part
+    /// of matrices, their velocities.
+    case six
 }

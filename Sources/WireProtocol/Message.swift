@@ -1,9 +1,12 @@
 import Gestures
 import MultitouchCore
 
-/// Wire protocol version carried in the hello; bumped on any incompatible change (docs/PROTOCOL.md).
+/// Wire protocol version carried in the hello; bumped on any incompatible change (docs/PROTOCOL.md
+/// "Changes": 2 leaves out mmX/mmY where they equal x/y).
 public enum ProtocolVersion {
-    public static let current = 1
+    /// Computed, not a `static let`: clients fold a constant `let` into their copies of default
+    /// arguments (`HelloMessage(protocolVersion:)`), and an incremental build then kept the old number.
+    public static var current: Int { 2 }
 }
 
 /// Names the hello's `features` may list: optional parts of protocol 1 a daemon serves.
@@ -19,6 +22,30 @@ public enum MessageKind: String, Hashable, Sendable, CaseIterable {
     case session, gesture, tap, doubleTap, longPress
     case dropped, error
     case pong, subscribed, unsubscribed, stats, transform, regions, recognized
+
+    /// `rawValue` as a static string: the writer copies it without walking a `String` to escape it.
+    var staticName: StaticString {
+        switch self {
+        case .hello: return "hello"
+        case .deviceAdded: return "deviceAdded"
+        case .deviceRemoved: return "deviceRemoved"
+        case .touches: return "touches"
+        case .session: return "session"
+        case .gesture: return "gesture"
+        case .tap: return "tap"
+        case .doubleTap: return "doubleTap"
+        case .longPress: return "longPress"
+        case .dropped: return "dropped"
+        case .error: return "error"
+        case .pong: return "pong"
+        case .subscribed: return "subscribed"
+        case .unsubscribed: return "unsubscribed"
+        case .stats: return "stats"
+        case .transform: return "transform"
+        case .regions: return "regions"
+        case .recognized: return "recognized"
+        }
+    }
 }
 
 /// Every server-to-client message, typed (docs/PROTOCOL.md is the contract). `multitouchctl replay
@@ -154,7 +181,7 @@ public enum Message: Hashable, Sendable {
     public func write(to w: inout JSONWriter) {
         w.beginObject()
         w.key("type")
-        w.string(kind.rawValue)
+        w.rawString(kind.staticName)
         switch self {
         case .hello(let m): m.writeFields(to: &w)
         case .deviceAdded(let info):

@@ -35,28 +35,41 @@ public struct TouchesMessage: Hashable, Sendable {
             touches: frame.touches.map(TouchPoint.init))
     }
 
+    /// The key table: the members of a `touches` message, in the order they are written.
+    enum Keys {
+        static let device = FieldKey("device")
+        static let region = FieldKey("region")
+        static let role = FieldKey("role")
+        static let reason = FieldKey("reason")
+        static let time = FieldKey("time")
+        static let fingers = FieldKey("fingers")
+        static let isSemiMT = FieldKey("semiMT")
+        static let touches = FieldKey("touches")
+        static let all = [device, region, role, reason, time, fingers, isSemiMT, touches]
+    }
+
     func writeFields(to w: inout JSONWriter) {
-        w.key("device")
+        w.key(Keys.device)
         w.int(device)
         if let routing {
-            w.key("region")
+            w.key(Keys.region)
             w.string(routing.region)
-            w.key("role")
+            w.key(Keys.role)
             w.string(routing.role.rawValue)
             if let reason = routing.reason {
-                w.key("reason")
+                w.key(Keys.reason)
                 w.string(reason.rawValue)
             }
         }
-        w.key("time")
+        w.key(Keys.time)
         w.time(time)
-        w.key("fingers")
+        w.key(Keys.fingers)
         w.int(fingers)
         if isSemiMT {
-            w.key("semiMT")
+            w.key(Keys.isSemiMT)
             w.bool(true)
         }
-        w.key("touches")
+        w.key(Keys.touches)
         w.beginArray()
         for touch in touches { touch.write(to: &w) }
         w.endArray()
@@ -64,9 +77,11 @@ public struct TouchesMessage: Hashable, Sendable {
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            device: try f.integer("device"), time: try f.time("time"), fingers: try f.integer("fingers"),
-            isSemiMT: try f.optionalBool("semiMT") ?? false,
-            touches: try f.objects("touches") { (t) throws(WireDecodingError) in try TouchPoint(reading: t) },
+            device: try f.integer(Keys.device.name), time: try f.time(Keys.time.name),
+            fingers: try f.integer(Keys.fingers.name), isSemiMT: try f.optionalBool(Keys.isSemiMT.name) ?? false,
+            touches: try f.objects(Keys.touches.name) { (t) throws(WireDecodingError) in
+                try TouchPoint(reading: t)
+            },
             routing: try TouchesRouting(reading: f))
     }
 }
@@ -86,10 +101,12 @@ public struct TouchesRouting: Hashable, Sendable {
 
     /// Nil when the message has no `region` (a whole-device message).
     init?(reading f: FieldReader) throws(WireDecodingError) {
-        guard let region = try f.optionalString("region") else { return nil }
+        typealias Keys = TouchesMessage.Keys
+        guard let region = try f.optionalString(Keys.region.name) else { return nil }
         self.init(
-            region: region, role: try f.enumeration("role"),
-            reason: f.optionalValue("reason") == nil ? nil : try f.enumeration("reason", as: RoutingCancelReason.self))
+            region: region, role: try f.enumeration(Keys.role.name),
+            reason: f.optionalValue(Keys.reason.name) == nil
+                ? nil : try f.enumeration(Keys.reason.name, as: RoutingCancelReason.self))
     }
 }
 
@@ -117,7 +134,8 @@ public struct TouchPoint: Hashable, Sendable {
     public var previousLocation: Point
     /// `nx`, `ny`: 0...1 over the axis range.
     public var normalized: Point
-    /// `mmX`, `mmY`.
+    /// `mmX`, `mmY`: written only where they differ from `x`, `y` (an output mapping publishes
+    /// pixels); equal to `location` when the message has none.
     public var millimeters: Point
     /// Kernel slot (protocol B) or matcher slot.
     public var slot: Int
@@ -164,58 +182,109 @@ public struct TouchPoint: Hashable, Sendable {
             orientation: touch.orientation, force: touch.force)
     }
 
+    /// The key table: the members of a touch object, in the order they are written. The precision
+    /// of each number is docs/PROTOCOL.md's "Number precision".
+    enum Keys {
+        static let id = FieldKey("id")
+        static let phase = FieldKey("phase")
+        static let x = FieldKey("x")
+        static let y = FieldKey("y")
+        static let previousX = FieldKey("prevX")
+        static let previousY = FieldKey("prevY")
+        static let normalizedX = FieldKey("nx")
+        static let normalizedY = FieldKey("ny")
+        static let millimetersX = FieldKey("mmX")
+        static let millimetersY = FieldKey("mmY")
+        static let slot = FieldKey("slot")
+        static let tapCount = FieldKey("tapCount")
+        static let type = FieldKey("type")
+        static let majorRadius = FieldKey("majorRadius")
+        static let minorRadius = FieldKey("minorRadius")
+        static let orientation = FieldKey("orientation")
+        static let force = FieldKey("force")
+        static let predicted = FieldKey("predicted")
+        static let coalesced = FieldKey("coalesced")
+        static let all = [
+            id, phase, x, y, previousX, previousY, normalizedX, normalizedY, millimetersX, millimetersY, slot,
+            tapCount, type, majorRadius, minorRadius, orientation, force, predicted, coalesced,
+        ]
+    }
+
+    /// The most bytes `write(to:)` puts through its cursor: 19 keys of at most 11 bytes plus their
+    /// punctuation, 14 numbers of at most 32 bytes, 3 integers of at most 20 and 2 short strings,
+    /// with room to spare. `coalesced` (of any length) is written through the writer after it.
+    private static let maximumFixedLength = 1024
+
     func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("id")
-        w.int(id)
-        w.key("phase")
-        switch phase {
-        case .began: w.rawString("began")
-        case .moved: w.rawString("moved")
-        case .stationary: w.rawString("stationary")
-        case .ended: w.rawString("ended")
-        case .cancelled: w.rawString("cancelled")
-        }
-        w.key("x")
-        w.double(location.x)
-        w.key("y")
-        w.double(location.y)
-        w.key("prevX")
-        w.double(previousLocation.x)
-        w.key("prevY")
-        w.double(previousLocation.y)
-        w.key("nx")
-        w.double(normalized.x)
-        w.key("ny")
-        w.double(normalized.y)
-        w.key("mmX")
-        w.double(millimeters.x)
-        w.key("mmY")
-        w.double(millimeters.y)
-        w.key("slot")
-        w.int(slot)
-        w.key("tapCount")
-        w.int(tapCount)
-        w.key("type")
-        switch type {
-        case .direct: w.rawString("direct")
-        case .indirect: w.rawString("indirect")
-        }
-        w.optionalField("majorRadius", majorRadius)
-        w.optionalField("minorRadius", minorRadius)
-        w.optionalField("orientation", orientation)
-        w.optionalField("force", force)
-        if let predicted {
-            w.key("predicted")
-            w.point(predicted.x, predicted.y)
+        w.withCursor(reserving: Self.maximumFixedLength) { c in
+            c.byte(UInt8(ascii: "{"))
+            c.key(Keys.id, first: true)
+            c.int(id)
+            c.key(Keys.phase)
+            switch phase {
+            case .began: c.rawString("began")
+            case .moved: c.rawString("moved")
+            case .stationary: c.rawString("stationary")
+            case .ended: c.rawString("ended")
+            case .cancelled: c.rawString("cancelled")
+            }
+            c.key(Keys.x)
+            c.double(location.x, .three)
+            c.key(Keys.y)
+            c.double(location.y, .three)
+            c.key(Keys.previousX)
+            c.double(previousLocation.x, .three)
+            c.key(Keys.previousY)
+            c.double(previousLocation.y, .three)
+            c.key(Keys.normalizedX)
+            c.double(normalized.x, .six)
+            c.key(Keys.normalizedY)
+            c.double(normalized.y, .six)
+            // Protocol 2: mmX/mmY only where they differ from x/y, that is when an output mapping
+            // publishes pixels; a reader takes x/y for them when they are absent.
+            if millimeters != location {
+                c.key(Keys.millimetersX)
+                c.double(millimeters.x, .three)
+                c.key(Keys.millimetersY)
+                c.double(millimeters.y, .three)
+            }
+            c.key(Keys.slot)
+            c.int(slot)
+            c.key(Keys.tapCount)
+            c.int(tapCount)
+            c.key(Keys.type)
+            switch type {
+            case .direct: c.rawString("direct")
+            case .indirect: c.rawString("indirect")
+            }
+            if let majorRadius {
+                c.key(Keys.majorRadius)
+                c.double(majorRadius, .three)
+            }
+            if let minorRadius {
+                c.key(Keys.minorRadius)
+                c.double(minorRadius, .three)
+            }
+            if let orientation {
+                c.key(Keys.orientation)
+                c.double(orientation, .six)
+            }
+            if let force {
+                c.key(Keys.force)
+                c.double(force, .six)
+            }
+            if let predicted {
+                c.key(Keys.predicted)
+                c.point(predicted.x, predicted.y, .three)
+            }
         }
         if let coalesced {
-            w.key("coalesced")
+            w.key(Keys.coalesced)
             w.beginArray()
             for sample in coalesced {
                 w.beginArray()
-                w.double(sample.location.x)
-                w.double(sample.location.y)
+                w.double(sample.location.x, .three)
+                w.double(sample.location.y, .three)
                 w.time(sample.time)
                 w.endArray()
             }
@@ -225,27 +294,32 @@ public struct TouchPoint: Hashable, Sendable {
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
+        let location = Point(x: try f.double(Keys.x.name), y: try f.double(Keys.y.name))
         self.init(
-            id: try f.integer("id", as: UInt64.self), phase: try f.enumeration("phase"),
-            location: Point(x: try f.double("x"), y: try f.double("y")),
-            previousLocation: Point(x: try f.double("prevX"), y: try f.double("prevY")),
-            normalized: Point(x: try f.double("nx"), y: try f.double("ny")),
-            millimeters: Point(x: try f.double("mmX"), y: try f.double("mmY")), slot: try f.integer("slot"),
-            tapCount: try f.integer("tapCount"), type: try f.enumeration("type"),
-            majorRadius: try f.optionalDouble("majorRadius"), minorRadius: try f.optionalDouble("minorRadius"),
-            orientation: try f.optionalDouble("orientation"), force: try f.optionalDouble("force"),
-            predicted: f.optionalValue("predicted") == nil ? nil : try f.point("predicted"))
-        if let value = f.optionalValue("coalesced") { coalesced = try Self.coalesced(value, f) }
+            id: try f.integer(Keys.id.name, as: UInt64.self), phase: try f.enumeration(Keys.phase.name),
+            location: location,
+            previousLocation: Point(x: try f.double(Keys.previousX.name), y: try f.double(Keys.previousY.name)),
+            normalized: Point(x: try f.double(Keys.normalizedX.name), y: try f.double(Keys.normalizedY.name)),
+            millimeters: Point(
+                x: try f.optionalDouble(Keys.millimetersX.name) ?? location.x,
+                y: try f.optionalDouble(Keys.millimetersY.name) ?? location.y),
+            slot: try f.integer(Keys.slot.name), tapCount: try f.integer(Keys.tapCount.name),
+            type: try f.enumeration(Keys.type.name),
+            majorRadius: try f.optionalDouble(Keys.majorRadius.name),
+            minorRadius: try f.optionalDouble(Keys.minorRadius.name),
+            orientation: try f.optionalDouble(Keys.orientation.name), force: try f.optionalDouble(Keys.force.name),
+            predicted: f.optionalValue(Keys.predicted.name) == nil ? nil : try f.point(Keys.predicted.name))
+        if let value = f.optionalValue(Keys.coalesced.name) { coalesced = try Self.coalesced(value, f) }
     }
 
     private static func coalesced(_ value: JSONValue, _ f: FieldReader) throws(WireDecodingError) -> [CoalescedSample] {
-        guard case .array(let items) = value else { throw f.failure("coalesced", "must be an array") }
+        guard case .array(let items) = value else { throw f.failure(Keys.coalesced.name, "must be an array") }
         var samples: [CoalescedSample] = []
         samples.reserveCapacity(items.count)
         for item in items {
             guard case .array(let v) = item, v.count == 3, case .number(let x) = v[0], case .number(let y) = v[1],
                 case .number(let t) = v[2], let time = Timestamp(exactDecimal: t.text)
-            else { throw f.failure("coalesced", "must hold [x, y, time] arrays") }
+            else { throw f.failure(Keys.coalesced.name, "must hold [x, y, time] arrays") }
             samples.append(CoalescedSample(location: Point(x: x.doubleValue, y: y.doubleValue), time: time))
         }
         return samples

@@ -123,7 +123,7 @@ struct ClientHubTests {
         let hello = peer.lines()
         #expect(hello.count == 1)
         #expect(
-            hello.first?.hasPrefix(#"{"type":"hello","protocol":1,"daemon":"multitouchd test","devices":[{"id":1,"#)
+            hello.first?.hasPrefix(#"{"type":"hello","protocol":2,"daemon":"multitouchd test","devices":[{"id":1,"#)
                 == true)
         peer.send("{\"type\":\"ping\",\"id\":9007199254740993}\n{\"type\":\"ping\",\"id\":-0}\n")
         deliverRequests(peer)

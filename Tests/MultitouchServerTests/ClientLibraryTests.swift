@@ -115,7 +115,7 @@ struct ClientLibraryTests {
         for try await message in client.messages {
             switch message {
             case .hello(let hello):
-                sawHello = hello.protocolVersion == 1
+                sawHello = hello.protocolVersion == 2
                 // A waiting replay's device is in the hello, not announced after it.
                 added = hello.devices.first
             case .pong(let pong):

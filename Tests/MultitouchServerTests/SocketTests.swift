@@ -15,7 +15,7 @@ struct SocketTests {
         let (client, hello) = try connectClient(daemon)
         let object = jsonObject(hello)
         #expect(object["type"] as? String == "hello")
-        #expect(object["protocol"] as? Int == 1)
+        #expect(object["protocol"] as? Int == 2)
         #expect((object["daemon"] as? String)?.hasPrefix("multitouchd ") == true)
         #expect((object["devices"] as? [Any])?.isEmpty == true)
         try client.sendLine(Array(#"{"type":"ping","id":7}"#.utf8))

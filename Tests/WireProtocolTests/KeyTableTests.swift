@@ -83,4 +83,167 @@ struct KeyTableTests {
                 latency: LatencyStatistics(count: 0, maximum: 0, buckets: [], deferred: 0, recent: nil)))
         #expect(try writtenKeys(message) == StatsMessage.Keys.all.map(\.name), "\(message.jsonLine())")
     }
+
+    // MARK: touches and the gesture messages: writer and reader against one table
+
+    /// A touch with every optional member set and millimetres that differ from x/y (an output
+    /// mapping), so every key of the touch table is written.
+    private static let fullTouch: TouchPoint = {
+        var touch = TouchPoint(
+            id: 3, phase: .moved, location: Point(x: 300, y: 400.75), previousLocation: Point(x: 298, y: 401),
+            normalized: Point(x: 0.15625, y: 0.371), millimeters: Point(x: 45.8, y: 61.2), slot: 1, tapCount: 2,
+            type: .direct, majorRadius: 3.5, minorRadius: 2.25, orientation: -0.5, force: 0.75,
+            predicted: Point(x: 310.5, y: 402))
+        touch.coalesced = [CoalescedSample(location: Point(x: 299, y: 400.875), time: Timestamp(microseconds: 9_000))]
+        return touch
+    }()
+
+    private static let fullTouches = TouchesMessage(
+        device: 1, time: Timestamp(microseconds: 12_000), fingers: 1, isSemiMT: true, touches: [fullTouch],
+        routing: TouchesRouting(region: "map", role: .observer, reason: .claimed))
+
+    private static let matrix = AffineTransform(a: 1.25, b: 0.5, c: -0.5, d: 1.25, tx: 12.75, ty: -3)
+    private static let time = Timestamp(microseconds: 1_500_000)
+
+    /// One message of each gesture kind with every optional member set.
+    private static let fullGestures: [GestureMessage] = [
+        GestureMessage(device: 1, event: .sessionBegan(session: 2, time: time), region: "map"),
+        GestureMessage(
+            device: 1,
+            event: .update(
+                GestureUpdate(
+                    session: 2, seq: 5, time: time, phase: .changed, mode: .pinchRotate, fingers: 2,
+                    centroid: Point(x: 10, y: 20.5), translation: Point(x: 1.5, y: -2), scale: 1.25, rotation: 0.5,
+                    velocity: GestureVelocity(translation: Point(x: 30, y: 4), scale: 0.5, rotation: -0.25),
+                    matrix: matrix)), region: "map", predictedMatrix: matrix),
+        GestureMessage(
+            device: 1, event: .tap(session: 2, time: time, location: Point(x: 4, y: 5.5), tapCount: 1, fingers: 1),
+            region: "map"),
+        GestureMessage(
+            device: 1, event: .doubleTap(session: 2, time: time, location: Point(x: 4, y: 5.5), matrix: matrix),
+            region: "map"),
+        GestureMessage(
+            device: 1,
+            event: .longPress(session: 2, time: time, phase: .began, location: Point(x: 4, y: 5.5), fingers: 1),
+            region: "map"),
+    ]
+
+    /// The line's top-level object, its text, and a reader over it that notes what it is asked for.
+    private func reader(_ message: Message, log: ReadKeyLog) throws -> (JSONObject, FieldReader) {
+        let bytes = Array(message.jsonLine().utf8)
+        guard case .object(let object) = try JSONReader.parse(bytes) else {
+            throw GoldenFile.Failure(description: "not an object")
+        }
+        return (object, FieldReader(object, context: message.kind.rawValue, source: bytes, log: log))
+    }
+
+    @Test func touchesWritesItsKeyTablesInOrder() throws {
+        let message = Message.touches(Self.fullTouches)
+        #expect(try writtenKeys(message) == TouchesMessage.Keys.all.map(\.name), "\(message.jsonLine())")
+        let (object, _) = try reader(message, log: ReadKeyLog())
+        guard case .array(let touches)? = object["touches"], case .object(let touch)? = touches.first else {
+            Issue.record("no touch object: \(message.jsonLine())")
+            return
+        }
+        #expect(touch.members.map(\.key) == TouchPoint.Keys.all.map(\.name), "\(message.jsonLine())")
+    }
+
+    @Test func touchesReadsExactlyTheKeysOfItsTables() throws {
+        let log = ReadKeyLog()
+        let (_, f) = try reader(.touches(Self.fullTouches), log: log)
+        #expect(try TouchesMessage(reading: f) == Self.fullTouches)
+        #expect(log.keys["touches"] == Set(TouchesMessage.Keys.all.map(\.name)))
+        #expect(log.keys["touches.touches"] == Set(TouchPoint.Keys.all.map(\.name)))
+        #expect(log.keys.count == 2, "\(log.keys)")
+    }
+
+    @Test func gestureMessagesWriteTheirKeyTablesInOrder() throws {
+        for gesture in Self.fullGestures {
+            let message = Message.gesture(gesture)
+            #expect(
+                try writtenKeys(message) == GestureMessage.Keys.keys(of: gesture.kind).map(\.name),
+                "\(message.jsonLine())")
+            guard case .update = gesture.event else { continue }
+            let (object, _) = try reader(message, log: ReadKeyLog())
+            guard case .object(let velocity)? = object["velocity"] else {
+                Issue.record("no velocity object: \(message.jsonLine())")
+                continue
+            }
+            #expect(velocity.members.map(\.key) == GestureMessage.VelocityKeys.all.map(\.name))
+        }
+        #expect(Set(Self.fullGestures.map(\.kind)) == [.session, .gesture, .tap, .doubleTap, .longPress])
+    }
+
+    @Test func gestureMessagesReadExactlyTheKeysOfTheirTables() throws {
+        for gesture in Self.fullGestures {
+            let log = ReadKeyLog()
+            let (_, f) = try reader(.gesture(gesture), log: log)
+            #expect(try GestureMessage(kind: gesture.kind, reading: f) == gesture)
+            let kind = gesture.kind.rawValue
+            #expect(log.keys[kind] == Set(GestureMessage.Keys.keys(of: gesture.kind).map(\.name)), "\(kind)")
+            if case .update = gesture.event {
+                #expect(log.keys["gesture.velocity"] == Set(GestureMessage.VelocityKeys.all.map(\.name)))
+                #expect(log.keys.count == 2, "\(log.keys)")
+            } else {
+                #expect(log.keys.count == 1, "\(kind): \(log.keys)")
+            }
+        }
+    }
+
+    /// Every member the writer writes matters to the reader: without it the line is refused or reads
+    /// back as a different message (a key the reader spelled differently would be ignored).
+    @Test func everyWrittenMemberOfTouchesAndGesturesIsRead() throws {
+        let messages = [Message.touches(Self.fullTouches)] + Self.fullGestures.map(Message.gesture)
+        for message in messages {
+            let bytes = Array(message.jsonLine().utf8)
+            guard case .object(let object) = try JSONReader.parse(bytes) else { continue }
+            var paths: [(Int, Int?)] = object.members.indices.map { ($0, nil) }
+            if let top = object.members.firstIndex(where: { $0.key == "touches" }),
+                case .array(let touches) = object.members[top].value, case .object(let touch)? = touches.first
+            {
+                paths += touch.members.indices.map { (top, $0) }
+            }
+            for (top, inner) in paths where object.members[top].key != "type" {
+                var edited = object
+                let name: String
+                if let inner {
+                    guard case .array(var touches) = edited.members[top].value,
+                        case .object(var touch) = touches[0]
+                    else { continue }
+                    name = "touches[0]." + touch.members[inner].key
+                    touch.members.remove(at: inner)
+                    touches[0] = .object(touch)
+                    edited.members[top].value = .array(touches)
+                } else {
+                    name = edited.members[top].key
+                    edited.members.remove(at: top)
+                }
+                let f = FieldReader(edited, context: message.kind.rawValue, source: bytes)
+                let decoded: Message? =
+                    switch message {
+                    case .touches: try? .touches(TouchesMessage(reading: f))
+                    case .gesture: try? .gesture(GestureMessage(kind: message.kind, reading: f))
+                    default: nil
+                    }
+                #expect(decoded != message, "\(message.kind.rawValue) without \(name) reads back unchanged")
+            }
+        }
+    }
+
+    /// mmX/mmY are written only where they differ from x/y, and a reader takes x/y for them then.
+    @Test func millimetresEqualToTheLocationAreLeftOut() throws {
+        var touch = Self.fullTouch
+        touch.millimeters = touch.location
+        let message = Message.touches(
+            TouchesMessage(device: 1, time: Self.time, fingers: 1, isSemiMT: false, touches: [touch]))
+        let line = message.jsonLine()
+        #expect(!line.contains("mmX") && !line.contains("mmY"), "\(line)")
+        #expect(try Message(decoding: Array(line.utf8)) == message)
+        #expect(Message.touches(Self.fullTouches).jsonLine().contains(#""mmX":45.8,"mmY":61.2"#))
+    }
+
+    /// The writer's static spelling of every message type is its raw value (what the reader matches).
+    @Test func everyMessageTypeIsWrittenAsItsRawValue() {
+        for kind in MessageKind.allCases { #expect(kind.staticName.description == kind.rawValue) }
+    }
 }

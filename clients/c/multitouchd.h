@@ -37,7 +37,8 @@ extern "C" {
 #endif
 
 #define MTD_DEFAULT_SOCKET "/run/multitouchd/multitouchd.sock"
-#define MTD_PROTOCOL_VERSION 1
+/* Protocol 2 leaves out mmX/mmY where they equal x/y; this client reads 1 and 2 (docs/PROTOCOL.md). */
+#define MTD_PROTOCOL_VERSION 2
 /* The longest line the client accepts from the daemon (a stats reply with many clients fits). */
 #define MTD_MAX_LINE 65536
 /* Touches parsed per touches message; more are counted in touch_count but not stored. */
@@ -71,6 +72,8 @@ typedef struct mtd_touch {
     long id;
     enum mtd_phase phase;
     double x, y, prev_x, prev_y;
+    double mm_x, mm_y;          /* millimetres: mmX/mmY, or x/y where the daemon leaves them out (equal) */
+    int has_mm;                 /* 1 when the line carried mmX/mmY (the published space is pixels) */
     int tap_count;
     int has_predicted;          /* 1 when the client asked for predictions (docs/PREDICTION.md) */
     double predicted[2];        /* where the touch is predicted at time + the horizon, published space */
@@ -117,7 +120,7 @@ typedef struct mtd_client {
 } mtd_client;
 
 /** Connects (path NULL: MTD_DEFAULT_SOCKET) and reads the hello into c->hello. 0, or -1 with errno
- *  set (EPROTO: not a multitouchd of this protocol version). */
+ *  set (EPROTO: not a multitouchd of protocol 1 or 2). */
 int mtd_connect(mtd_client *c, const char *path);
 /** The socket, for poll and GUI loops. */
 int mtd_fd(const mtd_client *c);
@@ -364,6 +367,14 @@ static const char *mtd__touch_field(const char *key, const char *p, void *contex
     if (!strcmp(key, "y")) return mtd__number(p, &t->y);
     if (!strcmp(key, "prevX")) return mtd__number(p, &t->prev_x);
     if (!strcmp(key, "prevY")) return mtd__number(p, &t->prev_y);
+    if (!strcmp(key, "mmX")) {
+        t->has_mm = 1;
+        return mtd__number(p, &t->mm_x);
+    }
+    if (!strcmp(key, "mmY")) {
+        t->has_mm = 1;
+        return mtd__number(p, &t->mm_y);
+    }
     if (!strcmp(key, "predicted")) {
         t->has_predicted = 1;
         return mtd__numbers(p, t->predicted, 2);
@@ -387,6 +398,10 @@ static const char *mtd__touches(const char *p, mtd_message *m) {
         memset(t, 0, sizeof *t);
         p = mtd__object(p, mtd__touch_field, t);
         if (!p) return NULL;
+        if (!t->has_mm) {  /* protocol 2: absent means equal to x/y */
+            t->mm_x = t->x;
+            t->mm_y = t->y;
+        }
         m->touch_count++;
         p = mtd__ws(p);
         if (*p == ',') { p = mtd__ws(p + 1); continue; }
@@ -593,7 +608,8 @@ int mtd_connect(mtd_client *c, const char *path) {
         return -1;
     }
     r = mtd_read(c, &c->hello);
-    if (r <= 0 || c->hello.type != MTD_HELLO || c->hello.protocol != MTD_PROTOCOL_VERSION) {
+    if (r <= 0 || c->hello.type != MTD_HELLO || c->hello.protocol < 1 ||
+        c->hello.protocol > MTD_PROTOCOL_VERSION) {
         mtd_close(c);
         errno = r < 0 ? errno : EPROTO;
         return -1;

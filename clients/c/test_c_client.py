@@ -72,8 +72,10 @@ def expected_dump(m):
         # Lone surrogates become U+FFFD; the C field holds 255 bytes, cut at a character boundary.
         text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")[:255].decode("utf-8", "ignore"))
     for x in touches[:16]:
-        out += " touch=%d:%d:%s:%s:%s:%s:%d" % (x["id"], PHASES.index(x["phase"]), f(x["x"]), f(x["y"]), f(x["prevX"]),
-                                                f(x["prevY"]), x["tapCount"])
+        # Protocol 2: mmX/mmY only where they differ from x/y; the header fills them in from x/y.
+        out += " touch=%d:%d:%s:%s:%s:%s:%d:mm=%s,%s" % (x["id"], PHASES.index(x["phase"]), f(x["x"]), f(x["y"]),
+                                                         f(x["prevX"]), f(x["prevY"]), x["tapCount"],
+                                                         f(x.get("mmX", x["x"])), f(x.get("mmY", x["y"])))
         if "predicted" in x:
             out += ":%s,%s" % (f(x["predicted"][0]), f(x["predicted"][1]))
     return out
@@ -95,6 +97,8 @@ def test_parse_matches_json(bin_dir, built, tmp):
     text += predicted
     extra = ['{"type":"error","code":"bad-field","message":"quote \\" backslash \\\\ tab \\t \\u00e9 \\ud83d\\ude00 \\ud800 raw é","fatal":false,"id":3}',
              '{"type":"error","code":"bad-field","message":"%s","fatal":false}' % ("é" * 200),
+             # A device mapped to pixels: mmX/mmY present and different from x/y.
+             '{"type":"touches","device":1,"time":1.5,"fingers":1,"touches":[{"id":3,"phase":"moved","x":300,"y":400.75,"prevX":298,"prevY":401,"nx":0.15625,"ny":0.371,"mmX":45.8,"mmY":61.2,"slot":1,"tapCount":2,"type":"direct"}]}',
              '{"type":"futureMessage","nested":{"a":[1,{"b":null}],"c":true},"device":4}',
              '{"type":"stats","id":"s","uptime":1.5,"clients":[],"devices":[],"latency":{"unit":"us","count":0,"max":0,"buckets":[],"deferred":0}}']
     text += "\n".join(extra) + "\n"

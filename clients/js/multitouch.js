@@ -27,6 +27,15 @@ export function defaultBridgeURL(location = globalThis.location) {
     (token ? "?token=" + encodeURIComponent(token) : "");
 }
 
+/**
+ * A touch's position in millimetres, [mmX, mmY]. Protocol 2 sends mmX/mmY only where they differ
+ * from x/y (a touchscreen mapped to an output publishes pixels); elsewhere the published space is
+ * millimetres and x/y are the millimetres.
+ */
+export function touchMillimeters(touch) {
+  return [touch.mmX ?? touch.x, touch.mmY ?? touch.y];
+}
+
 /** The identity matrix [a, b, c, d, tx, ty]. */
 export const IDENTITY = Object.freeze([1, 0, 0, 1, 0, 0]);
 

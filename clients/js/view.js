@@ -2,7 +2,7 @@
 // touches with ids and trails, the map transformed by the published matrix, finger count, segment
 // mode, velocities and the daemon's latency histogram. Everything it shows is also on
 // `window.multitouchView`, which the headless-Chromium test (checks/web/browser-check.py) reads.
-import { MultitouchClient, IDENTITY } from "./multitouch.js";
+import { MultitouchClient, IDENTITY, touchMillimeters } from "./multitouch.js";
 
 const TRAIL_POINTS = 400;      // points kept per touch trail
 const ENDED_TRAIL_MS = 3000;   // an ended touch's trail fades out over this long (after it was drawn)
@@ -112,6 +112,7 @@ client.addEventListener("touches", (e) => {
     trail.phase = t.phase;
     trail.x = t.x;
     trail.y = t.y;
+    trail.mm = touchMillimeters(t);
     trail.predicted = Array.isArray(t.predicted) ? t.predicted : null;
     const last = trail.points[trail.points.length - 1];
     if (!last || last[0] !== t.x || last[1] !== t.y) trail.points.push([t.x, t.y]);
@@ -303,9 +304,15 @@ function status() {
   $("matrix").textContent = view.gridTransform.map((x) => fmt(x, 3)).join(" ");
   const live = [...trails.entries()].filter(([, t]) => t.endedAt === null);
   $("touches").textContent = live.length
-    ? live.map(([id, t]) => `#${id} (${fmt(t.x)}, ${fmt(t.y)}) ${t.phase}`).join("\n")
+    ? live.map(([id, t]) => `#${id} (${fmt(t.x)}, ${fmt(t.y)})${millimetersText(t)} ${t.phase}`).join("\n")
     : "none";
   $("touches").style.whiteSpace = "pre";
+}
+
+// On a device mapped to pixels, the touch's millimetres too (on a millimetre device they are x, y).
+function millimetersText(t) {
+  if (!view.device || view.device.units !== "pixels") return "";
+  return ` = (${fmt(t.mm[0])}, ${fmt(t.mm[1])}) mm`;
 }
 
 requestAnimationFrame(render);

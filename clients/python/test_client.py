@@ -177,7 +177,7 @@ def test_hello_and_ping(bin_dir, tmp):
     d = Daemon(bin_dir, tmp, [])
     try:
         with SchemaClient(d.socket) as c:
-            check(c.hello["protocol"] == 1, "protocol 1")
+            check(c.hello["protocol"] == mc.PROTOCOL_VERSION == 2, "protocol 2")
             check(c.hello["daemon"].startswith("multitouchd "), "daemon name")
             c.ping(42)
             check(c.receive() == {"type": "pong", "id": 42}, "pong echoes the id")

@@ -105,6 +105,14 @@ def main():
           "gesture updates carry predictedMatrix as an Affine")
     check(any(g.predicted_matrix is None for g in gestures), "updates without predictions have predicted_matrix None")
 
+    # Protocol 2: mmX/mmY only where they differ from x/y (pixels); Touch reads x/y for them otherwise.
+    raw_touches = [t for m in received if m["type"] == "touches" for t in m["touches"]]
+    check(len(raw_touches) == len(touches), "one typed touch per touch object")
+    check(any("mmX" not in t for t in raw_touches) and any("mmX" in t for t in raw_touches),
+          "the golden touches have mmX/mmY both left out and present")
+    check(all((t.mm_x, t.mm_y) == (r.get("mmX", r["x"]), r.get("mmY", r["y"])) for t, r in zip(touches, raw_touches)),
+          "Touch.mm_x/mm_y are mmX/mmY, or x/y where the daemon left them out")
+
     # Frame-aligned touches (subscribe frames) carry their raw samples as (x, y, time) tuples.
     coalesced = [t for t in touches if t.coalesced is not None]
     check(coalesced and all(len(c) == 3 for t in coalesced for c in t.coalesced), "touches carry coalesced samples")

@@ -28,8 +28,9 @@ int main(void) {
         printf(" taps=%d n=%d count=%ld fatal=%d code=%s units=%s w=%.17g h=%.17g text=%s", m.tap_count,
                m.touch_count, m.count, m.fatal, m.code, m.units, m.width, m.height, m.text);
         for (int i = 0; i < m.touch_count && i < MTD_MAX_TOUCHES; i++) {
-            printf(" touch=%ld:%d:%.17g:%.17g:%.17g:%.17g:%d", m.touches[i].id, (int)m.touches[i].phase, m.touches[i].x,
-                   m.touches[i].y, m.touches[i].prev_x, m.touches[i].prev_y, m.touches[i].tap_count);
+            printf(" touch=%ld:%d:%.17g:%.17g:%.17g:%.17g:%d:mm=%.17g,%.17g", m.touches[i].id, (int)m.touches[i].phase,
+                   m.touches[i].x, m.touches[i].y, m.touches[i].prev_x, m.touches[i].prev_y, m.touches[i].tap_count,
+                   m.touches[i].mm_x, m.touches[i].mm_y);
             if (m.touches[i].has_predicted) printf(":%.17g,%.17g", m.touches[i].predicted[0], m.touches[i].predicted[1]);
         }
         printf("\n");

@@ -11,7 +11,10 @@ import math
 from .errors import ProtocolError, ReplyError
 
 DEFAULT_SOCKET = "/run/multitouchd/multitouchd.sock"
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+# Protocol 2 leaves out a touch's mmX/mmY where they equal x/y (Touch reads x/y for them then); a
+# protocol 1 daemon always sends them, so this client reads both.
+SUPPORTED_PROTOCOLS = (1, 2)
 STREAMS = ("touches", "gestures", "devices")
 # The daemon's default [clients] max_line_bytes; replies are never longer than a stats message.
 MAX_LINE_BYTES = 1 << 20
@@ -36,15 +39,16 @@ def decode(line):
 
 
 def check_hello(message):
-    """The first message of a connection must be a hello of our protocol version."""
+    """The first message of a connection must be a hello of a protocol version we read."""
     if message is None:
         raise ProtocolError("the daemon closed the connection before its hello")
     if message.get("type") != "hello":
         if message.get("type") == "error":
             raise ReplyError(message)
         raise ProtocolError("expected hello, got %r" % (message,))
-    if message.get("protocol") != PROTOCOL_VERSION:
-        raise ProtocolError("daemon speaks protocol %r, this client %d" % (message.get("protocol"), PROTOCOL_VERSION))
+    if message.get("protocol") not in SUPPORTED_PROTOCOLS:
+        raise ProtocolError("daemon speaks protocol %r, this client %s" % (
+            message.get("protocol"), " or ".join(map(str, SUPPORTED_PROTOCOLS))))
     return message
 
 

@@ -128,8 +128,9 @@ class Touch:
     def from_dict(cls, t):
         predicted = t.get("predicted")
         coalesced = t.get("coalesced")
-        return cls(t["id"], Phase(t["phase"]), t["x"], t["y"], t["prevX"], t["prevY"], t["nx"], t["ny"], t["mmX"],
-                   t["mmY"], t["slot"], t["tapCount"], t["type"], t.get("majorRadius"), t.get("minorRadius"),
+        # Protocol 2 leaves out mmX/mmY where they equal x/y (the published space is millimetres).
+        return cls(t["id"], Phase(t["phase"]), t["x"], t["y"], t["prevX"], t["prevY"], t["nx"], t["ny"],
+                   t.get("mmX", t["x"]), t.get("mmY", t["y"]), t["slot"], t["tapCount"], t["type"], t.get("majorRadius"), t.get("minorRadius"),
                    t.get("orientation"), t.get("force"), None if predicted is None else _point(predicted),
                    None if coalesced is None else tuple((float(x), float(y), float(s)) for x, y, s in coalesced))
 
