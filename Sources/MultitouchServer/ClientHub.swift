@@ -4,6 +4,7 @@ import Gestures
 import Glibc
 import Logging
 import MultitouchCore
+import Publishing
 import TouchPipeline
 import TouchRouting
 import WireProtocol
@@ -24,7 +25,7 @@ protocol ClientHubHost: AnyObject {
     /// such device.
     func regions(
         _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-    ) -> DeviceRouting.Outcome?
+    ) -> DeviceHost.RegionAnswer?
     /// The client's own recogniser recognised a gesture in its region; what that cancels.
     func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure>
     /// Sets (`matrix`) or resets (nil) one of the client's regions' cumulative transform.
@@ -43,7 +44,7 @@ extension ClientHubHost {
     /// A host that routes nothing: every device is unknown to region requests.
     func regions(
         _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-    ) -> DeviceRouting.Outcome? { nil }
+    ) -> DeviceHost.RegionAnswer? { nil }
     func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure> {
         .failure(.unknownDevice)
     }
@@ -351,9 +352,7 @@ final class ClientHub {
             switch host?.recognized(client: client.id, device: device, region: region) ?? .failure(.unknownDevice) {
             case .success(let routed):
                 reply(to: client, .recognized(RecognizedMessage(id: id, device: device, region: region)))
-                var out: [OutboundMessage] = []
-                DeviceHost.append(routed, to: &out)
-                dispatch(outbound: out, readAt: clock())
+                dispatch(outbound: routed.map(OutboundMessage.init(routed:)), readAt: clock())
             case .failure(let failure):
                 replyRegionFailure(failure, device: device, id: id, to: client)
             }
@@ -415,7 +414,7 @@ final class ClientHub {
     /// Replies to a region request: the ids now in force (the connection is routed on the device while
     /// there are some), then what the change cancelled; or the error.
     private func answerRegions(
-        _ outcome: DeviceRouting.Outcome?, _ device: Int, _ id: RequestID?, _ client: ClientSession
+        _ outcome: DeviceHost.RegionAnswer?, _ device: Int, _ id: RequestID?, _ client: ClientSession
     ) {
         switch outcome {
         case nil:
@@ -444,9 +443,7 @@ final class ClientHub {
                 "client: regions",
                 metadata: ["client.id": "\(client.id)", "device.id": "\(device)", "regions": "\(ids)"])
             reply(to: client, .regions(RegionsMessage(id: id, device: device, regions: ids)))
-            var out: [OutboundMessage] = []
-            DeviceHost.append(cancelled, to: &out)
-            if !out.isEmpty { deliver(out, to: client) }
+            if !cancelled.isEmpty { deliver(cancelled.map(OutboundMessage.init(routed:)), to: client) }
         }
     }
 
@@ -489,16 +486,53 @@ final class ClientHub {
 
     // MARK: Output
 
-    /// Encodes each message once and hands the shared bytes to every subscribed client that wants them;
-    /// `readAt` (monotonic ns of the device read) feeds the latency statistics.
+    /// Publishes the devices' output: each message it makes is encoded once (`PipelineMessages`) and its
+    /// shared bytes handed to every subscribed client that wants them: the whole-device messages to the
+    /// subscribers of the device (a connection routed there skips them), each region's messages to its
+    /// client. `readAt` (monotonic ns of the device read) feeds the latency statistics.
+    func dispatch(_ outputs: [PipelineOutput], readAt: UInt64) {
+        // Taken out and put back so the closure appends to plain local arrays.
+        var messages = messageScratch
+        var encoded = encodeScratch
+        var predicted = predictedScratch
+        messages.removeAll(keepingCapacity: true)
+        encoded.removeAll(keepingCapacity: true)
+        predicted.removeAll(keepingCapacity: true)
+        let predicting = predictionHorizon != nil
+        for output in outputs {
+            PipelineMessages.forEach(output) { message, address in
+                messages.append(message)
+                if let address {
+                    let routed = OutboundMessage(
+                        message, client: Int(truncatingIfNeeded: address.client.rawValue), region: address.region)
+                    encoded.append(routed)
+                    if predicting { predicted.append(routed) }
+                } else if predicting {
+                    // The devices predict: the predicting clients get the messages as they are, the
+                    // others without predictions (each form encoded once).
+                    predicted.append(OutboundMessage(message))
+                    encoded.append(OutboundMessage(message.withoutPredictions))
+                } else {
+                    encoded.append(OutboundMessage(message))
+                }
+            }
+        }
+        messageScratch = messages
+        encodeScratch = encoded
+        predictedScratch = predicted
+        guard !encoded.isEmpty else { return }
+        bufferFrames(messages)
+        dispatchEncoded(readAt: readAt)
+    }
+
+    /// Whole-device messages that do not come from a pipeline (tests): encoded once, as `dispatch(_:)`
+    /// publishes a device's.
     func dispatch(_ messages: [Message], readAt: UInt64) {
         guard !messages.isEmpty else { return }
         encodeScratch.removeAll(keepingCapacity: true)
         for message in messages { encodeScratch.append(OutboundMessage(message)) }
         predictedScratch.removeAll(keepingCapacity: true)
         if predictionHorizon != nil {
-            // The devices predict: the predicting clients get the messages as they are, the others
-            // without predictions (each form encoded once).
             for message in messages { predictedScratch.append(OutboundMessage(message)) }
             encodeScratch.removeAll(keepingCapacity: true)
             for message in messages { encodeScratch.append(OutboundMessage(message.withoutPredictions)) }
@@ -519,8 +553,8 @@ final class ClientHub {
         }
     }
 
-    /// `bufferFrames` for a batch that arrives encoded (some device is routed): the whole-device
-    /// messages a frame-aligned client takes are read back from their bytes (only while both meet).
+    /// `bufferFrames` for a batch that arrives encoded (a request's routed messages, tests): the
+    /// whole-device messages a frame-aligned client takes are read back from their bytes.
     private func bufferFrames(outbound: [OutboundMessage]) {
         for client in clients.values where client.frames != nil && !client.closing {
             for message in outbound where client.wantsFramed(message) {
@@ -568,6 +602,8 @@ final class ClientHub {
     private(set) var predictionHorizon: Int?
     /// Reused per dispatch: `encodeScratch` with predictions, for the clients that asked for them.
     private var predictedScratch: [OutboundMessage] = []
+    /// Reused per dispatch: the messages `encodeScratch` encodes, for frame-aligned clients.
+    private var messageScratch: [Message] = []
 
     private func updatePredictionHorizon() {
         let horizon = clients.values.first { $0.subscription != nil && $0.predictMilliseconds != nil }?
@@ -586,7 +622,7 @@ final class ClientHub {
     }
 
     /// Like `dispatch(_:readAt:)` for messages already encoded, some of them addressed to one client
-    /// (its regions' messages; `OutboundMessage.client`).
+    /// (a request's cancellations; `OutboundMessage.client`).
     func dispatch(outbound: [OutboundMessage], readAt: UInt64) {
         guard !outbound.isEmpty else { return }
         encodeScratch = outbound

@@ -1,7 +1,7 @@
 import CLinuxSystem
 import Configuration
 import Glibc
-import TouchPipeline
+import Publishing
 import WireProtocol
 
 /// One connected client: its socket, request line buffer, subscription and outgoing queue.

@@ -3,6 +3,7 @@ import Gestures
 import Glibc
 import Logging
 import MultitouchCore
+import Publishing
 import Testing
 import TouchPipeline
 import TouchRouting
@@ -24,7 +25,7 @@ struct ClientHubRoutingTests {
         func clientsChanged() {}
         func regions(
             _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-        ) -> DeviceRouting.Outcome? {
+        ) -> DeviceHost.RegionAnswer? {
             guard device == 1 else { return nil }
             switch request {
             case .declare(let list):

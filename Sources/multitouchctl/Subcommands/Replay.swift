@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Gestures
 import MultitouchCore
+import Publishing
 import Recordings
 import TouchPipeline
 import TouchRouting
@@ -115,7 +116,7 @@ struct Replay: ParsableCommand {
             if !result.violations.isEmpty { throw ExitCode.failure }
             return
         }
-        TouchPipeline.Replay.run(recording: recording, source: baseName(file), settings: settings) { batch in
+        MessageReplay.run(recording: recording, source: baseName(file), settings: settings) { batch in
             for message in batch {
                 if json {
                     output.write(message.jsonLine())

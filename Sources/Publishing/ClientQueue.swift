@@ -72,6 +72,11 @@ public struct OutboundMessage: Sendable {
             client: client, region: region)
     }
 
+    /// A region's message for its client.
+    public init(routed: RoutedMessage) {
+        self.init(routed.message, client: Int(truncatingIfNeeded: routed.client.rawValue), region: routed.region)
+    }
+
     /// A reply to one client: never subject to subscriptions, never dropped.
     public static func reply(_ message: Message) -> OutboundMessage {
         var bytes: [UInt8] = []
