@@ -106,13 +106,11 @@ final class ClientHub {
     /// than the histogram's time (they are counted here, not in the histogram).
     private var deferredBatches: UInt64 = 0
     private var readScratch = [UInt8](repeating: 0, count: 64 * 1024)
-    private var encodeScratch: [OutboundMessage] = []
     private let startTime: UInt64
-    /// Open whole-device sessions and segments per device (`OutboundMessage.openDelta`); a device that
-    /// is not here has none.
-    private var openCounts: [Int: Int] = [:]
-    /// Reused per dispatch: after which messages of `encodeScratch` their device has nothing open.
-    private var idleAfter: [Bool] = []
+    /// Encodes the devices' output once per message and keeps the account of open whole-device sessions.
+    private var publisher = Publisher()
+    /// Reused per dispatch: the batch being fanned out.
+    private var batch = Publisher.Batch()
 
     /// Five seconds for a client that is slow, not dead, to read its last line (the reason).
     static let closeGraceNanoseconds: UInt64 = 5_000_000_000
@@ -431,7 +429,7 @@ final class ClientHub {
             let routed = !ids.isEmpty
             if routed == client.routedDevices.contains(device) {
                 client.routingSwitch[device] = nil
-            } else if openCounts[device] != nil {
+            } else if publisher.hasOpenSession(device: device) {
                 // A session is open: the connection keeps the stream it has until nothing is, so every touch
                 // and session it received still ends for it and none arrives without its began.
                 client.routingSwitch[device] = routed
@@ -486,65 +484,29 @@ final class ClientHub {
 
     // MARK: Output
 
-    /// Publishes the devices' output: each message it makes is encoded once (`PipelineMessages`) and its
-    /// shared bytes handed to every subscribed client that wants them: the whole-device messages to the
+    /// Publishes the devices' output: each message it makes is encoded once (`Publisher`) and its shared
+    /// bytes handed to every subscribed client that wants them: the whole-device messages to the
     /// subscribers of the device (a connection routed there skips them), each region's messages to its
     /// client. `readAt` (monotonic ns of the device read) feeds the latency statistics.
     func dispatch(_ outputs: [PipelineOutput], readAt: UInt64) {
-        // Taken out and put back so the closure appends to plain local arrays.
-        var messages = messageScratch
-        var encoded = encodeScratch
-        var predicted = predictedScratch
-        messages.removeAll(keepingCapacity: true)
-        encoded.removeAll(keepingCapacity: true)
-        predicted.removeAll(keepingCapacity: true)
-        let predicting = predictionHorizon != nil
-        for output in outputs {
-            PipelineMessages.forEach(output) { message, address in
-                messages.append(message)
-                if let address {
-                    let routed = OutboundMessage(
-                        message, client: Int(truncatingIfNeeded: address.client.rawValue), region: address.region)
-                    encoded.append(routed)
-                    if predicting { predicted.append(routed) }
-                } else if predicting {
-                    // The devices predict: the predicting clients get the messages as they are, the
-                    // others without predictions (each form encoded once).
-                    predicted.append(OutboundMessage(message))
-                    encoded.append(OutboundMessage(message.withoutPredictions))
-                } else {
-                    encoded.append(OutboundMessage(message))
-                }
-            }
-        }
-        messageScratch = messages
-        encodeScratch = encoded
-        predictedScratch = predicted
-        guard !encoded.isEmpty else { return }
-        bufferFrames(messages)
+        publisher.publish(outputs, predicting: predictionHorizon != nil, into: &batch)
+        guard !batch.isEmpty else { return }
+        bufferFrames(batch.messages)
         dispatchEncoded(readAt: readAt)
     }
 
-    /// Whole-device messages that do not come from a pipeline (tests): encoded once, as `dispatch(_:)`
-    /// publishes a device's.
+    /// Whole-device messages that do not come from a pipeline (tests): published as a device's are.
     func dispatch(_ messages: [Message], readAt: UInt64) {
-        guard !messages.isEmpty else { return }
-        encodeScratch.removeAll(keepingCapacity: true)
-        for message in messages { encodeScratch.append(OutboundMessage(message)) }
-        predictedScratch.removeAll(keepingCapacity: true)
-        if predictionHorizon != nil {
-            for message in messages { predictedScratch.append(OutboundMessage(message)) }
-            encodeScratch.removeAll(keepingCapacity: true)
-            for message in messages { encodeScratch.append(OutboundMessage(message.withoutPredictions)) }
-        }
-        bufferFrames(messages)
+        publisher.publish(messages, predicting: predictionHorizon != nil, into: &batch)
+        guard !batch.isEmpty else { return }
+        bufferFrames(batch.messages)
         dispatchEncoded(readAt: readAt)
     }
 
     /// Frame-aligned clients' share of a batch: buffered until their next `frame` request.
     private func bufferFrames(_ messages: [Message]) {
         for client in clients.values where client.frames != nil && !client.closing {
-            let encoded = batch(for: client)
+            let encoded = outbound(for: client)
             for (i, message) in messages.enumerated() where i < encoded.count && client.wantsFramed(encoded[i]) {
                 let form = client.predictMilliseconds == nil ? message.withoutPredictions : message
                 client.frames?.push(form)
@@ -592,7 +554,6 @@ final class ClientHub {
             m.client = client.id  // this client's frame only, past the whole-device filter
             m.wholeDevice = false
             m.droppable = false  // a frame carries its coalesced samples: never coalesced away
-            m.openDelta = 0
             return m
         }
         _ = deliver(outbound, to: client)
@@ -600,10 +561,6 @@ final class ClientHub {
 
     /// The `predictMs` of the subscribed clients that asked (one at a time); nil when none did.
     private(set) var predictionHorizon: Int?
-    /// Reused per dispatch: `encodeScratch` with predictions, for the clients that asked for them.
-    private var predictedScratch: [OutboundMessage] = []
-    /// Reused per dispatch: the messages `encodeScratch` encodes, for frame-aligned clients.
-    private var messageScratch: [Message] = []
 
     private func updatePredictionHorizon() {
         let horizon = clients.values.first { $0.subscription != nil && $0.predictMilliseconds != nil }?
@@ -614,45 +571,35 @@ final class ClientHub {
     }
 
     /// What `client` receives of the batch being dispatched: with predictions if it asked for them.
-    private func batch(for client: ClientSession) -> [OutboundMessage] {
-        guard client.predictMilliseconds != nil, predictedScratch.count == encodeScratch.count else {
-            return encodeScratch
+    private func outbound(for client: ClientSession) -> [OutboundMessage] {
+        guard client.predictMilliseconds != nil, batch.predicted.count == batch.encoded.count else {
+            return batch.encoded
         }
-        return predictedScratch
+        return batch.predicted
     }
 
     /// Like `dispatch(_:readAt:)` for messages already encoded, some of them addressed to one client
     /// (a request's cancellations; `OutboundMessage.client`).
     func dispatch(outbound: [OutboundMessage], readAt: UInt64) {
         guard !outbound.isEmpty else { return }
-        encodeScratch = outbound
-        predictedScratch.removeAll(keepingCapacity: true)
+        batch.removeAll()
+        batch.encoded = outbound
         bufferFrames(outbound: outbound)
         dispatchEncoded(readAt: readAt)
     }
 
     private func dispatchEncoded(readAt: UInt64) {
-        idleAfter.removeAll(keepingCapacity: true)
-        for message in encodeScratch {
-            guard message.openDelta != 0 else {
-                idleAfter.append(false)
-                continue
-            }
-            let open = max(0, (openCounts[message.device] ?? 0) + Int(message.openDelta))
-            openCounts[message.device] = open == 0 ? nil : open
-            idleAfter.append(open == 0)
-        }
         var wrote = false
         var deferred = false
         for client in clients.values where client.subscription != nil && !client.closing {
             let backlogged = client.hasPendingOutput
-            if deliver(batch(for: client), to: client, idleAfter: idleAfter) {
+            if deliver(outbound(for: client), to: client) {
                 wrote = true
                 if backlogged || client.hasPendingOutput { deferred = true }
             }
         }
         // Clients that were not served this batch switch too.
-        for (i, message) in encodeScratch.enumerated() where idleAfter[i] {
+        for message in batch.encoded where message.closesLastSession {
             for client in clients.values where !client.routingSwitch.isEmpty {
                 client.applyRoutingSwitch(message.device)
             }
@@ -669,9 +616,9 @@ final class ClientHub {
     /// Queues the messages the client wants and writes what the socket takes. Returns true when any
     /// message was for this client.
     @discardableResult
-    private func deliver(_ messages: [OutboundMessage], to client: ClientSession, idleAfter: [Bool] = []) -> Bool {
+    private func deliver(_ messages: [OutboundMessage], to client: ClientSession) -> Bool {
         var any = false
-        for (i, message) in messages.enumerated() {
+        for message in messages {
             if client.wants(message) {
                 any = true
                 client.queue.enqueue(message, softLimit: configuration.softQueueLimit)
@@ -679,7 +626,7 @@ final class ClientHub {
             }
             // Nothing is open on the device after this message: a pending switch between its whole-device
             // stream and routed streams takes effect here, where no touch or session can be cut in two.
-            if i < idleAfter.count && idleAfter[i] && !client.routingSwitch.isEmpty {
+            if message.closesLastSession && !client.routingSwitch.isEmpty {
                 client.applyRoutingSwitch(message.device)
             }
         }

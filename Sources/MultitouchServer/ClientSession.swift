@@ -38,7 +38,7 @@ final class ClientSession {
     var routedDevices: Set<Int> = []
     /// Switches between a device's whole-device stream (false) and routed streams (true) asked for while
     /// a whole-device session or segment was open on it; each takes effect right after the message that
-    /// closes the last of them (`ClientHub`, `OutboundMessage.openDelta`).
+    /// closes the last of them (`Publisher`, `OutboundMessage.closesLastSession`).
     var routingSwitch: [Int: Bool] = [:]
 
     /// Makes the pending switch for `device` take effect, if there is one.
