@@ -59,7 +59,7 @@ let package = Package(
             name: "Publishing",
             dependencies: [
                 "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "TouchRouting", "Recordings",
-                "Prediction",
+                "Prediction", "Configuration",
             ],
             swiftSettings: strict),
         .target(
@@ -183,7 +183,7 @@ let package = Package(
             name: "PublishingTests",
             dependencies: [
                 "Publishing", "TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings", "TouchRouting",
-                "Gestures", "MultitouchCore",
+                "Gestures", "MultitouchCore", "Configuration",
             ]),
         .testTarget(name: "MultitouchTestKitTests", dependencies: ["MultitouchTestKit", "MultitouchCore"]),
         .testTarget(name: "MultitouchClientTests", dependencies: ["MultitouchClient"]),

@@ -200,8 +200,8 @@ final class ClientHub {
             Sys.close(fd)
             return nil
         }
-        let client = ClientSession(id: nextClientID, fd: fd, peer: peer)
-        client.grant = accessGroups.grant(policy: access, peer: peer, fd: fd)
+        let client = ClientSession(
+            id: nextClientID, fd: fd, peer: peer, grant: accessGroups.grant(policy: access, peer: peer, fd: fd))
         nextClientID += 1
         do {
             try watcher.watch(client: client.id, fd: fd)
@@ -293,9 +293,9 @@ final class ClientHub {
             // One horizon at a time: every device's pipeline predicts it, so other clients' differ.
             if let asked = request.predictMilliseconds,
                 let other = clients.values.first(where: {
-                    $0 !== client && $0.subscription != nil && $0.predictMilliseconds != nil
-                        && $0.predictMilliseconds != asked
-                })?.predictMilliseconds
+                    $0 !== client && $0.subscriber.subscription != nil && $0.subscriber.predictMilliseconds != nil
+                        && $0.subscriber.predictMilliseconds != asked
+                })?.subscriber.predictMilliseconds
             {
                 reply(
                     to: client,
@@ -306,9 +306,9 @@ final class ClientHub {
                             id: id)))
                 return
             }
-            client.subscription = (MessageStreams(streams), devices)
-            client.predictMilliseconds = request.predictMilliseconds
-            client.frames = request.frameAligned ? (client.frames ?? FrameAligner()) : nil
+            client.subscriber.subscription = (MessageStreams(streams), devices)
+            client.subscriber.predictMilliseconds = request.predictMilliseconds
+            client.subscriber.frames = request.frameAligned ? (client.subscriber.frames ?? FrameAligner()) : nil
             updatePredictionHorizon()
             reply(
                 to: client,
@@ -316,11 +316,11 @@ final class ClientHub {
                     SubscribedMessage(
                         id: id, streams: streams, devices: devices, predictMilliseconds: request.predictMilliseconds)))
             logger.debug("client: subscribed", metadata: ["client.id": "\(client.id)"])
-            host?.clientSubscribed(subscribers: clients.values.filter { $0.subscription != nil }.count)
+            host?.clientSubscribed(subscribers: clients.values.filter { $0.subscriber.subscription != nil }.count)
         case .unsubscribe:
-            client.subscription = nil
-            client.predictMilliseconds = nil
-            client.frames = nil
+            client.subscriber.subscription = nil
+            client.subscriber.predictMilliseconds = nil
+            client.subscriber.frames = nil
             updatePredictionHorizon()
             reply(to: client, .unsubscribed(UnsubscribedMessage(id: id)))
         case .frame(let time):
@@ -369,7 +369,7 @@ final class ClientHub {
 
     /// Whether the client has `right`; if not, answers `forbidden` naming it.
     private func permits(_ right: AccessRight, _ client: ClientSession, _ id: RequestID?) -> Bool {
-        if client.grant.has(right) { return true }
+        if client.subscriber.grant.has(right) { return true }
         reply(
             to: client,
             .error(
@@ -397,7 +397,7 @@ final class ClientHub {
 
     /// What the router needs of the client's grant.
     private func routingGrant(_ client: ClientSession) -> RoutingGrant {
-        RoutingGrant(zBand: client.grant.zBand, observesOthers: client.grant.has(.observe))
+        client.subscriber.routingGrant
     }
 
     private func replyRegionFailure(
@@ -426,17 +426,8 @@ final class ClientHub {
             }
             reply(to: client, .error(ErrorMessage(code, error.description, id: id)))
         case .inForce(let ids, let cancelled)?:
-            let routed = !ids.isEmpty
-            if routed == client.routedDevices.contains(device) {
-                client.routingSwitch[device] = nil
-            } else if publisher.hasOpenSession(device: device) {
-                // A session is open: the connection keeps the stream it has until nothing is, so every touch
-                // and session it received still ends for it and none arrives without its began.
-                client.routingSwitch[device] = routed
-            } else {
-                client.routingSwitch[device] = routed
-                client.applyRoutingSwitch(device)
-            }
+            client.subscriber.regionsChanged(
+                device: device, routed: !ids.isEmpty, sessionOpen: publisher.hasOpenSession(device: device))
             logger.debug(
                 "client: regions",
                 metadata: ["client.id": "\(client.id)", "device.id": "\(device)", "regions": "\(ids)"])
@@ -453,7 +444,9 @@ final class ClientHub {
         reply(to: client, .transform(TransformMessage(id: id, device: device, matrix: matrix)))
         // Everyone else drawing this device's content learns of the new base too.
         let message = OutboundMessage(.transform(TransformMessage(id: nil, device: device, matrix: matrix)))
-        for other in clients.values where other !== client && other.wants(message) { deliver([message], to: other) }
+        for other in clients.values where other !== client && other.subscriber.wants(message) {
+            deliver([message], to: other)
+        }
     }
 
     private func statsMessage(id: RequestID?, for asker: ClientSession) -> StatsMessage {
@@ -463,9 +456,9 @@ final class ClientHub {
             let shown = seesAll || c === asker
             return ClientStatistics(
                 id: c.id, pid: shown ? Int(c.peer?.pid ?? -1) : -1, uid: shown ? Int(c.peer?.uid ?? 0) : -1,
-                subscribed: c.subscription != nil,
-                queued: c.queue.count, queuedBytes: c.pendingBytes, delivered: c.delivered,
-                dropped: c.queue.droppedTotal)
+                subscribed: c.subscriber.subscription != nil,
+                queued: c.subscriber.queue.count, queuedBytes: c.pendingBytes, delivered: c.subscriber.delivered,
+                dropped: c.subscriber.queue.droppedTotal)
         }
         var buckets: [LatencyBucket] = []
         for (k, n) in histogram.buckets.enumerated() where n > 0 {
@@ -505,11 +498,12 @@ final class ClientHub {
 
     /// Frame-aligned clients' share of a batch: buffered until their next `frame` request.
     private func bufferFrames(_ messages: [Message]) {
-        for client in clients.values where client.frames != nil && !client.closing {
+        for client in clients.values where client.subscriber.frames != nil && !client.closing {
             let encoded = outbound(for: client)
-            for (i, message) in messages.enumerated() where i < encoded.count && client.wantsFramed(encoded[i]) {
-                let form = client.predictMilliseconds == nil ? message.withoutPredictions : message
-                client.frames?.push(form)
+            for (i, message) in messages.enumerated()
+            where i < encoded.count && client.subscriber.wantsFramed(encoded[i]) {
+                let form = client.subscriber.predictMilliseconds == nil ? message.withoutPredictions : message
+                client.subscriber.frames?.push(form)
             }
             catchUpIfOverfull(client)
         }
@@ -518,10 +512,10 @@ final class ClientHub {
     /// `bufferFrames` for a batch that arrives encoded (a request's routed messages, tests): the
     /// whole-device messages a frame-aligned client takes are read back from their bytes.
     private func bufferFrames(outbound: [OutboundMessage]) {
-        for client in clients.values where client.frames != nil && !client.closing {
-            for message in outbound where client.wantsFramed(message) {
+        for client in clients.values where client.subscriber.frames != nil && !client.closing {
+            for message in outbound where client.subscriber.wantsFramed(message) {
                 let line = message.bytes.last == UInt8(ascii: "\n") ? message.bytes.dropLast() : message.bytes[...]
-                if let decoded = try? Message(decoding: line) { client.frames?.push(decoded) }
+                if let decoded = try? Message(decoding: line) { client.subscriber.frames?.push(decoded) }
             }
             catchUpIfOverfull(client)
         }
@@ -529,21 +523,23 @@ final class ClientHub {
 
     /// A client that stops asking for frames still holds a bounded buffer: it gets what is due.
     private func catchUpIfOverfull(_ client: ClientSession) {
-        guard let pending = client.frames?.pendingCount, pending > FrameAligner.maximumPending else { return }
+        guard let pending = client.subscriber.frames?.pendingCount, pending > FrameAligner.maximumPending else {
+            return
+        }
         var out: [Message] = []
-        client.frames?.catchUp(into: &out)
+        client.subscriber.frames?.catchUp(into: &out)
         deliverFramed(out, to: client)
     }
 
     /// Answers a `frame` request: the frame's resampled touches and its gestures (nothing when nothing
     /// is due), or an error without a frame-aligned subscription.
     private func deliverFrame(at time: Timestamp, to client: ClientSession, id: RequestID?) {
-        guard client.frames != nil else {
+        guard client.subscriber.frames != nil else {
             reply(to: client, .error(ErrorMessage(.badField, "frame: subscribe with \"frames\": true first", id: id)))
             return
         }
         var out: [Message] = []
-        client.frames?.frame(at: time, into: &out)
+        client.subscriber.frames?.frame(at: time, into: &out)
         deliverFramed(out, to: client)
     }
 
@@ -563,8 +559,10 @@ final class ClientHub {
     private(set) var predictionHorizon: Int?
 
     private func updatePredictionHorizon() {
-        let horizon = clients.values.first { $0.subscription != nil && $0.predictMilliseconds != nil }?
-            .predictMilliseconds
+        let horizon = clients.values.first {
+            $0.subscriber.subscription != nil && $0.subscriber.predictMilliseconds != nil
+        }?
+        .subscriber.predictMilliseconds
         guard horizon != predictionHorizon else { return }
         predictionHorizon = horizon
         host?.predictionHorizon(horizon)
@@ -572,7 +570,7 @@ final class ClientHub {
 
     /// What `client` receives of the batch being dispatched: with predictions if it asked for them.
     private func outbound(for client: ClientSession) -> [OutboundMessage] {
-        guard client.predictMilliseconds != nil, batch.predicted.count == batch.encoded.count else {
+        guard client.subscriber.predictMilliseconds != nil, batch.predicted.count == batch.encoded.count else {
             return batch.encoded
         }
         return batch.predicted
@@ -591,7 +589,7 @@ final class ClientHub {
     private func dispatchEncoded(readAt: UInt64) {
         var wrote = false
         var deferred = false
-        for client in clients.values where client.subscription != nil && !client.closing {
+        for client in clients.values where client.subscriber.subscription != nil && !client.closing {
             let backlogged = client.hasPendingOutput
             if deliver(outbound(for: client), to: client) {
                 wrote = true
@@ -600,8 +598,8 @@ final class ClientHub {
         }
         // Clients that were not served this batch switch too.
         for message in batch.encoded where message.closesLastSession {
-            for client in clients.values where !client.routingSwitch.isEmpty {
-                client.applyRoutingSwitch(message.device)
+            for client in clients.values where !client.subscriber.routingSwitch.isEmpty {
+                client.subscriber.applyRoutingSwitch(message.device)
             }
         }
         if deferred {
@@ -619,15 +617,15 @@ final class ClientHub {
     private func deliver(_ messages: [OutboundMessage], to client: ClientSession) -> Bool {
         var any = false
         for message in messages {
-            if client.wants(message) {
+            if client.subscriber.wants(message) {
                 any = true
-                client.queue.enqueue(message, softLimit: configuration.softQueueLimit)
-                client.delivered &+= 1
+                client.subscriber.queue.enqueue(message, softLimit: configuration.softQueueLimit)
+                client.subscriber.delivered &+= 1
             }
             // Nothing is open on the device after this message: a pending switch between its whole-device
             // stream and routed streams takes effect here, where no touch or session can be cut in two.
-            if message.closesLastSession && !client.routingSwitch.isEmpty {
-                client.applyRoutingSwitch(message.device)
+            if message.closesLastSession && !client.subscriber.routingSwitch.isEmpty {
+                client.subscriber.applyRoutingSwitch(message.device)
             }
         }
         guard any else { return false }
@@ -636,7 +634,8 @@ final class ClientHub {
                 "client: queue over the hard limit; disconnecting",
                 metadata: [
                     "client.id": "\(client.id)", "client.pid": "\(client.peer?.pid ?? -1)",
-                    "client.queued_bytes": "\(client.pendingBytes)", "client.dropped": "\(client.queue.droppedTotal)",
+                    "client.queued_bytes": "\(client.pendingBytes)",
+                    "client.dropped": "\(client.subscriber.queue.droppedTotal)",
                 ])
             fail(
                 client, .queueOverflow,
@@ -649,7 +648,7 @@ final class ClientHub {
     }
 
     private func reply(to client: ClientSession, _ message: Message) {
-        client.queue.enqueue(.reply(message), softLimit: .max)
+        client.subscriber.queue.enqueue(.reply(message), softLimit: .max)
         if client.pendingBytes > configuration.hardQueueLimitBytes {
             fail(
                 client, .queueOverflow, "client queue passed \(configuration.hardQueueLimitBytes) bytes; disconnecting")
@@ -731,21 +730,22 @@ final class ClientHub {
 
     private func disconnect(_ client: ClientSession, reason: String) {
         guard clients.removeValue(forKey: client.id) != nil else { return }
-        if client.predictMilliseconds != nil { updatePredictionHorizon() }
+        if client.subscriber.predictMilliseconds != nil { updatePredictionHorizon() }
         // Its regions vanish (also those declared while a switch was pending); what that cancels is for
         // this connection only, which is closing.
-        if !client.routedDevices.isEmpty || !client.routingSwitch.isEmpty { host?.clientGone(client.id) }
+        if client.subscriber.hasRoutingState { host?.clientGone(client.id) }
         watcher.unwatch(fd: client.fd)
         Sys.close(client.fd)
         if descriptorReserve.clientLeft(), let listenFD = pausedListenFD.take() { watcher.watchListener(fd: listenFD) }
         let dropped = client.pendingBytes
-        client.queue.removeAll()
+        client.subscriber.queue.removeAll()
         if dropped >= ClientHub.releaseMemoryAfterBytes { Sys.releaseFreedMemory() }
         logger.info(
             "client: disconnected",
             metadata: [
                 "client.id": "\(client.id)", "client.pid": "\(client.peer?.pid ?? -1)", "reason": "\(reason)",
-                "client.delivered": "\(client.delivered)", "client.dropped": "\(client.queue.droppedTotal)",
+                "client.subscriber.delivered": "\(client.subscriber.delivered)",
+                "client.dropped": "\(client.subscriber.queue.droppedTotal)",
             ])
         host?.clientsChanged()
     }
