@@ -81,7 +81,9 @@ public final class Daemon {
             configuration: options.configuration.clients, daemonVersion: options.daemonVersion, logger: logger,
             watcher: watcher)
         hub.access = options.configuration.access
-        host = try DeviceHost(configuration: options.configuration, replay: options.replay, logger: logger, loop: loop)
+        host = DeviceHost(
+            configuration: options.configuration, replay: options.replay, logger: logger,
+            loop: try EventLoopDevices(loop: loop))
         hub.host = self
         hub.closingChanged = { [unowned self] in graceTimer.arm(at: hub.nextCloseDeadline) }
         host.sink = { [unowned hub] outputs, readAt in hub.dispatch(outputs, readAt: readAt) }

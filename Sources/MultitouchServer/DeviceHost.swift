@@ -32,7 +32,9 @@ final class DeviceHost {
     var configuration: DaemonConfiguration
     var logger: Logger
     private let replayOptions: ReplayOptions?
-    private unowned let loop: EventLoop
+    private let loop: any DeviceLoop
+    /// CLOCK_MONOTONIC ns (the clock of the kernel's event times); a virtual clock in tests.
+    private let clock: () -> UInt64
     /// Where the pipelines' output goes (whole-device and routed alike, in pipeline order), with the
     /// monotonic ns of the read that produced it.
     var sink: ([PipelineOutput], UInt64) -> Void = { _, _ in }
@@ -41,10 +43,6 @@ final class DeviceHost {
     /// Called when the set of devices changed (the systemd status line counts them).
     var devicesChanged: () -> Void = {}
 
-    /// Gesture deadlines of live devices (tap, long press, churn debounce), on CLOCK_MONOTONIC like the
-    /// kernel's event times.
-    private var deadlineTimer: TimerFD
-    private var replayTimer: TimerFD
     private var liveDevices: [Int: LiveSlot] = [:]
     private var discovery: DeviceDiscovery?
     private var replay: ReplayPass?
@@ -59,17 +57,19 @@ final class DeviceHost {
     /// that sees endless hotplug (or a `--loop` replay, a new device id per pass) stays bounded.
     static let departedDevicesKept = 16
 
+    /// - Parameters:
+    ///   - loop: where the devices' descriptors are watched and the gesture deadline and replay timers
+    ///     armed (gesture deadlines on CLOCK_MONOTONIC, like the kernel's event times).
+    ///   - clock: CLOCK_MONOTONIC ns.
     init(
-        configuration: DaemonConfiguration, replay: ReplayOptions?, logger: Logger, loop: EventLoop
-    ) throws(SystemError) {
+        configuration: DaemonConfiguration, replay: ReplayOptions?, logger: Logger, loop: any DeviceLoop,
+        clock: @escaping () -> UInt64 = Sys.monotonicNanoseconds
+    ) {
         self.configuration = configuration
         replayOptions = replay
         self.logger = logger
         self.loop = loop
-        deadlineTimer = try TimerFD()
-        replayTimer = try TimerFD()
-        try loop.add(deadlineTimer.fd, .deadlineTimer)
-        try loop.add(replayTimer.fd, .replayTimer)
+        self.clock = clock
     }
 
     var pipelineSettings: PipelineSettings { PipelineSettings(gestures: configuration.gestures) }
@@ -149,7 +149,7 @@ final class DeviceHost {
             startReplayPass()
         } else {
             var pass = makeReplayPass(replayOptions)
-            emit(pass.announceDevices(), Sys.monotonicNanoseconds())
+            emit(pass.announceDevices(), clock())
             replay = pass
             devicesChanged()
         }
@@ -161,11 +161,11 @@ final class DeviceHost {
         guard subscribers >= replayOptions.waitForSubscribers else { return }
         if var pass = replay {
             // Announced while waiting: its pacing starts now.
-            pass.start(now: Sys.monotonicNanoseconds())
+            pass.start(now: clock())
             replay = pass
             replayStarted = true
             logStart(replayOptions)
-            replayTimer.arm(at: Sys.monotonicNanoseconds())
+            loop.armReplay(at: clock())
         } else {
             startReplayPass()
         }
@@ -175,7 +175,7 @@ final class DeviceHost {
     private func makeReplayPass(_ replayOptions: ReplayOptions) -> ReplayPass {
         var pass = ReplayPass(
             options: replayOptions, firstDeviceID: nextDeviceID, idSource: idSource, settings: pipelineSettings,
-            now: Sys.monotonicNanoseconds())
+            now: clock())
         if let predictionHorizon { pass.predict(horizonMilliseconds: predictionHorizon) }
         nextDeviceID += pass.deviceCount
         replay = pass
@@ -197,19 +197,19 @@ final class DeviceHost {
         // The pass runs from the event loop, never from here: a `--loop` pass that takes no time then
         // starts the next one on the next turn of the loop (serving clients and signals in between)
         // instead of recursing.
-        replayTimer.arm(at: Sys.monotonicNanoseconds())
+        loop.armReplay(at: clock())
     }
 
     /// The replay timer fired: takes the steps that are due and arms the timer for the next one.
     func runReplay(stopping: Bool) {
-        replayTimer.acknowledge()
+        loop.acknowledgeReplay()
         guard var pass = replay else { return }
-        let now = Sys.monotonicNanoseconds()
-        let next = pass.run(now: now, clock: Sys.monotonicNanoseconds) { batch, taken in emit(batch, taken) }
+        let now = clock()
+        let next = pass.run(now: now, clock: clock) { batch, taken in emit(batch, taken) }
         for pipeline in pass.pipelines { framesByDevice[pipeline.deviceID] = pipeline.frameCount }
         replay = pass
         if let next {
-            replayTimer.arm(at: next)
+            loop.armReplay(at: next)
             return
         }
         devicesChanged()
@@ -227,7 +227,7 @@ final class DeviceHost {
     func startLiveDevices() {
         do {
             let discovery = try DeviceDiscovery()
-            try loop.add(discovery.fileDescriptor, .hotplug)
+            try loop.watchHotplug(fd: discovery.fileDescriptor)
             self.discovery = discovery
             logger.info("devices: watching for hotplug", metadata: ["devices.source": "\(discovery.source.rawValue)"])
             for path in discovery.enumerate() { openDevice(path) }
@@ -262,7 +262,7 @@ final class DeviceHost {
             logger: logger)
         if let predictionHorizon { pipeline.predict(horizonMilliseconds: predictionHorizon) }
         do {
-            try loop.add(device.fileDescriptor, .device(id))
+            try loop.watch(device: id, fd: device.fileDescriptor)
         } catch {
             logger.error("devices: cannot watch device", metadata: ["device.path": "\(path)", "error": "\(error)"])
             return
@@ -275,7 +275,7 @@ final class DeviceHost {
                 "device.id": "\(id)", "device.path": "\(path)", "device.name": "\(device.description.name)",
                 "device.grab": "\(decision.grabs)", "reason": "\(decision.reason)",
             ])
-        emit([.deviceAdded(pipeline.device)], Sys.monotonicNanoseconds())
+        emit([.deviceAdded(pipeline.device)], clock())
         devicesChanged()
     }
 
@@ -283,7 +283,7 @@ final class DeviceHost {
     /// once (the latency histogram measures from here).
     func readDevice(id: Int) {
         guard let slot = liveDevices[id] else { return }
-        let readAt = Sys.monotonicNanoseconds()
+        let readAt = clock()
         slot.readings.removeAll(keepingCapacity: true)
         var removed = false
         do {
@@ -319,8 +319,8 @@ final class DeviceHost {
     /// Ends the device: touches and gestures cancelled, then deviceRemoved; nothing else is disturbed.
     private func removeDevice(id: Int, reason: DeviceEndReason) {
         guard let slot = liveDevices.removeValue(forKey: id) else { return }
-        loop.remove(slot.device.fileDescriptor)
-        let now = Sys.monotonicNanoseconds()
+        loop.unwatch(fd: slot.device.fileDescriptor)
+        let now = clock()
         var out: [PipelineOutput] = []
         // The kernel stamps events with CLOCK_MONOTONIC; so does this.
         let time = Timestamp(microseconds: Int64(now / 1000))
@@ -359,14 +359,14 @@ final class DeviceHost {
     /// the clock of the kernel's event times), or disarms it.
     private func armDeadlineTimer() {
         let deadline = liveDevices.values.compactMap(\.pipeline.nextDeadline).min()
-        deadlineTimer.arm(at: deadline.map { UInt64(max(0, $0.microseconds)) * 1000 })
+        loop.armDeadlines(at: deadline.map { UInt64(max(0, $0.microseconds)) * 1000 })
     }
 
     /// The deadline timer fired: every due gesture timer (the devices' and their regions') fires at its
     /// deadline (the pipeline guarantees each deadline moves on).
     func fireDeadlines() {
-        deadlineTimer.acknowledge()
-        let now = Sys.monotonicNanoseconds()
+        loop.acknowledgeDeadlines()
+        let now = clock()
         for slot in liveDevices.values {
             var out: [PipelineOutput] = []
             while let deadline = slot.pipeline.nextDeadline, UInt64(max(0, deadline.microseconds)) * 1000 <= now {
@@ -513,7 +513,7 @@ final class DeviceHost {
     /// A routing stage came, went or has new deadlines: the timers that serve them are armed anew.
     private func routingChanged() {
         armDeadlineTimer()
-        if replayStarted, replay != nil { replayTimer.arm(at: Sys.monotonicNanoseconds()) }
+        if replayStarted, replay != nil { loop.armReplay(at: clock()) }
     }
 
     /// Routed deliveries of `device` as messages for their clients.
@@ -529,11 +529,11 @@ final class DeviceHost {
     func shutdown() {
         for id in liveDevices.keys.sorted() { removeDevice(id: id, reason: .shutdown) }
         if let discovery {
-            loop.remove(discovery.fileDescriptor)
+            loop.unwatch(fd: discovery.fileDescriptor)
             self.discovery = nil
         }
         if var pass = replay {
-            let now = Sys.monotonicNanoseconds()
+            let now = clock()
             let outputs = pass.shutdown(now: now, reason: .shutdown)
             replay = pass
             emit(outputs, now)
