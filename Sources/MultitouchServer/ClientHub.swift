@@ -177,27 +177,15 @@ final class ClientHub {
     func adopt(fd: Int32, peer: PeerCredentials?) -> Int? {
         if clients.count >= configuration.maximumClients {
             logger.warning("client: refused, too many clients", metadata: ["peer": "\(peer?.description ?? "unknown")"])
-            var line: [UInt8] = []
-            Message.error(
-                ErrorMessage(.tooManyClients, "the daemon serves at most \(configuration.maximumClients) clients")
-            )
-            .encode(into: &line)
-            _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            Sys.close(fd)
+            refuse(fd, "the daemon serves at most \(configuration.maximumClients) clients")
             return nil
         }
         if let peer, clients.values.count(where: { $0.peer?.uid == peer.uid }) >= configuration.maximumClientsPerUser {
             logger.warning("client: refused, too many clients of one user", metadata: ["peer": "\(peer)"])
-            var line: [UInt8] = []
-            Message.error(
-                ErrorMessage(
-                    .tooManyClients,
-                    "the daemon serves at most \(configuration.maximumClientsPerUser) clients of one user (uid \(peer.uid))"
-                )
+            refuse(
+                fd,
+                "the daemon serves at most \(configuration.maximumClientsPerUser) clients of one user (uid \(peer.uid))"
             )
-            .encode(into: &line)
-            _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            Sys.close(fd)
             return nil
         }
         let client = ClientSession(
@@ -224,6 +212,14 @@ final class ClientHub {
                     daemon: daemonVersion, devices: host?.currentDevices() ?? [], features: [ProtocolFeature.regions])))
         host?.clientsChanged()
         return client.id
+    }
+
+    /// Refuses a connection: one `too-many-clients` error line, sent without blocking, then closed.
+    private func refuse(_ fd: Int32, _ why: String) {
+        var line: [UInt8] = []
+        Message.error(ErrorMessage(.tooManyClients, why)).encode(into: &line)
+        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        Sys.close(fd)
     }
 
     /// What epoll reported for client `id`.
