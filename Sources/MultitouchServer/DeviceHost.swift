@@ -24,14 +24,13 @@ final class LiveSlot {
 
 /// The devices' side of the daemon, owning their state: live devices (discovery and hotplug, reading
 /// whole frames through the pipeline, SYN_DROPPED resync, removal with every touch and gesture
-/// cancelled), the replay source and its pacing, the gesture deadline timer, device ids and per-device
-/// statistics, and the region requests of clients (each pipeline's routing stage). The pipelines' typed
+/// cancelled), the gesture deadline timer, device ids and per-device statistics, the replay source
+/// (a `ReplayDriver`), and the region requests of clients (each pipeline's routing stage). The pipelines' typed
 /// output goes out through `sink` (the client hub's fan-out) with the time of the read. Owned by the loop
 /// thread.
 final class DeviceHost {
     var configuration: DaemonConfiguration
     var logger: Logger
-    private let replayOptions: ReplayOptions?
     private let loop: any DeviceLoop
     /// CLOCK_MONOTONIC ns (the clock of the kernel's event times); a virtual clock in tests.
     private let clock: () -> UInt64
@@ -45,8 +44,7 @@ final class DeviceHost {
 
     private var liveDevices: [Int: LiveSlot] = [:]
     private var discovery: DeviceDiscovery?
-    private var replay: ReplayPass?
-    private var replayStarted = false
+    private var replay: ReplayDriver?
     private var nextDeviceID = 1
     private let idSource = TouchIDSource()
     /// Frames per device id, for stats (present devices and the last `departedDevicesKept` departed ones).
@@ -66,10 +64,27 @@ final class DeviceHost {
         clock: @escaping () -> UInt64 = Sys.monotonicNanoseconds
     ) {
         self.configuration = configuration
-        replayOptions = replay
         self.logger = logger
         self.loop = loop
         self.clock = clock
+        guard let replay else { return }
+        let driver = ReplayDriver(options: replay, loop: loop, clock: clock, logger: logger, idSource: idSource)
+        driver.emit = { [unowned self] batch, taken in emit(batch, taken) }
+        driver.allocateDevices = { [unowned self] count in
+            defer { nextDeviceID += count }
+            return nextDeviceID
+        }
+        driver.pipelinesChanged = { [unowned self] pipelines in
+            for pipeline in pipelines {
+                if framesByDevice[pipeline.deviceID] == nil {
+                    registerDeviceStats(id: pipeline.deviceID, name: pipeline.device.name)
+                }
+                framesByDevice[pipeline.deviceID] = pipeline.frameCount
+            }
+        }
+        driver.devicesChanged = { [unowned self] in devicesChanged() }
+        driver.settings = { [unowned self] in pipelineSettings }
+        self.replay = driver
     }
 
     var pipelineSettings: PipelineSettings { PipelineSettings(gestures: configuration.gestures) }
@@ -92,7 +107,7 @@ final class DeviceHost {
 
     /// A present device's live prediction error, while predictions are on.
     private func predictionStatistics(device: Int) -> PredictionStatistics? {
-        let pipeline = liveDevices[device]?.pipeline ?? replay?.pipelines.first { $0.deviceID == device }
+        let pipeline = liveDevices[device]?.pipeline ?? replay?.withPipeline(device: device) { $0 }
         guard let (horizon, error) = pipeline?.predictionError else { return nil }
         return PredictionStatistics(
             horizonMilliseconds: horizon, count: error.count, meanMillimeters: error.mean,
@@ -106,24 +121,12 @@ final class DeviceHost {
     func predictionHorizon(_ horizon: Int?) {
         predictionHorizon = horizon
         for slot in liveDevices.values { slot.pipeline.predict(horizonMilliseconds: horizon) }
-        if var pass = replay {
-            pass.predict(horizonMilliseconds: horizon)
-            replay = pass
-        }
+        replay?.predict(horizonMilliseconds: horizon)
     }
 
     /// Replaces a device's cumulative transform; false when there is no such device.
     func setTransform(device: Int, matrix: AffineTransform) -> Bool {
-        if let slot = liveDevices[device] {
-            slot.pipeline.setTransform(matrix)
-            return true
-        }
-        if var pass = replay, let index = pass.pipelines.firstIndex(where: { $0.deviceID == device }) {
-            pass.setTransform(index: index, matrix)
-            replay = pass
-            return true
-        }
-        return false
+        withPipeline(device) { $0.setTransform(matrix) } != nil
     }
 
     /// Starts the stats of a new device and forgets the oldest departed ones beyond the bound.
@@ -140,86 +143,14 @@ final class DeviceHost {
 
     // MARK: Replay
 
-    /// Starts the replay now unless it waits for subscribers; a waiting replay's devices are announced
-    /// now, so they are in every client's hello (as a live device present at connect is, with no
-    /// `deviceAdded` after it) and accept regions before the first frame plays.
-    func startReplayIfNotWaiting() {
-        guard let replayOptions else { return }
-        if replayOptions.waitForSubscribers <= 0 {
-            startReplayPass()
-        } else {
-            var pass = makeReplayPass(replayOptions)
-            emit(pass.announceDevices(), clock())
-            replay = pass
-            devicesChanged()
-        }
-    }
+    /// Starts the replay (if there is one) now, unless it waits for subscribers (`ReplayDriver`).
+    func startReplayIfNotWaiting() { replay?.startIfNotWaiting() }
 
     /// A client subscribed: a replay waiting for `subscribers` starts.
-    func clientSubscribed(subscribers: Int) {
-        guard let replayOptions, !replayStarted else { return }
-        guard subscribers >= replayOptions.waitForSubscribers else { return }
-        if var pass = replay {
-            // Announced while waiting: its pacing starts now.
-            pass.start(now: clock())
-            replay = pass
-            replayStarted = true
-            logStart(replayOptions)
-            loop.armReplay(at: clock())
-        } else {
-            startReplayPass()
-        }
-    }
+    func clientSubscribed(subscribers: Int) { replay?.clientSubscribed(subscribers: subscribers) }
 
-    /// A new pass over the recording (fresh device ids), registered for stats, not yet run.
-    private func makeReplayPass(_ replayOptions: ReplayOptions) -> ReplayPass {
-        var pass = ReplayPass(
-            options: replayOptions, firstDeviceID: nextDeviceID, idSource: idSource, settings: pipelineSettings,
-            now: clock())
-        if let predictionHorizon { pass.predict(horizonMilliseconds: predictionHorizon) }
-        nextDeviceID += pass.deviceCount
-        replay = pass
-        for pipeline in pass.pipelines { registerDeviceStats(id: pipeline.deviceID, name: pipeline.device.name) }
-        return pass
-    }
-
-    private func logStart(_ replayOptions: ReplayOptions) {
-        logger.info(
-            "replay: starting",
-            metadata: ["replay.source": "\(replayOptions.source)", "replay.speed": "\(replayOptions.speed)"])
-    }
-
-    private func startReplayPass() {
-        guard let replayOptions else { return }
-        replayStarted = true
-        replay = makeReplayPass(replayOptions)
-        logStart(replayOptions)
-        // The pass runs from the event loop, never from here: a `--loop` pass that takes no time then
-        // starts the next one on the next turn of the loop (serving clients and signals in between)
-        // instead of recursing.
-        loop.armReplay(at: clock())
-    }
-
-    /// The replay timer fired: takes the steps that are due and arms the timer for the next one.
-    func runReplay(stopping: Bool) {
-        loop.acknowledgeReplay()
-        guard var pass = replay else { return }
-        let now = clock()
-        let next = pass.run(now: now, clock: clock) { batch, taken in emit(batch, taken) }
-        for pipeline in pass.pipelines { framesByDevice[pipeline.deviceID] = pipeline.frameCount }
-        replay = pass
-        if let next {
-            loop.armReplay(at: next)
-            return
-        }
-        devicesChanged()
-        if replayOptions?.loop == true && !stopping {
-            startReplayPass()
-        } else {
-            replay = nil
-            logger.info("replay: finished")
-        }
-    }
+    /// The replay timer fired.
+    func runReplay(stopping: Bool) { replay?.run(stopping: stopping) }
 
     // MARK: Live devices
 
@@ -503,17 +434,13 @@ final class DeviceHost {
     /// Runs `body` on the pipeline of a present device; nil when there is none.
     private func withPipeline<R>(_ device: Int, _ body: (inout DevicePipeline) -> R) -> R? {
         if let slot = liveDevices[device] { return body(&slot.pipeline) }
-        guard var pass = replay, pass.devices.contains(where: { $0.id == device }) else { return nil }
-        replay = nil  // taken out and put back: the pass is not copied
-        let result = pass.withPipeline(device: device, body)
-        replay = pass
-        return result
+        return replay?.withPipeline(device: device, body)
     }
 
     /// A routing stage came, went or has new deadlines: the timers that serve them are armed anew.
     private func routingChanged() {
         armDeadlineTimer()
-        if replayStarted, replay != nil { loop.armReplay(at: clock()) }
+        replay?.wake()
     }
 
     /// Routed deliveries of `device` as messages for their clients.
@@ -532,11 +459,6 @@ final class DeviceHost {
             loop.unwatch(fd: discovery.fileDescriptor)
             self.discovery = nil
         }
-        if var pass = replay {
-            let now = clock()
-            let outputs = pass.shutdown(now: now, reason: .shutdown)
-            replay = pass
-            emit(outputs, now)
-        }
+        if let outputs = replay?.shutdown(), !outputs.isEmpty { emit(outputs, clock()) }
     }
 }
