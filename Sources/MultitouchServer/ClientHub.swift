@@ -96,10 +96,8 @@ final class ClientHub {
 
     private var clients: [Int: ClientSession] = [:]
     private var nextClientID = 1
-    /// The spare descriptor and rate-limited warning for EMFILE on accept (DescriptorLimit.swift).
-    private var descriptorReserve = DescriptorReserve()
-    /// The listener while it is out of the loop because not even the reserve could accept.
-    private var pausedListenFD: Int32?
+    /// Accepting connections (the descriptor reserve, the paused listener).
+    private let acceptor: ConnectionAcceptor
     private var histogram = LatencyHistogram()
     private var samples = LatencySamples()
     /// Batches with output for a client whose queue was not empty: their last write happened later
@@ -124,6 +122,7 @@ final class ClientHub {
         self.logger = logger
         self.watcher = watcher
         self.clock = clock
+        acceptor = ConnectionAcceptor(watcher: watcher, clock: clock)
         startTime = clock()
         largeRequestBytes = RequestRate(
             perSecond: ClientHub.largeRequestBytesPerSecondPerUser,
@@ -142,33 +141,9 @@ final class ClientHub {
 
     // MARK: Connections
 
-    /// Accepts waiting connections (a bounded number per wake-up so a storm cannot starve devices).
+    /// Accepts waiting connections (`ConnectionAcceptor`) and adopts each.
     func acceptClients(listenFD: Int32) {
-        for _ in 0..<16 {
-            let fd = multitouchd_accept(listenFD)
-            if fd < 0 {
-                let code = errno
-                if code == EAGAIN || code == EWOULDBLOCK || code == EINTR || code == ECONNABORTED { return }
-                if code == EMFILE || code == ENFILE {
-                    var refusal: [UInt8] = []
-                    Message.error(ErrorMessage(.tooManyClients, "the daemon is out of file descriptors")).encode(
-                        into: &refusal)
-                    let outcome = descriptorReserve.handleExhaustion(
-                        code: code, listenFD: listenFD, refusal: refusal, now: clock(), logger: logger)
-                    switch outcome {
-                    case .refusedOne: continue
-                    case .nothingWaiting: return
-                    case .pauseListener:
-                        watcher.unwatch(fd: listenFD)
-                        pausedListenFD = listenFD
-                        return
-                    }
-                }
-                logger.error("socket: accept failed", metadata: ["error": "\(SystemError("accept4", errno: code))"])
-                return
-            }
-            adopt(fd: fd, peer: PeerCredentials.of(fd: fd))
-        }
+        acceptor.accept(listenFD: listenFD, logger: logger) { fd, peer in adopt(fd: fd, peer: peer) }
     }
 
     /// Takes over a connected, non-blocking socket: refused with `too-many-clients` when full, else
@@ -177,12 +152,12 @@ final class ClientHub {
     func adopt(fd: Int32, peer: PeerCredentials?) -> Int? {
         if clients.count >= configuration.maximumClients {
             logger.warning("client: refused, too many clients", metadata: ["peer": "\(peer?.description ?? "unknown")"])
-            refuse(fd, "the daemon serves at most \(configuration.maximumClients) clients")
+            ConnectionAcceptor.refuse(fd, "the daemon serves at most \(configuration.maximumClients) clients")
             return nil
         }
         if let peer, clients.values.count(where: { $0.peer?.uid == peer.uid }) >= configuration.maximumClientsPerUser {
             logger.warning("client: refused, too many clients of one user", metadata: ["peer": "\(peer)"])
-            refuse(
+            ConnectionAcceptor.refuse(
                 fd,
                 "the daemon serves at most \(configuration.maximumClientsPerUser) clients of one user (uid \(peer.uid))"
             )
@@ -212,14 +187,6 @@ final class ClientHub {
                     daemon: daemonVersion, devices: host?.currentDevices() ?? [], features: [ProtocolFeature.regions])))
         host?.clientsChanged()
         return client.id
-    }
-
-    /// Refuses a connection: one `too-many-clients` error line, sent without blocking, then closed.
-    private func refuse(_ fd: Int32, _ why: String) {
-        var line: [UInt8] = []
-        Message.error(ErrorMessage(.tooManyClients, why)).encode(into: &line)
-        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-        Sys.close(fd)
     }
 
     /// What epoll reported for client `id`.
@@ -732,7 +699,7 @@ final class ClientHub {
         if client.subscriber.hasRoutingState { host?.clientGone(client.id) }
         watcher.unwatch(fd: client.fd)
         Sys.close(client.fd)
-        if descriptorReserve.clientLeft(), let listenFD = pausedListenFD.take() { watcher.watchListener(fd: listenFD) }
+        acceptor.clientLeft()
         let dropped = client.pendingBytes
         client.subscriber.queue.removeAll()
         if dropped >= ClientHub.releaseMemoryAfterBytes { Sys.releaseFreedMemory() }
