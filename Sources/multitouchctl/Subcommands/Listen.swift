@@ -62,13 +62,13 @@ struct Listen: ParsableCommand {
         let settings = try loadSettings(configPath: config, path: device, description: live.description)
         var pipeline = DevicePipeline(deviceID: 1, description: live.description, source: device, settings: settings)
         var output = StandardOutput()
-        let json = self.json
-        func emit(_ messages: inout [Message]) {
-            for message in messages { output.write(json ? message.jsonLine() : ReadableFormat.line(for: message)) }
-            messages.removeAll(keepingCapacity: true)
+        var published = PublishedOutput(json: json)
+        func emit(_ outputs: inout [PipelineOutput]) {
+            published.print(outputs, to: &output)
+            outputs.removeAll(keepingCapacity: true)
             output.flush()
         }
-        var batch: [Message] = [.deviceAdded(pipeline.info)]
+        var batch: [PipelineOutput] = [.deviceAdded(pipeline.device)]
         emit(&batch)
         var raw: [InputEvent] = []
         let recordPath = self.recordPath

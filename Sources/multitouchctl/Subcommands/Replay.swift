@@ -116,14 +116,9 @@ struct Replay: ParsableCommand {
             if !result.violations.isEmpty { throw ExitCode.failure }
             return
         }
-        MessageReplay.run(recording: recording, source: baseName(file), settings: settings) { batch in
-            for message in batch {
-                if json {
-                    output.write(message.jsonLine())
-                } else {
-                    output.write(ReadableFormat.line(for: message))
-                }
-            }
+        var published = PublishedOutput(json: json, predictions: predictMilliseconds != nil)
+        TouchPipeline.Replay.run(recording: recording, source: baseName(file), settings: settings) { batch in
+            published.print(batch, to: &output)
         }
         output.flush()
     }
