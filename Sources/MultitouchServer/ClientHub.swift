@@ -253,25 +253,13 @@ final class ClientHub {
         case .subscribe(let streams, let devices):
             let streams = streams ?? Set(MessageStream.allCases)
             let devices = devices ?? .all
-            // One horizon at a time: every device's pipeline predicts it, so other clients' differ.
-            if let asked = request.predictMilliseconds,
-                let other = clients.values.first(where: {
-                    $0 !== client && $0.subscriber.subscription != nil && $0.subscriber.predictMilliseconds != nil
-                        && $0.subscriber.predictMilliseconds != asked
-                })?.subscriber.predictMilliseconds
+            if let refusal = client.subscriber.subscribe(
+                streams: streams, devices: devices, predictMilliseconds: request.predictMilliseconds,
+                frameAligned: request.frameAligned, id: id, others: clients.values.map(\.subscriber))
             {
-                reply(
-                    to: client,
-                    .error(
-                        ErrorMessage(
-                            .badField,
-                            "predictMs \(asked): the daemon predicts one horizon at a time and another client uses \(other) ms",
-                            id: id)))
+                reply(to: client, .error(refusal))
                 return
             }
-            client.subscriber.subscription = (MessageStreams(streams), devices)
-            client.subscriber.predictMilliseconds = request.predictMilliseconds
-            client.subscriber.frames = request.frameAligned ? (client.subscriber.frames ?? FrameAligner()) : nil
             updatePredictionHorizon()
             reply(
                 to: client,
@@ -281,9 +269,7 @@ final class ClientHub {
             logger.debug("client: subscribed", metadata: ["client.id": "\(client.id)"])
             host?.clientSubscribed(subscribers: clients.values.filter { $0.subscriber.subscription != nil }.count)
         case .unsubscribe:
-            client.subscriber.subscription = nil
-            client.subscriber.predictMilliseconds = nil
-            client.subscriber.frames = nil
+            client.subscriber.unsubscribe()
             updatePredictionHorizon()
             reply(to: client, .unsubscribed(UnsubscribedMessage(id: id)))
         case .frame(let time):
@@ -332,14 +318,10 @@ final class ClientHub {
 
     /// Whether the client has `right`; if not, answers `forbidden` naming it.
     private func permits(_ right: AccessRight, _ client: ClientSession, _ id: RequestID?) -> Bool {
-        if client.subscriber.grant.has(right) { return true }
-        reply(
-            to: client,
-            .error(
-                ErrorMessage(
-                    .forbidden,
-                    "missing right \"\(right.rawValue)\" (the daemon's [access] configuration does not grant it to uid \(client.peer.map { String($0.uid) } ?? "unknown"))",
-                    id: id)))
+        guard let refusal = client.subscriber.refusal(missing: right, uid: client.peer?.uid, id: id) else {
+            return true
+        }
+        reply(to: client, .error(refusal))
         return false
     }
 
@@ -381,13 +363,7 @@ final class ClientHub {
         case nil:
             reply(to: client, .error(ErrorMessage(.unknownDevice, "no device \(device)", id: id)))
         case .rejected(let error)?:
-            let code: ErrorCode
-            switch error.kind {
-            case .invalid: code = .badField
-            case .overBudget: code = .overBudget
-            case .forbidden: code = .forbidden
-            }
-            reply(to: client, .error(ErrorMessage(code, error.description, id: id)))
+            reply(to: client, .error(Subscriber.refusal(error, id: id)))
         case .inForce(let ids, let cancelled)?:
             client.subscriber.regionsChanged(
                 device: device, routed: !ids.isEmpty, sessionOpen: publisher.hasOpenSession(device: device))

@@ -85,3 +85,59 @@ public struct Subscriber {
         return subscription.devices.contains(message.device)
     }
 }
+
+// MARK: Request decisions
+
+extension Subscriber {
+    /// `subscribe`: the streams, devices, prediction horizon and frame alignment asked for take effect,
+    /// unless it asks for a horizon another subscribed client (`others`) asked differently: every
+    /// device's pipeline predicts one horizon at a time. Returns the refusal; nil when it took effect.
+    public mutating func subscribe(
+        streams: Set<MessageStream>, devices: DeviceFilter, predictMilliseconds: Int?, frameAligned: Bool,
+        id: RequestID?, others: [Subscriber]
+    ) -> ErrorMessage? {
+        if let asked = predictMilliseconds,
+            let other = others.first(where: {
+                $0.id != self.id && $0.subscription != nil && $0.predictMilliseconds != nil
+                    && $0.predictMilliseconds != asked
+            })?.predictMilliseconds
+        {
+            return ErrorMessage(
+                .badField,
+                "predictMs \(asked): the daemon predicts one horizon at a time and another client uses \(other) ms",
+                id: id)
+        }
+        subscription = (MessageStreams(streams), devices)
+        self.predictMilliseconds = predictMilliseconds
+        frames = frameAligned ? (frames ?? FrameAligner()) : nil
+        return nil
+    }
+
+    /// `unsubscribe`: nothing is streamed any more (replies still are).
+    public mutating func unsubscribe() {
+        subscription = nil
+        predictMilliseconds = nil
+        frames = nil
+    }
+
+    /// The `forbidden` answer to a request that needs `right` when the grant lacks it; nil when granted.
+    /// `uid` names the peer in the words.
+    public func refusal(missing right: AccessRight, uid: UInt32?, id: RequestID?) -> ErrorMessage? {
+        guard !grant.has(right) else { return nil }
+        return ErrorMessage(
+            .forbidden,
+            "missing right \"\(right.rawValue)\" (the daemon's [access] configuration does not grant it to uid \(uid.map { String($0) } ?? "unknown"))",
+            id: id)
+    }
+
+    /// The answer to a region request the router refused whole.
+    public static func refusal(_ error: RoutingRequestError, id: RequestID?) -> ErrorMessage {
+        let code: ErrorCode
+        switch error.kind {
+        case .invalid: code = .badField
+        case .overBudget: code = .overBudget
+        case .forbidden: code = .forbidden
+        }
+        return ErrorMessage(code, error.description, id: id)
+    }
+}

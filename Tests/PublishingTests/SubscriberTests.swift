@@ -83,4 +83,39 @@ struct SubscriberTests {
         #expect(!other.wants(whole))
         #expect(other.wants(OutboundMessage(Self.touches(.began, device: 2))))
     }
+
+    @Test func oneHorizonAtATimeAndMissingRightsAreRefusedWithTheirReason() {
+        var first = Subscriber(id: 1)
+        var second = Subscriber(id: 2)
+        let all = Set(MessageStream.allCases)
+        #expect(
+            first.subscribe(
+                streams: all, devices: .all, predictMilliseconds: 16, frameAligned: false, id: nil, others: [second])
+                == nil)
+        let refused = second.subscribe(
+            streams: all, devices: .all, predictMilliseconds: 8, frameAligned: true, id: nil, others: [first, second])
+        #expect(refused?.code == .badField)
+        #expect(refused?.message.contains("another client uses 16 ms") == true)
+        #expect(second.subscription == nil && second.frames == nil)
+        // The same horizon, or none, is fine; and a client may change its own.
+        #expect(
+            second.subscribe(
+                streams: all, devices: .all, predictMilliseconds: 16, frameAligned: true, id: nil, others: [first])
+                == nil)
+        #expect(second.frames != nil)
+        #expect(
+            first.subscribe(
+                streams: all, devices: .all, predictMilliseconds: 30, frameAligned: false, id: nil, others: [first])
+                == nil)
+        first.unsubscribe()
+        #expect(first.subscription == nil && first.predictMilliseconds == nil)
+
+        var noRegions = AccessGrant.everything
+        noRegions.rights.remove(.regions)
+        let limited = Subscriber(id: 3, grant: noRegions)
+        #expect(limited.refusal(missing: .observe, uid: 1000, id: nil) == nil)
+        let forbidden = limited.refusal(missing: .regions, uid: 1000, id: nil)
+        #expect(forbidden?.code == .forbidden)
+        #expect(forbidden?.message.contains("uid 1000") == true)
+    }
 }
