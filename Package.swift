@@ -51,8 +51,17 @@ let package = Package(
         .target(
             name: "TouchPipeline",
             dependencies: [
-                "MultitouchCore", "Gestures", "WireProtocol", "Recordings", "TouchRouting", "Prediction",
+                "MultitouchCore", "Gestures", "Recordings", "TouchRouting", "Prediction",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // The pipeline's typed output as wire messages, encoded once, and the per-client queues: pure
+        // (no sockets, no clock), shared by the daemon and multitouchctl.
+        .target(
+            name: "Publishing",
+            dependencies: [
+                "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "TouchRouting", "Recordings",
+                "Prediction", "Configuration",
             ],
             swiftSettings: strict),
         .target(
@@ -85,8 +94,8 @@ let package = Package(
         .target(
             name: "MultitouchServer",
             dependencies: [
-                "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "TouchRouting", "Recordings",
-                "Configuration", "DeviceInput", "CLinuxSystem", "TUIOOutput", "SystemCalls",
+                "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "Publishing", "TouchRouting",
+                "Recordings", "Configuration", "DeviceInput", "CLinuxSystem", "TUIOOutput", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -137,7 +146,8 @@ let package = Package(
         .executableTarget(
             name: "multitouchctl",
             dependencies: [
-                "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "DeviceInput",
+                "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "Publishing",
+                "DeviceInput",
                 "MultitouchClient", "TouchScripting", "Configuration", "GestureFeel", "TouchPlot", "WebBridge",
                 "TouchRouting", "TUIO", "TUIOOutput", "Prediction", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -148,7 +158,7 @@ let package = Package(
         // and the binary scripts/fuzz.sh builds with libFuzzer (a small replay tool in a normal build).
         .target(
             name: "FuzzHarnesses",
-            dependencies: ["MultitouchCore", "Recordings", "Configuration", "TouchPipeline", "WireProtocol"],
+            dependencies: ["MultitouchCore", "Recordings", "Configuration", "Publishing", "WireProtocol"],
             swiftSettings: strict),
         .executableTarget(name: "multitouch-fuzz", dependencies: ["FuzzHarnesses"], swiftSettings: strict),
 
@@ -167,8 +177,15 @@ let package = Package(
         .testTarget(
             name: "TouchPipelineTests",
             dependencies: [
-                "TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings", "TouchRouting", "Gestures",
+                "TouchPipeline", "Publishing", "WireProtocol", "MultitouchTestKit", "Recordings", "TouchRouting",
+                "Gestures",
                 "MultitouchCore",
+            ]),
+        .testTarget(
+            name: "PublishingTests",
+            dependencies: [
+                "Publishing", "TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings", "TouchRouting",
+                "Gestures", "MultitouchCore", "Configuration",
             ]),
         .testTarget(name: "MultitouchTestKitTests", dependencies: ["MultitouchTestKit", "MultitouchCore"]),
         .testTarget(name: "MultitouchClientTests", dependencies: ["MultitouchClient"]),
@@ -189,7 +206,8 @@ let package = Package(
         .testTarget(
             name: "MultitouchServerTests",
             dependencies: [
-                "MultitouchServer", "MultitouchClient", "MultitouchTestKit", "TouchPipeline", "TouchRouting",
+                "MultitouchServer", "MultitouchClient", "MultitouchTestKit", "TouchPipeline", "Publishing",
+                "TouchRouting",
                 "WireProtocol", "Recordings", "Configuration", "Gestures", "MultitouchCore",
                 .product(name: "Logging", package: "swift-log"),
             ]),

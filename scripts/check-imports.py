@@ -365,10 +365,7 @@ def check_test_only(targets):
 # The one module that may look at EINTR (Sys.uninterrupted), and files still waiting for conversion:
 # each entry must still mention EINTR, so a converted file has to leave the list.
 EINTR_MODULE = "SystemCalls"
-EINTR_PENDING = {
-    "Sources/MultitouchServer/ClientHub.swift",
-    "Sources/MultitouchServer/ClientSession.swift",
-}
+EINTR_PENDING: set = set()
 
 
 def check_eintr(targets):

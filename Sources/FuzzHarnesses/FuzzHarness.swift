@@ -1,7 +1,7 @@
 import Configuration
 import Foundation
+import Publishing
 import Recordings
-import TouchPipeline
 import WireProtocol
 
 /// One fuzz target: the code libFuzzer feeds bytes to, and where its seed inputs come from.

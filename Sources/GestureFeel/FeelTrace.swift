@@ -39,7 +39,14 @@ public struct FeelTrace: Sendable {
     public static func replay(_ recording: Recording, configuration: GestureConfiguration) -> FeelTrace {
         var observers = recording.devices.map { _ in Observer() }
         let settings = PipelineSettings(gestures: configuration)
-        Replay.run(recording: recording, settings: settings, observers: &observers) { _ in }
+        Replay.run(recording: recording, settings: settings) { batch in
+            // Devices are numbered from 1 in the recording's order.
+            for output in batch {
+                if let device = output.device, observers.indices.contains(device - 1) {
+                    observers[device - 1].take(output)
+                }
+            }
+        }
         return observers.first?.trace ?? FeelTrace()
     }
 
@@ -101,10 +108,16 @@ public struct FeelTrace: Sendable {
         return nil
     }
 
-    struct Observer: PipelineObserver {
+    /// Collects one device's frames and timers from the pipeline's typed output.
+    struct Observer {
         var trace = FeelTrace()
-        mutating func observe(frame: TouchFrame, events: [GestureEvent]) { trace.append(.frame(frame, events)) }
-        mutating func observe(timerEvents: [GestureEvent]) { trace.append(.timers(timerEvents)) }
+        mutating func take(_ output: PipelineOutput) {
+            switch output {
+            case .frame(let f): trace.append(.frame(f.frame, f.events))
+            case .timers(_, let events, _): trace.append(.timers(events))
+            case .deviceAdded, .recordingNote, .dropped, .routed, .ended: break
+            }
+        }
     }
 }
 

@@ -4,6 +4,7 @@ import Gestures
 import Glibc
 import Logging
 import MultitouchCore
+import Publishing
 import TouchPipeline
 import TouchRouting
 import WireProtocol
@@ -24,7 +25,7 @@ protocol ClientHubHost: AnyObject {
     /// such device.
     func regions(
         _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-    ) -> DeviceRouting.Outcome?
+    ) -> DeviceHost.RegionAnswer?
     /// The client's own recogniser recognised a gesture in its region; what that cancels.
     func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure>
     /// Sets (`matrix`) or resets (nil) one of the client's regions' cumulative transform.
@@ -43,7 +44,7 @@ extension ClientHubHost {
     /// A host that routes nothing: every device is unknown to region requests.
     func regions(
         _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-    ) -> DeviceRouting.Outcome? { nil }
+    ) -> DeviceHost.RegionAnswer? { nil }
     func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure> {
         .failure(.unknownDevice)
     }
@@ -95,23 +96,19 @@ final class ClientHub {
 
     private var clients: [Int: ClientSession] = [:]
     private var nextClientID = 1
-    /// The spare descriptor and rate-limited warning for EMFILE on accept (DescriptorLimit.swift).
-    private var descriptorReserve = DescriptorReserve()
-    /// The listener while it is out of the loop because not even the reserve could accept.
-    private var pausedListenFD: Int32?
+    /// Accepting connections (the descriptor reserve, the paused listener).
+    private let acceptor: ConnectionAcceptor
     private var histogram = LatencyHistogram()
     private var samples = LatencySamples()
     /// Batches with output for a client whose queue was not empty: their last write happened later
     /// than the histogram's time (they are counted here, not in the histogram).
     private var deferredBatches: UInt64 = 0
     private var readScratch = [UInt8](repeating: 0, count: 64 * 1024)
-    private var encodeScratch: [OutboundMessage] = []
     private let startTime: UInt64
-    /// Open whole-device sessions and segments per device (`OutboundMessage.openDelta`); a device that
-    /// is not here has none.
-    private var openCounts: [Int: Int] = [:]
-    /// Reused per dispatch: after which messages of `encodeScratch` their device has nothing open.
-    private var idleAfter: [Bool] = []
+    /// Encodes the devices' output once per message and keeps the account of open whole-device sessions.
+    private var publisher = Publisher()
+    /// Reused per dispatch: the batch being fanned out.
+    private var batch = Publisher.Batch()
 
     /// Five seconds for a client that is slow, not dead, to read its last line (the reason).
     static let closeGraceNanoseconds: UInt64 = 5_000_000_000
@@ -125,6 +122,7 @@ final class ClientHub {
         self.logger = logger
         self.watcher = watcher
         self.clock = clock
+        acceptor = ConnectionAcceptor(watcher: watcher, clock: clock)
         startTime = clock()
         largeRequestBytes = RequestRate(
             perSecond: ClientHub.largeRequestBytesPerSecondPerUser,
@@ -143,33 +141,9 @@ final class ClientHub {
 
     // MARK: Connections
 
-    /// Accepts waiting connections (a bounded number per wake-up so a storm cannot starve devices).
+    /// Accepts waiting connections (`ConnectionAcceptor`) and adopts each.
     func acceptClients(listenFD: Int32) {
-        for _ in 0..<16 {
-            let fd = multitouchd_accept(listenFD)
-            if fd < 0 {
-                let code = errno
-                if code == EAGAIN || code == EWOULDBLOCK || code == EINTR || code == ECONNABORTED { return }
-                if code == EMFILE || code == ENFILE {
-                    var refusal: [UInt8] = []
-                    Message.error(ErrorMessage(.tooManyClients, "the daemon is out of file descriptors")).encode(
-                        into: &refusal)
-                    let outcome = descriptorReserve.handleExhaustion(
-                        code: code, listenFD: listenFD, refusal: refusal, now: clock(), logger: logger)
-                    switch outcome {
-                    case .refusedOne: continue
-                    case .nothingWaiting: return
-                    case .pauseListener:
-                        watcher.unwatch(fd: listenFD)
-                        pausedListenFD = listenFD
-                        return
-                    }
-                }
-                logger.error("socket: accept failed", metadata: ["error": "\(SystemError("accept4", errno: code))"])
-                return
-            }
-            adopt(fd: fd, peer: PeerCredentials.of(fd: fd))
-        }
+        acceptor.accept(listenFD: listenFD, logger: logger) { fd, peer in adopt(fd: fd, peer: peer) }
     }
 
     /// Takes over a connected, non-blocking socket: refused with `too-many-clients` when full, else
@@ -178,31 +152,19 @@ final class ClientHub {
     func adopt(fd: Int32, peer: PeerCredentials?) -> Int? {
         if clients.count >= configuration.maximumClients {
             logger.warning("client: refused, too many clients", metadata: ["peer": "\(peer?.description ?? "unknown")"])
-            var line: [UInt8] = []
-            Message.error(
-                ErrorMessage(.tooManyClients, "the daemon serves at most \(configuration.maximumClients) clients")
-            )
-            .encode(into: &line)
-            _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            Sys.close(fd)
+            ConnectionAcceptor.refuse(fd, "the daemon serves at most \(configuration.maximumClients) clients")
             return nil
         }
         if let peer, clients.values.count(where: { $0.peer?.uid == peer.uid }) >= configuration.maximumClientsPerUser {
             logger.warning("client: refused, too many clients of one user", metadata: ["peer": "\(peer)"])
-            var line: [UInt8] = []
-            Message.error(
-                ErrorMessage(
-                    .tooManyClients,
-                    "the daemon serves at most \(configuration.maximumClientsPerUser) clients of one user (uid \(peer.uid))"
-                )
+            ConnectionAcceptor.refuse(
+                fd,
+                "the daemon serves at most \(configuration.maximumClientsPerUser) clients of one user (uid \(peer.uid))"
             )
-            .encode(into: &line)
-            _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            Sys.close(fd)
             return nil
         }
-        let client = ClientSession(id: nextClientID, fd: fd, peer: peer)
-        client.grant = accessGroups.grant(policy: access, peer: peer, fd: fd)
+        let client = ClientSession(
+            id: nextClientID, fd: fd, peer: peer, grant: accessGroups.grant(policy: access, peer: peer, fd: fd))
         nextClientID += 1
         do {
             try watcher.watch(client: client.id, fd: fd)
@@ -291,25 +253,13 @@ final class ClientHub {
         case .subscribe(let streams, let devices):
             let streams = streams ?? Set(MessageStream.allCases)
             let devices = devices ?? .all
-            // One horizon at a time: every device's pipeline predicts it, so other clients' differ.
-            if let asked = request.predictMilliseconds,
-                let other = clients.values.first(where: {
-                    $0 !== client && $0.subscription != nil && $0.predictMilliseconds != nil
-                        && $0.predictMilliseconds != asked
-                })?.predictMilliseconds
+            if let refusal = client.subscriber.subscribe(
+                streams: streams, devices: devices, predictMilliseconds: request.predictMilliseconds,
+                frameAligned: request.frameAligned, id: id, others: clients.values.map(\.subscriber))
             {
-                reply(
-                    to: client,
-                    .error(
-                        ErrorMessage(
-                            .badField,
-                            "predictMs \(asked): the daemon predicts one horizon at a time and another client uses \(other) ms",
-                            id: id)))
+                reply(to: client, .error(refusal))
                 return
             }
-            client.subscription = (MessageStreams(streams), devices)
-            client.predictMilliseconds = request.predictMilliseconds
-            client.frames = request.frameAligned ? (client.frames ?? FrameAligner()) : nil
             updatePredictionHorizon()
             reply(
                 to: client,
@@ -317,11 +267,9 @@ final class ClientHub {
                     SubscribedMessage(
                         id: id, streams: streams, devices: devices, predictMilliseconds: request.predictMilliseconds)))
             logger.debug("client: subscribed", metadata: ["client.id": "\(client.id)"])
-            host?.clientSubscribed(subscribers: clients.values.filter { $0.subscription != nil }.count)
+            host?.clientSubscribed(subscribers: clients.values.filter { $0.subscriber.subscription != nil }.count)
         case .unsubscribe:
-            client.subscription = nil
-            client.predictMilliseconds = nil
-            client.frames = nil
+            client.subscriber.unsubscribe()
             updatePredictionHorizon()
             reply(to: client, .unsubscribed(UnsubscribedMessage(id: id)))
         case .frame(let time):
@@ -351,9 +299,7 @@ final class ClientHub {
             switch host?.recognized(client: client.id, device: device, region: region) ?? .failure(.unknownDevice) {
             case .success(let routed):
                 reply(to: client, .recognized(RecognizedMessage(id: id, device: device, region: region)))
-                var out: [OutboundMessage] = []
-                DeviceHost.append(routed, to: &out)
-                dispatch(outbound: out, readAt: clock())
+                dispatch(outbound: routed.map(OutboundMessage.init(routed:)), readAt: clock())
             case .failure(let failure):
                 replyRegionFailure(failure, device: device, id: id, to: client)
             }
@@ -372,14 +318,10 @@ final class ClientHub {
 
     /// Whether the client has `right`; if not, answers `forbidden` naming it.
     private func permits(_ right: AccessRight, _ client: ClientSession, _ id: RequestID?) -> Bool {
-        if client.grant.has(right) { return true }
-        reply(
-            to: client,
-            .error(
-                ErrorMessage(
-                    .forbidden,
-                    "missing right \"\(right.rawValue)\" (the daemon's [access] configuration does not grant it to uid \(client.peer.map { String($0.uid) } ?? "unknown"))",
-                    id: id)))
+        guard let refusal = client.subscriber.refusal(missing: right, uid: client.peer?.uid, id: id) else {
+            return true
+        }
+        reply(to: client, .error(refusal))
         return false
     }
 
@@ -400,7 +342,7 @@ final class ClientHub {
 
     /// What the router needs of the client's grant.
     private func routingGrant(_ client: ClientSession) -> RoutingGrant {
-        RoutingGrant(zBand: client.grant.zBand, observesOthers: client.grant.has(.observe))
+        client.subscriber.routingGrant
     }
 
     private func replyRegionFailure(
@@ -415,38 +357,21 @@ final class ClientHub {
     /// Replies to a region request: the ids now in force (the connection is routed on the device while
     /// there are some), then what the change cancelled; or the error.
     private func answerRegions(
-        _ outcome: DeviceRouting.Outcome?, _ device: Int, _ id: RequestID?, _ client: ClientSession
+        _ outcome: DeviceHost.RegionAnswer?, _ device: Int, _ id: RequestID?, _ client: ClientSession
     ) {
         switch outcome {
         case nil:
             reply(to: client, .error(ErrorMessage(.unknownDevice, "no device \(device)", id: id)))
         case .rejected(let error)?:
-            let code: ErrorCode
-            switch error.kind {
-            case .invalid: code = .badField
-            case .overBudget: code = .overBudget
-            case .forbidden: code = .forbidden
-            }
-            reply(to: client, .error(ErrorMessage(code, error.description, id: id)))
+            reply(to: client, .error(Subscriber.refusal(error, id: id)))
         case .inForce(let ids, let cancelled)?:
-            let routed = !ids.isEmpty
-            if routed == client.routedDevices.contains(device) {
-                client.routingSwitch[device] = nil
-            } else if openCounts[device] != nil {
-                // A session is open: the connection keeps the stream it has until nothing is, so every touch
-                // and session it received still ends for it and none arrives without its began.
-                client.routingSwitch[device] = routed
-            } else {
-                client.routingSwitch[device] = routed
-                client.applyRoutingSwitch(device)
-            }
+            client.subscriber.regionsChanged(
+                device: device, routed: !ids.isEmpty, sessionOpen: publisher.hasOpenSession(device: device))
             logger.debug(
                 "client: regions",
                 metadata: ["client.id": "\(client.id)", "device.id": "\(device)", "regions": "\(ids)"])
             reply(to: client, .regions(RegionsMessage(id: id, device: device, regions: ids)))
-            var out: [OutboundMessage] = []
-            DeviceHost.append(cancelled, to: &out)
-            if !out.isEmpty { deliver(out, to: client) }
+            if !cancelled.isEmpty { deliver(cancelled.map(OutboundMessage.init(routed:)), to: client) }
         }
     }
 
@@ -458,7 +383,9 @@ final class ClientHub {
         reply(to: client, .transform(TransformMessage(id: id, device: device, matrix: matrix)))
         // Everyone else drawing this device's content learns of the new base too.
         let message = OutboundMessage(.transform(TransformMessage(id: nil, device: device, matrix: matrix)))
-        for other in clients.values where other !== client && other.wants(message) { deliver([message], to: other) }
+        for other in clients.values where other !== client && other.subscriber.wants(message) {
+            deliver([message], to: other)
+        }
     }
 
     private func statsMessage(id: RequestID?, for asker: ClientSession) -> StatsMessage {
@@ -468,9 +395,9 @@ final class ClientHub {
             let shown = seesAll || c === asker
             return ClientStatistics(
                 id: c.id, pid: shown ? Int(c.peer?.pid ?? -1) : -1, uid: shown ? Int(c.peer?.uid ?? 0) : -1,
-                subscribed: c.subscription != nil,
-                queued: c.queue.count, queuedBytes: c.pendingBytes, delivered: c.delivered,
-                dropped: c.queue.droppedTotal)
+                subscribed: c.subscriber.subscription != nil,
+                queued: c.subscriber.queue.count, queuedBytes: c.pendingBytes, delivered: c.subscriber.delivered,
+                dropped: c.subscriber.queue.droppedTotal)
         }
         var buckets: [LatencyBucket] = []
         for (k, n) in histogram.buckets.enumerated() where n > 0 {
@@ -489,43 +416,45 @@ final class ClientHub {
 
     // MARK: Output
 
-    /// Encodes each message once and hands the shared bytes to every subscribed client that wants them;
-    /// `readAt` (monotonic ns of the device read) feeds the latency statistics.
+    /// Publishes the devices' output: each message it makes is encoded once (`Publisher`) and its shared
+    /// bytes handed to every subscribed client that wants them: the whole-device messages to the
+    /// subscribers of the device (a connection routed there skips them), each region's messages to its
+    /// client. `readAt` (monotonic ns of the device read) feeds the latency statistics.
+    func dispatch(_ outputs: [PipelineOutput], readAt: UInt64) {
+        publisher.publish(outputs, predicting: predictionHorizon != nil, into: &batch)
+        guard !batch.isEmpty else { return }
+        bufferFrames(batch.messages)
+        dispatchEncoded(readAt: readAt)
+    }
+
+    /// Whole-device messages that do not come from a pipeline (tests): published as a device's are.
     func dispatch(_ messages: [Message], readAt: UInt64) {
-        guard !messages.isEmpty else { return }
-        encodeScratch.removeAll(keepingCapacity: true)
-        for message in messages { encodeScratch.append(OutboundMessage(message)) }
-        predictedScratch.removeAll(keepingCapacity: true)
-        if predictionHorizon != nil {
-            // The devices predict: the predicting clients get the messages as they are, the others
-            // without predictions (each form encoded once).
-            for message in messages { predictedScratch.append(OutboundMessage(message)) }
-            encodeScratch.removeAll(keepingCapacity: true)
-            for message in messages { encodeScratch.append(OutboundMessage(message.withoutPredictions)) }
-        }
-        bufferFrames(messages)
+        publisher.publish(messages, predicting: predictionHorizon != nil, into: &batch)
+        guard !batch.isEmpty else { return }
+        bufferFrames(batch.messages)
         dispatchEncoded(readAt: readAt)
     }
 
     /// Frame-aligned clients' share of a batch: buffered until their next `frame` request.
     private func bufferFrames(_ messages: [Message]) {
-        for client in clients.values where client.frames != nil && !client.closing {
-            let encoded = batch(for: client)
-            for (i, message) in messages.enumerated() where i < encoded.count && client.wantsFramed(encoded[i]) {
-                let form = client.predictMilliseconds == nil ? message.withoutPredictions : message
-                client.frames?.push(form)
+        for client in clients.values where client.subscriber.frames != nil && !client.closing {
+            let encoded = outbound(for: client)
+            for (i, message) in messages.enumerated()
+            where i < encoded.count && client.subscriber.wantsFramed(encoded[i]) {
+                let form = client.subscriber.predictMilliseconds == nil ? message.withoutPredictions : message
+                client.subscriber.frames?.push(form)
             }
             catchUpIfOverfull(client)
         }
     }
 
-    /// `bufferFrames` for a batch that arrives encoded (some device is routed): the whole-device
-    /// messages a frame-aligned client takes are read back from their bytes (only while both meet).
+    /// `bufferFrames` for a batch that arrives encoded (a request's routed messages, tests): the
+    /// whole-device messages a frame-aligned client takes are read back from their bytes.
     private func bufferFrames(outbound: [OutboundMessage]) {
-        for client in clients.values where client.frames != nil && !client.closing {
-            for message in outbound where client.wantsFramed(message) {
+        for client in clients.values where client.subscriber.frames != nil && !client.closing {
+            for message in outbound where client.subscriber.wantsFramed(message) {
                 let line = message.bytes.last == UInt8(ascii: "\n") ? message.bytes.dropLast() : message.bytes[...]
-                if let decoded = try? Message(decoding: line) { client.frames?.push(decoded) }
+                if let decoded = try? Message(decoding: line) { client.subscriber.frames?.push(decoded) }
             }
             catchUpIfOverfull(client)
         }
@@ -533,21 +462,23 @@ final class ClientHub {
 
     /// A client that stops asking for frames still holds a bounded buffer: it gets what is due.
     private func catchUpIfOverfull(_ client: ClientSession) {
-        guard let pending = client.frames?.pendingCount, pending > FrameAligner.maximumPending else { return }
+        guard let pending = client.subscriber.frames?.pendingCount, pending > FrameAligner.maximumPending else {
+            return
+        }
         var out: [Message] = []
-        client.frames?.catchUp(into: &out)
+        client.subscriber.frames?.catchUp(into: &out)
         deliverFramed(out, to: client)
     }
 
     /// Answers a `frame` request: the frame's resampled touches and its gestures (nothing when nothing
     /// is due), or an error without a frame-aligned subscription.
     private func deliverFrame(at time: Timestamp, to client: ClientSession, id: RequestID?) {
-        guard client.frames != nil else {
+        guard client.subscriber.frames != nil else {
             reply(to: client, .error(ErrorMessage(.badField, "frame: subscribe with \"frames\": true first", id: id)))
             return
         }
         var out: [Message] = []
-        client.frames?.frame(at: time, into: &out)
+        client.subscriber.frames?.frame(at: time, into: &out)
         deliverFramed(out, to: client)
     }
 
@@ -558,7 +489,6 @@ final class ClientHub {
             m.client = client.id  // this client's frame only, past the whole-device filter
             m.wholeDevice = false
             m.droppable = false  // a frame carries its coalesced samples: never coalesced away
-            m.openDelta = 0
             return m
         }
         _ = deliver(outbound, to: client)
@@ -566,59 +496,49 @@ final class ClientHub {
 
     /// The `predictMs` of the subscribed clients that asked (one at a time); nil when none did.
     private(set) var predictionHorizon: Int?
-    /// Reused per dispatch: `encodeScratch` with predictions, for the clients that asked for them.
-    private var predictedScratch: [OutboundMessage] = []
 
     private func updatePredictionHorizon() {
-        let horizon = clients.values.first { $0.subscription != nil && $0.predictMilliseconds != nil }?
-            .predictMilliseconds
+        let horizon = clients.values.first {
+            $0.subscriber.subscription != nil && $0.subscriber.predictMilliseconds != nil
+        }?
+        .subscriber.predictMilliseconds
         guard horizon != predictionHorizon else { return }
         predictionHorizon = horizon
         host?.predictionHorizon(horizon)
     }
 
     /// What `client` receives of the batch being dispatched: with predictions if it asked for them.
-    private func batch(for client: ClientSession) -> [OutboundMessage] {
-        guard client.predictMilliseconds != nil, predictedScratch.count == encodeScratch.count else {
-            return encodeScratch
+    private func outbound(for client: ClientSession) -> [OutboundMessage] {
+        guard client.subscriber.predictMilliseconds != nil, batch.predicted.count == batch.encoded.count else {
+            return batch.encoded
         }
-        return predictedScratch
+        return batch.predicted
     }
 
     /// Like `dispatch(_:readAt:)` for messages already encoded, some of them addressed to one client
-    /// (its regions' messages; `OutboundMessage.client`).
+    /// (a request's cancellations; `OutboundMessage.client`).
     func dispatch(outbound: [OutboundMessage], readAt: UInt64) {
         guard !outbound.isEmpty else { return }
-        encodeScratch = outbound
-        predictedScratch.removeAll(keepingCapacity: true)
+        batch.removeAll()
+        batch.encoded = outbound
         bufferFrames(outbound: outbound)
         dispatchEncoded(readAt: readAt)
     }
 
     private func dispatchEncoded(readAt: UInt64) {
-        idleAfter.removeAll(keepingCapacity: true)
-        for message in encodeScratch {
-            guard message.openDelta != 0 else {
-                idleAfter.append(false)
-                continue
-            }
-            let open = max(0, (openCounts[message.device] ?? 0) + Int(message.openDelta))
-            openCounts[message.device] = open == 0 ? nil : open
-            idleAfter.append(open == 0)
-        }
         var wrote = false
         var deferred = false
-        for client in clients.values where client.subscription != nil && !client.closing {
+        for client in clients.values where client.subscriber.subscription != nil && !client.closing {
             let backlogged = client.hasPendingOutput
-            if deliver(batch(for: client), to: client, idleAfter: idleAfter) {
+            if deliver(outbound(for: client), to: client) {
                 wrote = true
                 if backlogged || client.hasPendingOutput { deferred = true }
             }
         }
         // Clients that were not served this batch switch too.
-        for (i, message) in encodeScratch.enumerated() where idleAfter[i] {
-            for client in clients.values where !client.routingSwitch.isEmpty {
-                client.applyRoutingSwitch(message.device)
+        for message in batch.encoded where message.closesLastSession {
+            for client in clients.values where !client.subscriber.routingSwitch.isEmpty {
+                client.subscriber.applyRoutingSwitch(message.device)
             }
         }
         if deferred {
@@ -633,18 +553,18 @@ final class ClientHub {
     /// Queues the messages the client wants and writes what the socket takes. Returns true when any
     /// message was for this client.
     @discardableResult
-    private func deliver(_ messages: [OutboundMessage], to client: ClientSession, idleAfter: [Bool] = []) -> Bool {
+    private func deliver(_ messages: [OutboundMessage], to client: ClientSession) -> Bool {
         var any = false
-        for (i, message) in messages.enumerated() {
-            if client.wants(message) {
+        for message in messages {
+            if client.subscriber.wants(message) {
                 any = true
-                client.queue.enqueue(message, softLimit: configuration.softQueueLimit)
-                client.delivered &+= 1
+                client.subscriber.queue.enqueue(message, softLimit: configuration.softQueueLimit)
+                client.subscriber.delivered &+= 1
             }
             // Nothing is open on the device after this message: a pending switch between its whole-device
             // stream and routed streams takes effect here, where no touch or session can be cut in two.
-            if i < idleAfter.count && idleAfter[i] && !client.routingSwitch.isEmpty {
-                client.applyRoutingSwitch(message.device)
+            if message.closesLastSession && !client.subscriber.routingSwitch.isEmpty {
+                client.subscriber.applyRoutingSwitch(message.device)
             }
         }
         guard any else { return false }
@@ -653,7 +573,8 @@ final class ClientHub {
                 "client: queue over the hard limit; disconnecting",
                 metadata: [
                     "client.id": "\(client.id)", "client.pid": "\(client.peer?.pid ?? -1)",
-                    "client.queued_bytes": "\(client.pendingBytes)", "client.dropped": "\(client.queue.droppedTotal)",
+                    "client.queued_bytes": "\(client.pendingBytes)",
+                    "client.dropped": "\(client.subscriber.queue.droppedTotal)",
                 ])
             fail(
                 client, .queueOverflow,
@@ -666,7 +587,7 @@ final class ClientHub {
     }
 
     private func reply(to client: ClientSession, _ message: Message) {
-        client.queue.enqueue(.reply(message), softLimit: .max)
+        client.subscriber.queue.enqueue(.reply(message), softLimit: .max)
         if client.pendingBytes > configuration.hardQueueLimitBytes {
             fail(
                 client, .queueOverflow, "client queue passed \(configuration.hardQueueLimitBytes) bytes; disconnecting")
@@ -748,21 +669,22 @@ final class ClientHub {
 
     private func disconnect(_ client: ClientSession, reason: String) {
         guard clients.removeValue(forKey: client.id) != nil else { return }
-        if client.predictMilliseconds != nil { updatePredictionHorizon() }
+        if client.subscriber.predictMilliseconds != nil { updatePredictionHorizon() }
         // Its regions vanish (also those declared while a switch was pending); what that cancels is for
         // this connection only, which is closing.
-        if !client.routedDevices.isEmpty || !client.routingSwitch.isEmpty { host?.clientGone(client.id) }
+        if client.subscriber.hasRoutingState { host?.clientGone(client.id) }
         watcher.unwatch(fd: client.fd)
         Sys.close(client.fd)
-        if descriptorReserve.clientLeft(), let listenFD = pausedListenFD.take() { watcher.watchListener(fd: listenFD) }
+        acceptor.clientLeft()
         let dropped = client.pendingBytes
-        client.queue.removeAll()
+        client.subscriber.queue.removeAll()
         if dropped >= ClientHub.releaseMemoryAfterBytes { Sys.releaseFreedMemory() }
         logger.info(
             "client: disconnected",
             metadata: [
                 "client.id": "\(client.id)", "client.pid": "\(client.peer?.pid ?? -1)", "reason": "\(reason)",
-                "client.delivered": "\(client.delivered)", "client.dropped": "\(client.queue.droppedTotal)",
+                "client.subscriber.delivered": "\(client.subscriber.delivered)",
+                "client.dropped": "\(client.subscriber.queue.droppedTotal)",
             ])
         host?.clientsChanged()
     }

@@ -1,26 +1,18 @@
 import CLinuxSystem
 import Configuration
 import Glibc
-import TouchPipeline
+import Publishing
 import WireProtocol
 
-/// One connected client: its socket, request line buffer, subscription and outgoing queue.
+/// One connected client: its socket, request line buffer and staging buffer, and its `Subscriber`.
 /// Owned and used by the event-loop thread only.
 final class ClientSession {
     let id: Int
     let fd: Int32
     let peer: PeerCredentials?
-    /// What the access policy lets this client do (docs/SECURITY.md), fixed at connect.
-    var grant = AccessGrant.everything
-
-    /// Streams and devices the client asked for; nil before the first subscribe (nothing is streamed).
-    var subscription: (streams: MessageStreams, devices: DeviceFilter)?
-    /// The subscription's prediction horizon (`predictMs`), nil when it asked for none.
-    var predictMilliseconds: Int?
-    /// A frame-aligned subscription's buffered whole-device touches and gestures (`"frames": true`),
-    /// delivered one display frame at a time on `frame` requests; nil streams them as they come.
-    var frames: FrameAligner?
-    var queue = ClientQueue()
+    /// What is published to this connection and under which rules (subscription, grant, queue, routed
+    /// devices): the pure part, in module Publishing.
+    var subscriber: Subscriber
     /// Bytes taken from the queue and not yet accepted by the kernel.
     private var staging: [UInt8] = []
     private var stagingOffset = 0
@@ -31,31 +23,17 @@ final class ClientSession {
     /// Set when the client must go once its last line (an error) is written, or at `closeDeadline`.
     var closing = false
     var closeDeadline: UInt64 = 0
-    /// Messages that arrived for the client, for stats.
-    var delivered: UInt64 = 0
-    /// Devices on which the client declared regions: it gets its regions' own touches and gestures
-    /// there instead of the whole device's.
-    var routedDevices: Set<Int> = []
-    /// Switches between a device's whole-device stream (false) and routed streams (true) asked for while
-    /// a whole-device session or segment was open on it; each takes effect right after the message that
-    /// closes the last of them (`ClientHub`, `OutboundMessage.openDelta`).
-    var routingSwitch: [Int: Bool] = [:]
-
-    /// Makes the pending switch for `device` take effect, if there is one.
-    func applyRoutingSwitch(_ device: Int) {
-        guard let routed = routingSwitch.removeValue(forKey: device) else { return }
-        if routed { routedDevices.insert(device) } else { routedDevices.remove(device) }
-    }
 
     /// The socket's own send buffer (SO_SNDBUF as the kernel keeps it) and the part of it held back
     /// for the last line; 0 when the buffer could not be read or set.
     private var sendBufferBytes: Int32 = 0
     private(set) var reservedSendBytes: Int32 = 0
 
-    init(id: Int, fd: Int32, peer: PeerCredentials?) {
+    init(id: Int, fd: Int32, peer: PeerCredentials?, grant: AccessGrant = .everything) {
         self.id = id
         self.fd = fd
         self.peer = peer
+        subscriber = Subscriber(id: id, grant: grant)
         staging.reserveCapacity(ClientSession.stagingBytes)
         reserveSendBuffer()
     }
@@ -91,32 +69,8 @@ final class ClientSession {
     static let maximumSendReserve: Int32 = 64 * 1024
 
     /// Bytes queued plus staged: what the hard limit is compared with.
-    var pendingBytes: Int { queue.bytes + staging.count - stagingOffset }
-    var hasPendingOutput: Bool { !queue.isEmpty || stagingOffset < staging.count }
-
-    func wants(_ message: OutboundMessage) -> Bool {
-        if message.streams.isEmpty { return true }
-        if message.client != 0 {
-            guard message.client == id else { return false }
-        } else if message.wholeDevice {
-            // Without `observe` a client sees its own regions' touches only (Wayland's model).
-            if !grant.has(.observe) { return false }
-            if !routedDevices.isEmpty && routedDevices.contains(message.device) { return false }
-            // A frame-aligned client gets the whole-device streams through its frames (`wantsFramed`).
-            if frames != nil { return false }
-        }
-        guard let subscription, !subscription.streams.isDisjoint(with: message.streams) else { return false }
-        return message.device == 0 || subscription.devices.contains(message.device)
-    }
-
-    /// Whether a frame-aligned client's frames take this message (what `wants` would give it unaligned).
-    func wantsFramed(_ message: OutboundMessage) -> Bool {
-        guard message.wholeDevice, message.client == 0, grant.has(.observe),
-            !routedDevices.contains(message.device), let subscription,
-            !subscription.streams.isDisjoint(with: message.streams)
-        else { return false }
-        return subscription.devices.contains(message.device)
-    }
+    var pendingBytes: Int { subscriber.queue.bytes + staging.count - stagingOffset }
+    var hasPendingOutput: Bool { !subscriber.queue.isEmpty || stagingOffset < staging.count }
 
     // MARK: Reading
 
@@ -133,12 +87,13 @@ final class ClientSession {
     /// Reads what is available once (level-triggered epoll brings us back for more, so one chatty
     /// client cannot starve the others).
     func readLines(maximumLineBytes: Int, scratch: inout [UInt8]) -> ReadResult {
-        let n = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n == 0 { return .closed }
-        if n < 0 {
-            let code = errno
-            return code == EAGAIN || code == EWOULDBLOCK || code == EINTR ? .lines([]) : .closed
+        let n: Int
+        do {
+            n = try Sys.read(fd, into: &scratch)
+        } catch {
+            return error.wouldBlock ? .lines([]) : .closed
         }
+        if n == 0 { return .closed }
         switch framer.append(scratch[0..<n], maximumLineBytes: maximumLineBytes) {
         case .lines(let lines): return .lines(lines)
         case .lineTooLong: return .lineTooLong
@@ -166,29 +121,24 @@ final class ClientSession {
             if stagingOffset == staging.count {
                 staging.removeAll(keepingCapacity: true)
                 stagingOffset = 0
-                while staging.count < ClientSession.stagingBytes, let entry = queue.popFirst() {
+                while staging.count < ClientSession.stagingBytes, let entry = subscriber.queue.popFirst() {
                     if entry.missed > 0 { staging.append(contentsOf: droppedLine(entry.message, entry.missed)) }
                     staging.append(contentsOf: entry.message.bytes)
                 }
                 if staging.isEmpty { return .drained }
             }
-            let n = staging.withUnsafeBytes { raw in
-                send(
-                    fd, raw.baseAddress! + stagingOffset, raw.count - stagingOffset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            do {
+                stagingOffset += try Sys.send(
+                    fd, staging, from: stagingOffset, flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            } catch {
+                return error.wouldBlock ? .blocked : .failed
             }
-            if n < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK { return .blocked }
-                return .failed
-            }
-            stagingOffset += n
         }
     }
 
     /// Replaces everything pending with one final line (the queue-overflow error).
     func replacePending(with line: [UInt8]) {
-        queue.removeAll()
+        subscriber.queue.removeAll()
         // The rest of a line already partly sent must still go out, or the final line would be glued to
         // half a message; the whole lines staged after it are dropped with the queue. Messages are JSON
         // lines with no raw newline inside, so the partial one ends at the first newline.

@@ -5,6 +5,7 @@ import Gestures
 import Glibc
 import Logging
 import MultitouchCore
+import Publishing
 import TUIOOutput
 import TouchPipeline
 import TouchRouting
@@ -80,11 +81,12 @@ public final class Daemon {
             configuration: options.configuration.clients, daemonVersion: options.daemonVersion, logger: logger,
             watcher: watcher)
         hub.access = options.configuration.access
-        host = try DeviceHost(configuration: options.configuration, replay: options.replay, logger: logger, loop: loop)
+        host = DeviceHost(
+            configuration: options.configuration, replay: options.replay, logger: logger,
+            loop: try EventLoopDevices(loop: loop))
         hub.host = self
         hub.closingChanged = { [unowned self] in graceTimer.arm(at: hub.nextCloseDeadline) }
-        host.sink = { [unowned hub] messages, readAt in hub.dispatch(messages, readAt: readAt) }
-        host.outboundSink = { [unowned hub] outbound, readAt in hub.dispatch(outbound: outbound, readAt: readAt) }
+        host.sink = { [unowned hub] outputs, readAt in hub.dispatch(outputs, readAt: readAt) }
         host.devicesChanged = { [unowned self] in updateStatus() }
         startTUIO()
         // Writes to a vanished client must return EPIPE, not kill the daemon (send uses MSG_NOSIGNAL too).
@@ -218,7 +220,7 @@ public final class Daemon {
     private func startTUIO() {
         if let tuio { TUIOHook.summary(tuio, logger: logger) }
         tuio = TUIOHook.start(configuration.tuio, host: host, logger: logger)
-        host.observer = tuio.map { broadcaster in { broadcaster.observe($0) } }
+        host.observer = tuio.map { broadcaster in { broadcaster.observe(PipelineMessages.messages($0)) } }
     }
 
     private func updateStatus() {
@@ -268,7 +270,7 @@ extension Daemon: ClientHubHost {
     func clientsChanged() { updateStatus() }
     func regions(
         _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-    ) -> DeviceRouting.Outcome? {
+    ) -> DeviceHost.RegionAnswer? {
         host.regions(request, client: client, device: device, grant: grant)
     }
     func clientGone(_ client: Int) { host.clientGone(client) }

@@ -4,6 +4,7 @@ import Gestures
 import Glibc
 import Logging
 import MultitouchCore
+import Publishing
 import TouchPipeline
 import TouchRouting
 import WireProtocol
@@ -23,64 +24,75 @@ final class LiveSlot {
 
 /// The devices' side of the daemon, owning their state: live devices (discovery and hotplug, reading
 /// whole frames through the pipeline, SYN_DROPPED resync, removal with every touch and gesture
-/// cancelled), the replay source and its pacing, the gesture deadline timer, device ids and per-device
-/// statistics. Messages go out through `sink` (the client hub's fan-out) with the time of the read.
-/// Owned by the loop thread.
+/// cancelled), the gesture deadline timer, device ids and per-device statistics, the replay source
+/// (a `ReplayDriver`), and the region requests of clients (each pipeline's routing stage). The pipelines' typed
+/// output goes out through `sink` (the client hub's fan-out) with the time of the read. Owned by the loop
+/// thread.
 final class DeviceHost {
     var configuration: DaemonConfiguration
     var logger: Logger
-    private let replayOptions: ReplayOptions?
-    private unowned let loop: EventLoop
-    /// Where pipeline messages go, with the monotonic ns of the read that produced them.
-    var sink: ([Message], UInt64) -> Void = { _, _ in }
-    /// Where pipeline messages go, each already encoded, when some of them are routed: the whole-device
-    /// messages for every subscriber (a routed connection skips its routed devices' ones) in pipeline
-    /// order, each region's messages for its client right after the frame that caused them.
-    var outboundSink: ([OutboundMessage], UInt64) -> Void = { _, _ in }
-    /// Sees every batch the devices emit, whole-device messages only (the TUIO output, TUIOHook).
-    var observer: (([Message]) -> Void)?
+    private let loop: any DeviceLoop
+    /// CLOCK_MONOTONIC ns (the clock of the kernel's event times); a virtual clock in tests.
+    private let clock: () -> UInt64
+    /// Where the pipelines' output goes (whole-device and routed alike, in pipeline order), with the
+    /// monotonic ns of the read that produced it.
+    var sink: ([PipelineOutput], UInt64) -> Void = { _, _ in }
+    /// Sees every batch the devices emit, after the clients' fan-out (the TUIO output, TUIOHook).
+    var observer: (([PipelineOutput]) -> Void)?
     /// Called when the set of devices changed (the systemd status line counts them).
     var devicesChanged: () -> Void = {}
 
-    /// Gesture deadlines of live devices (tap, long press, churn debounce), on CLOCK_MONOTONIC like the
-    /// kernel's event times.
-    private var deadlineTimer: TimerFD
-    private var replayTimer: TimerFD
     private var liveDevices: [Int: LiveSlot] = [:]
     private var discovery: DeviceDiscovery?
-    private var replay: ReplayPass?
-    private var replayStarted = false
+    private var replay: ReplayDriver?
     private var nextDeviceID = 1
     private let idSource = TouchIDSource()
     /// Frames per device id, for stats (present devices and the last `departedDevicesKept` departed ones).
     private var framesByDevice: [Int: UInt64] = [:]
     private var deviceNames: [Int: String] = [:]
-    /// Touch routing of the devices on which some client declared regions (issue 12). A device without
-    /// an entry is served exactly as before routing existed.
-    private var routings: [Int: DeviceRouting] = [:]
 
     /// Departed devices whose frame counts `stats` still reports; older ones are forgotten so a daemon
     /// that sees endless hotplug (or a `--loop` replay, a new device id per pass) stays bounded.
     static let departedDevicesKept = 16
 
+    /// - Parameters:
+    ///   - loop: where the devices' descriptors are watched and the gesture deadline and replay timers
+    ///     armed (gesture deadlines on CLOCK_MONOTONIC, like the kernel's event times).
+    ///   - clock: CLOCK_MONOTONIC ns.
     init(
-        configuration: DaemonConfiguration, replay: ReplayOptions?, logger: Logger, loop: EventLoop
-    ) throws(SystemError) {
+        configuration: DaemonConfiguration, replay: ReplayOptions?, logger: Logger, loop: any DeviceLoop,
+        clock: @escaping () -> UInt64 = Sys.monotonicNanoseconds
+    ) {
         self.configuration = configuration
-        replayOptions = replay
         self.logger = logger
         self.loop = loop
-        deadlineTimer = try TimerFD()
-        replayTimer = try TimerFD()
-        try loop.add(deadlineTimer.fd, .deadlineTimer)
-        try loop.add(replayTimer.fd, .replayTimer)
+        self.clock = clock
+        guard let replay else { return }
+        let driver = ReplayDriver(options: replay, loop: loop, clock: clock, logger: logger, idSource: idSource)
+        driver.emit = { [unowned self] batch, taken in emit(batch, taken) }
+        driver.allocateDevices = { [unowned self] count in
+            defer { nextDeviceID += count }
+            return nextDeviceID
+        }
+        driver.pipelinesChanged = { [unowned self] pipelines in
+            for pipeline in pipelines {
+                if framesByDevice[pipeline.deviceID] == nil {
+                    registerDeviceStats(id: pipeline.deviceID, name: pipeline.device.name)
+                }
+                framesByDevice[pipeline.deviceID] = pipeline.frameCount
+            }
+        }
+        driver.devicesChanged = { [unowned self] in devicesChanged() }
+        driver.settings = { [unowned self] in pipelineSettings }
+        self.replay = driver
     }
 
     var pipelineSettings: PipelineSettings { PipelineSettings(gestures: configuration.gestures) }
 
     /// Devices present now: the replay's, then the live ones by id.
     func currentDevices() -> [DeviceInfo] {
-        (replay?.deviceInfos ?? []) + liveDevices.keys.sorted().compactMap { liveDevices[$0]?.pipeline.info }
+        ((replay?.devices ?? []) + liveDevices.keys.sorted().compactMap { liveDevices[$0]?.pipeline.device })
+            .map(PipelineMessages.deviceInfo)
     }
 
     /// Frame counts of present and recently departed devices, for `stats`.
@@ -95,7 +107,7 @@ final class DeviceHost {
 
     /// A present device's live prediction error, while predictions are on.
     private func predictionStatistics(device: Int) -> PredictionStatistics? {
-        let pipeline = liveDevices[device]?.pipeline ?? replay?.pipelines.first { $0.deviceID == device }
+        let pipeline = liveDevices[device]?.pipeline ?? replay?.withPipeline(device: device) { $0 }
         guard let (horizon, error) = pipeline?.predictionError else { return nil }
         return PredictionStatistics(
             horizonMilliseconds: horizon, count: error.count, meanMillimeters: error.mean,
@@ -109,24 +121,12 @@ final class DeviceHost {
     func predictionHorizon(_ horizon: Int?) {
         predictionHorizon = horizon
         for slot in liveDevices.values { slot.pipeline.predict(horizonMilliseconds: horizon) }
-        if var pass = replay {
-            pass.predict(horizonMilliseconds: horizon)
-            replay = pass
-        }
+        replay?.predict(horizonMilliseconds: horizon)
     }
 
     /// Replaces a device's cumulative transform; false when there is no such device.
     func setTransform(device: Int, matrix: AffineTransform) -> Bool {
-        if let slot = liveDevices[device] {
-            slot.pipeline.setTransform(matrix)
-            return true
-        }
-        if var pass = replay, let index = pass.pipelines.firstIndex(where: { $0.deviceID == device }) {
-            pass.setTransform(index: index, matrix)
-            replay = pass
-            return true
-        }
-        return false
+        withPipeline(device) { $0.setTransform(matrix) } != nil
     }
 
     /// Starts the stats of a new device and forgets the oldest departed ones beyond the bound.
@@ -143,104 +143,14 @@ final class DeviceHost {
 
     // MARK: Replay
 
-    /// Starts the replay now unless it waits for subscribers; a waiting replay's devices are announced
-    /// now, so they are in every client's hello (as a live device present at connect is, with no
-    /// `deviceAdded` after it) and accept regions before the first frame plays.
-    func startReplayIfNotWaiting() {
-        guard let replayOptions else { return }
-        if replayOptions.waitForSubscribers <= 0 {
-            startReplayPass()
-        } else {
-            var pass = makeReplayPass(replayOptions)
-            emit(pass.announceDevices(), Sys.monotonicNanoseconds())
-            replay = pass
-            devicesChanged()
-        }
-    }
+    /// Starts the replay (if there is one) now, unless it waits for subscribers (`ReplayDriver`).
+    func startReplayIfNotWaiting() { replay?.startIfNotWaiting() }
 
     /// A client subscribed: a replay waiting for `subscribers` starts.
-    func clientSubscribed(subscribers: Int) {
-        guard let replayOptions, !replayStarted else { return }
-        guard subscribers >= replayOptions.waitForSubscribers else { return }
-        if var pass = replay {
-            // Announced while waiting: its pacing starts now.
-            pass.start(now: Sys.monotonicNanoseconds())
-            replay = pass
-            replayStarted = true
-            logStart(replayOptions)
-            replayTimer.arm(at: Sys.monotonicNanoseconds())
-        } else {
-            startReplayPass()
-        }
-    }
+    func clientSubscribed(subscribers: Int) { replay?.clientSubscribed(subscribers: subscribers) }
 
-    /// A new pass over the recording (fresh device ids), registered for stats, not yet run.
-    private func makeReplayPass(_ replayOptions: ReplayOptions) -> ReplayPass {
-        var pass = ReplayPass(
-            options: replayOptions, firstDeviceID: nextDeviceID, idSource: idSource, settings: pipelineSettings,
-            now: Sys.monotonicNanoseconds())
-        if let predictionHorizon { pass.predict(horizonMilliseconds: predictionHorizon) }
-        nextDeviceID += pass.deviceCount
-        replay = pass
-        for pipeline in pass.pipelines { registerDeviceStats(id: pipeline.deviceID, name: pipeline.info.name) }
-        return pass
-    }
-
-    private func logStart(_ replayOptions: ReplayOptions) {
-        logger.info(
-            "replay: starting",
-            metadata: ["replay.source": "\(replayOptions.source)", "replay.speed": "\(replayOptions.speed)"])
-    }
-
-    private func startReplayPass() {
-        guard let replayOptions else { return }
-        replayStarted = true
-        replay = makeReplayPass(replayOptions)
-        logStart(replayOptions)
-        // The pass runs from the event loop, never from here: a `--loop` pass that takes no time then
-        // starts the next one on the next turn of the loop (serving clients and signals in between)
-        // instead of recursing.
-        replayTimer.arm(at: Sys.monotonicNanoseconds())
-    }
-
-    /// The replay timer fired: takes the steps that are due and arms the timer for the next one.
-    func runReplay(stopping: Bool) {
-        replayTimer.acknowledge()
-        guard var pass = replay else { return }
-        let now = Sys.monotonicNanoseconds()
-        let next = pass.run(now: now, clock: Sys.monotonicNanoseconds) { batch, taken in emit(batch, taken) }
-        for pipeline in pass.pipelines { framesByDevice[pipeline.deviceID] = pipeline.frameCount }
-        // The regions' gesture timers of the replay's devices, in recording time, once every step due
-        // now is taken (a burst cut short comes back at once; its frames fire the timers before them).
-        var routingNext: UInt64?
-        if !routings.isEmpty {
-            let caughtUp = next.map { $0 > now } ?? true
-            for id in pass.pipelines.map(\.deviceID) where routings.index(forKey: id) != nil {
-                var rounds = 0
-                while caughtUp, rounds < 1000, let deadline = routings[id]?.nextDeadline, pass.playTime(deadline) <= now
-                {
-                    emitRouted(routings[id]?.advance(to: deadline) ?? [], now)
-                    rounds += 1
-                }
-                if let deadline = routings[id]?.nextDeadline {
-                    let due = max(pass.playTime(deadline), now + 1)
-                    routingNext = min(routingNext ?? due, due)
-                }
-            }
-        }
-        replay = pass
-        if let next {
-            replayTimer.arm(at: min(next, routingNext ?? next))
-            return
-        }
-        devicesChanged()
-        if replayOptions?.loop == true && !stopping {
-            startReplayPass()
-        } else {
-            replay = nil
-            logger.info("replay: finished")
-        }
-    }
+    /// The replay timer fired.
+    func runReplay(stopping: Bool) { replay?.run(stopping: stopping) }
 
     // MARK: Live devices
 
@@ -248,7 +158,7 @@ final class DeviceHost {
     func startLiveDevices() {
         do {
             let discovery = try DeviceDiscovery()
-            try loop.add(discovery.fileDescriptor, .hotplug)
+            try loop.watchHotplug(fd: discovery.fileDescriptor)
             self.discovery = discovery
             logger.info("devices: watching for hotplug", metadata: ["devices.source": "\(discovery.source.rawValue)"])
             for path in discovery.enumerate() { openDevice(path) }
@@ -283,7 +193,7 @@ final class DeviceHost {
             logger: logger)
         if let predictionHorizon { pipeline.predict(horizonMilliseconds: predictionHorizon) }
         do {
-            try loop.add(device.fileDescriptor, .device(id))
+            try loop.watch(device: id, fd: device.fileDescriptor)
         } catch {
             logger.error("devices: cannot watch device", metadata: ["device.path": "\(path)", "error": "\(error)"])
             return
@@ -296,7 +206,7 @@ final class DeviceHost {
                 "device.id": "\(id)", "device.path": "\(path)", "device.name": "\(device.description.name)",
                 "device.grab": "\(decision.grabs)", "reason": "\(decision.reason)",
             ])
-        sink([.deviceAdded(pipeline.info)], Sys.monotonicNanoseconds())
+        emit([.deviceAdded(pipeline.device)], clock())
         devicesChanged()
     }
 
@@ -304,7 +214,7 @@ final class DeviceHost {
     /// once (the latency histogram measures from here).
     func readDevice(id: Int) {
         guard let slot = liveDevices[id] else { return }
-        let readAt = Sys.monotonicNanoseconds()
+        let readAt = clock()
         slot.readings.removeAll(keepingCapacity: true)
         var removed = false
         do {
@@ -313,7 +223,7 @@ final class DeviceHost {
             logger.error("devices: read failed; removing", metadata: ["device.id": "\(id)", "error": "\(error)"])
             removed = true
         }
-        var batch: [Message] = []
+        var batch: [PipelineOutput] = []
         for reading in slot.readings {
             switch slot.pipeline.push(reading, into: &batch) {
             case .pending:
@@ -333,20 +243,19 @@ final class DeviceHost {
         }
         if !batch.isEmpty { emit(batch, readAt) }
         framesByDevice[id] = slot.pipeline.frameCount
-        if removed { removeDevice(id: id, reason: "unplugged") }
+        if removed { removeDevice(id: id, reason: .unplugged) }
         armDeadlineTimer()
     }
 
     /// Ends the device: touches and gestures cancelled, then deviceRemoved; nothing else is disturbed.
-    private func removeDevice(id: Int, reason: String) {
+    private func removeDevice(id: Int, reason: DeviceEndReason) {
         guard let slot = liveDevices.removeValue(forKey: id) else { return }
-        loop.remove(slot.device.fileDescriptor)
-        let now = Sys.monotonicNanoseconds()
-        var out: [Message] = []
+        loop.unwatch(fd: slot.device.fileDescriptor)
+        let now = clock()
+        var out: [PipelineOutput] = []
         // The kernel stamps events with CLOCK_MONOTONIC; so does this.
         let time = Timestamp(microseconds: Int64(now / 1000))
-        slot.pipeline.finish(at: time, into: &out)
-        out.append(.deviceRemoved(DeviceRemovedMessage(device: id, time: time, reason: reason)))
+        slot.pipeline.end(at: time, reason: reason, into: &out)
         emit(out, now)
         logger.info("devices: removed", metadata: ["device.id": "\(id)", "reason": "\(reason)"])
         devicesChanged()
@@ -369,7 +278,7 @@ final class DeviceHost {
                 openDevice(path)
             case .removed(let path):
                 if let id = liveDevices.first(where: { $0.value.device.path == path })?.key {
-                    removeDevice(id: id, reason: "unplugged")
+                    removeDevice(id: id, reason: .unplugged)
                 }
             }
         }
@@ -380,91 +289,35 @@ final class DeviceHost {
     /// Arms the timerfd at the earliest gesture deadline of any live device (absolute CLOCK_MONOTONIC,
     /// the clock of the kernel's event times), or disarms it.
     private func armDeadlineTimer() {
-        var deadlines = liveDevices.values.compactMap(\.pipeline.nextDeadline)
-        for id in liveDevices.keys { if let d = routings[id]?.nextDeadline { deadlines.append(d) } }
-        let deadline = deadlines.min()
-        deadlineTimer.arm(at: deadline.map { UInt64(max(0, $0.microseconds)) * 1000 })
+        let deadline = liveDevices.values.compactMap(\.pipeline.nextDeadline).min()
+        loop.armDeadlines(at: deadline.map { UInt64(max(0, $0.microseconds)) * 1000 })
     }
 
-    /// The deadline timer fired: every due gesture timer fires (the pipeline guarantees each deadline
-    /// moves on).
+    /// The deadline timer fired: every due gesture timer (the devices' and their regions') fires at its
+    /// deadline (the pipeline guarantees each deadline moves on).
     func fireDeadlines() {
-        deadlineTimer.acknowledge()
-        let now = Sys.monotonicNanoseconds()
-        for (id, slot) in liveDevices {
-            var out: [Message] = []
+        loop.acknowledgeDeadlines()
+        let now = clock()
+        for slot in liveDevices.values {
+            var out: [PipelineOutput] = []
             while let deadline = slot.pipeline.nextDeadline, UInt64(max(0, deadline.microseconds)) * 1000 <= now {
                 slot.pipeline.advance(to: deadline, into: &out)
             }
             if !out.isEmpty { emit(out, now) }
-            if routings.index(forKey: id) != nil {
-                emitRouted(routings[id]?.advance(to: Timestamp(microseconds: Int64(now / 1000))) ?? [], now)
-            }
         }
         armDeadlineTimer()
     }
 
+    // MARK: Output
+
+    /// Sends a batch of pipeline output to the clients, then to the observer (the socket clients'
+    /// latency does not include the TUIO sends).
+    private func emit(_ batch: [PipelineOutput], _ readAt: UInt64) {
+        sink(batch, readAt)
+        observer?(batch)
+    }
+
     // MARK: Routing
-
-    /// Sends a batch of pipeline messages: straight to `sink` when no device is routed (the path every
-    /// connection without regions always took), else through the routed devices' `DeviceRouting`.
-    private func emit(_ batch: [Message], _ readAt: UInt64) {
-        // The whole-device messages as sent, for the TUIO output, when an exclusive region withheld some.
-        var shownBatch: [Message] = []
-        var withheld = false
-        // After the clients' fan-out: the socket clients' latency does not include the TUIO sends.
-        defer { observer?(withheld ? shownBatch : batch) }
-        guard !routings.isEmpty else {
-            sink(batch, readAt)
-            return
-        }
-        var out: [OutboundMessage] = []
-        out.reserveCapacity(batch.count * 2)
-        // Predictions reach only the whole-device stream of devices nobody routes (docs/PREDICTION.md).
-        let batch = predictionHorizon == nil ? batch : batch.map(\.withoutPredictions)
-        for message in batch {
-            guard let device = message.device, routings.index(forKey: device) != nil else {
-                out.append(OutboundMessage(message))
-                shownBatch.append(message)
-                continue
-            }
-            // In place (`routings[device]?`): a copy of the router would copy every region's engine.
-            let routed = routings[device]?.observe(message) ?? []
-            if case .deviceRemoved = message {
-                // Everything the device's regions had open ends before the device does.
-                routings[device] = nil
-                Self.append(routed, to: &out)
-                out.append(OutboundMessage(message))
-                shownBatch.append(message)
-            } else {
-                // The whole-device stream (and the TUIO output) leaves out what exclusive regions hold
-                // (docs/SECURITY.md).
-                let shown = routings[device]?.wholeDevice(message)
-                if let shown {
-                    out.append(OutboundMessage(shown))
-                    shownBatch.append(shown)
-                }
-                if shown != message { withheld = true }
-                Self.append(routed, to: &out)
-                // Kept past its regions' clients while it hides an exclusive touch; dropped once that ends.
-                if case .touches = message, routings[device]?.isIdle == true { routings[device] = nil }
-            }
-        }
-        outboundSink(out, readAt)
-    }
-
-    private func emitRouted(_ routed: [RoutedMessage], _ readAt: UInt64) {
-        guard !routed.isEmpty else { return }
-        var out: [OutboundMessage] = []
-        Self.append(routed, to: &out)
-        outboundSink(out, readAt)
-    }
-
-    static func append(_ routed: [RoutedMessage], to out: inout [OutboundMessage]) {
-        for r in routed {
-            out.append(OutboundMessage(r.message, client: Int(truncatingIfNeeded: r.client.rawValue), region: r.region))
-        }
-    }
 
     /// What a client asks of its regions on a device.
     enum RegionRequest {
@@ -474,38 +327,48 @@ final class DeviceHost {
         case update([Region], remove: [String])
     }
 
-    /// Applies a client's region request on a device (the device's router is made on the first
-    /// declaration and dropped when no client has regions there any more). Returns nil for a device
-    /// that is not present; the outcome's messages are for the client only.
+    /// What a region request did: the client's region ids now in force (empty: not routed any more)
+    /// and what the change cancelled (for that client), or why it was refused.
+    enum RegionAnswer {
+        case inForce([String], [RoutedMessage])
+        case rejected(RoutingRequestError)
+    }
+
+    /// Applies a client's region request on a device (the device pipeline's routing stage is made on
+    /// the first declaration and dropped when no client has regions there any more). Returns nil for a
+    /// device that is not present; the answer's messages are for the client only.
     func regions(
         _ request: RegionRequest, client: Int, device: Int, grant: RoutingGrant = .all
-    ) -> DeviceRouting.Outcome? {
-        guard currentDevices().contains(where: { $0.id == device }) else { return nil }
+    ) -> RegionAnswer? {
         let key = ClientID(UInt64(client))
-        if routings.index(forKey: device) == nil {
-            switch request {
-            case .declare(let list) where list.isEmpty:
-                return .inForce([], [])
-            case .update(let list, let remove) where list.isEmpty && remove.isEmpty:
-                return .inForce([], [])
-            case .declare, .update:
-                break
+        let outcome: DeviceRouting.Outcome?? = withPipeline(device) { pipeline in
+            if pipeline.routing == nil {
+                switch request {
+                case .declare(let list) where list.isEmpty:
+                    return .inForce([], [])
+                case .update(let list, let remove) where list.isEmpty && remove.isEmpty:
+                    return .inForce([], [])
+                case .declare, .update:
+                    pipeline.startRouting()
+                }
             }
-            guard let pipeline = pipeline(of: device) else { return nil }
-            routings[device] = DeviceRouting(
-                device: device, surface: pipeline.gestureSurface, gestures: pipeline.gestureConfiguration)
+            return pipeline.withRouting { routing in
+                routing.setGrant(grant, for: key)
+                switch request {
+                case .declare(let list): return routing.replace(client: key, with: list)
+                case .update(let list, let remove):
+                    return routing.update(client: key, upserting: list, removing: remove)
+                }
+            }
         }
-        routings[device]?.setGrant(grant, for: key)
-        let outcome: DeviceRouting.Outcome?
-        switch request {
-        case .declare(let list):
-            outcome = routings[device]?.replace(client: key, with: list)
-        case .update(let list, let remove):
-            outcome = routings[device]?.update(client: key, upserting: list, removing: remove)
+        guard let found = outcome, let outcome = found else { return nil }
+        routingChanged()
+        switch outcome {
+        case .inForce(let ids, let cancelled):
+            return .inForce(ids, messages(cancelled, device: device))
+        case .rejected(let error):
+            return .rejected(error)
         }
-        dropIdleRouting(device)
-        armDeadlineTimer()
-        return outcome
     }
 
     /// Why a request about one region failed.
@@ -518,12 +381,18 @@ final class DeviceHost {
 
     /// The client's own recogniser recognised a gesture in its region: what that cancels, to deliver.
     func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], RegionFailure> {
-        guard currentDevices().contains(where: { $0.id == device }) else { return .failure(.unknownDevice) }
-        guard let routed = routings[device]?.recognized(client: ClientID(UInt64(client)), region: region) else {
+        guard
+            let found = withPipeline(
+                device,
+                { pipeline in
+                    pipeline.withRouting { $0.recognized(client: ClientID(UInt64(client)), region: region) }
+                })
+        else { return .failure(.unknownDevice) }
+        guard let cancelled = found ?? nil else {
             return .failure(.refused("no region \"\(region)\" of this client on device \(device)"))
         }
-        armDeadlineTimer()
-        return .success(routed)
+        routingChanged()
+        return .success(messages(cancelled, device: device))
     }
 
     /// Sets (`matrix`) or resets (nil) a region's cumulative transform.
@@ -532,11 +401,18 @@ final class DeviceHost {
     )
         -> Result<AffineTransform, RegionFailure>
     {
-        guard currentDevices().contains(where: { $0.id == device }) else { return .failure(.unknownDevice) }
         let key = ClientID(UInt64(client))
-        guard routings[device]?.isRouted(key) == true,
-            let outcome = routings[device]?.setTransform(client: key, region: region, matrix ?? .identity)
-        else {
+        guard
+            let found = withPipeline(
+                device,
+                { pipeline in
+                    pipeline.withRouting { routing -> DeviceRouting.TransformOutcome? in
+                        guard routing.isRouted(key) else { return nil }
+                        return routing.setTransform(client: key, region: region, matrix ?? .identity)
+                    }
+                })
+        else { return .failure(.unknownDevice) }
+        guard let outcome = found ?? nil else {
             return .failure(.refused("no region \"\(region)\" of this client on device \(device)"))
         }
         switch outcome {
@@ -547,38 +423,42 @@ final class DeviceHost {
 
     /// The client disconnected: its regions vanish everywhere.
     func clientGone(_ client: Int) {
-        guard !routings.isEmpty else { return }
-        for device in Array(routings.keys) {
-            routings[device]?.clientGone(ClientID(UInt64(client)))
-            dropIdleRouting(device)
+        let key = ClientID(UInt64(client))
+        for id in liveDevices.keys { _ = withPipeline(id) { $0.withRouting { $0.clientGone(key) } } }
+        for id in replay?.pipelines.map(\.deviceID) ?? [] {
+            _ = withPipeline(id) { $0.withRouting { $0.clientGone(key) } }
         }
+        routingChanged()
+    }
+
+    /// Runs `body` on the pipeline of a present device; nil when there is none.
+    private func withPipeline<R>(_ device: Int, _ body: (inout DevicePipeline) -> R) -> R? {
+        if let slot = liveDevices[device] { return body(&slot.pipeline) }
+        return replay?.withPipeline(device: device, body)
+    }
+
+    /// A routing stage came, went or has new deadlines: the timers that serve them are armed anew.
+    private func routingChanged() {
         armDeadlineTimer()
+        replay?.wake()
     }
 
-    /// A device on which no client has regions any more is served without a router again.
-    private func dropIdleRouting(_ device: Int) {
-        if let routing = routings[device], routing.isIdle { routings[device] = nil }
-    }
-
-    private func pipeline(of device: Int) -> DevicePipeline? {
-        if let slot = liveDevices[device] { return slot.pipeline }
-        return replay?.pipelines.first { $0.deviceID == device }
+    /// Routed deliveries of `device` as messages for their clients.
+    private func messages(_ deliveries: [RoutingDelivery], device: Int) -> [RoutedMessage] {
+        guard !deliveries.isEmpty else { return [] }
+        let isSemiMT = withPipeline(device) { $0.gestureSurface.isSemiMT } ?? false
+        return PipelineMessages.routedMessages(deliveries, device: device, isSemiMT: isSemiMT)
     }
 
     // MARK: Shutdown
 
     /// Every live device's and the replay's touches and gestures end cancelled; devices are removed.
     func shutdown() {
-        for id in liveDevices.keys.sorted() { removeDevice(id: id, reason: "shutdown") }
+        for id in liveDevices.keys.sorted() { removeDevice(id: id, reason: .shutdown) }
         if let discovery {
-            loop.remove(discovery.fileDescriptor)
+            loop.unwatch(fd: discovery.fileDescriptor)
             self.discovery = nil
         }
-        if var pass = replay {
-            let now = Sys.monotonicNanoseconds()
-            let messages = pass.shutdown(now: now, reason: "shutdown")
-            replay = pass
-            emit(messages, now)
-        }
+        if let outputs = replay?.shutdown(), !outputs.isEmpty { emit(outputs, clock()) }
     }
 }

@@ -2,7 +2,6 @@ import Gestures
 import MultitouchCore
 import Recordings
 import TouchPipeline
-import WireProtocol
 
 /// How the daemon serves a recording as if it were live devices.
 public struct ReplayOptions: Sendable {
@@ -75,7 +74,7 @@ struct ReplayPass {
     private let originMicroseconds: Int64
     /// The recording's notes, held back by `announceDevices()` until the pass starts (they are about the
     /// playing, and the subscribers it waits for are not there yet).
-    private var heldNotes: [Message] = []
+    private var heldNotes: [PipelineOutput] = []
     /// False while announced and waiting for `start(now:)`: recording time stands at the origin.
     private var started = true
 
@@ -90,10 +89,10 @@ struct ReplayPass {
 
     /// Announces the devices before the pass starts (a replay waiting for subscribers): they are present
     /// from now on, in every client's hello, and accept regions before the first frame plays. Returns the
-    /// `deviceAdded` messages; the recording's notes come when the pass starts.
-    mutating func announceDevices() -> [Message] {
+    /// `deviceAdded` outputs; the recording's notes come when the pass starts.
+    mutating func announceDevices() -> [PipelineOutput] {
         guard schedule.nextStep == .announce else { return [] }
-        var batch: [Message] = []
+        var batch: [PipelineOutput] = []
         schedule.take(.announce, into: &batch)
         let devices = batch.filter { if case .deviceAdded = $0 { true } else { false } }
         heldNotes = batch.filter { if case .deviceAdded = $0 { false } else { true } }
@@ -131,8 +130,8 @@ struct ReplayPass {
     /// Returns when the next step lies in the future (its monotonic time), after a burst of 256 steps
     /// (`now`: come back at once, so clients and signals are served in between), or when the pass is over
     /// (nil).
-    mutating func run(now: UInt64, clock: () -> UInt64, sink: ([Message], UInt64) -> Void) -> UInt64? {
-        var batch: [Message] = []
+    mutating func run(now: UInt64, clock: () -> UInt64, sink: ([PipelineOutput], UInt64) -> Void) -> UInt64? {
+        var batch: [PipelineOutput] = []
         if !heldNotes.isEmpty {
             sink(heldNotes, now)
             heldNotes = []
@@ -154,7 +153,7 @@ struct ReplayPass {
     }
 
     /// Cancels everything at shutdown (time: the recording time playing now) and removes the devices.
-    mutating func shutdown(now: UInt64, reason: String) -> [Message] {
+    mutating func shutdown(now: UInt64, reason: DeviceEndReason) -> [PipelineOutput] {
         schedule.stop(at: recordingTime(at: now), reason: reason)
     }
 
@@ -168,6 +167,11 @@ struct ReplayPass {
     }
 
     /// The devices clients see now: announced and not yet ended.
-    var deviceInfos: [DeviceInfo] { schedule.presentDevices }
+    var devices: [PipelineDevice] { schedule.presentDevices }
+
+    /// Runs `body` on the pipeline of device `id` (a region request); nil when the pass has no such device.
+    mutating func withPipeline<R>(device id: Int, _ body: (inout DevicePipeline) -> R) -> R? {
+        schedule.withPipeline(device: id, body)
+    }
     var deviceCount: Int { schedule.pipelines.count }
 }

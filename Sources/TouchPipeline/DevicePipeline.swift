@@ -2,7 +2,7 @@ import Gestures
 import Logging
 import MultitouchCore
 import Prediction
-import WireProtocol
+import TouchRouting
 
 /// Per-device settings of the pipeline: gesture thresholds and where the coordinates go.
 public struct PipelineSettings: Hashable, Sendable {
@@ -33,20 +33,15 @@ public struct PipelineSettings: Hashable, Sendable {
     }
 }
 
-/// Observes what the pipeline computes, typed, before it becomes JSON (used by `multitouchctl check`).
-public protocol PipelineObserver {
-    mutating func observe(frame: TouchFrame, events: [GestureEvent])
-    mutating func observe(timerEvents: [GestureEvent])
-}
-
-/// One device's pure pipeline: frame assembly -> contact tracking -> gestures -> wire messages. Live
-/// devices and replays run exactly this code; only the source of events differs. Not thread-safe: owned
-/// by one thread (the daemon's event loop, or the replay driver).
+/// One device's pure pipeline: frame assembly -> contact tracking -> gestures -> (optionally) touch
+/// routing -> typed output (`PipelineOutput`). Live devices and replays run exactly this code; only the
+/// source of events differs. Not thread-safe: owned by one thread (the daemon's event loop, or the
+/// replay driver).
 public struct DevicePipeline {
     public let deviceID: Int
-    public let info: DeviceInfo
+    public let device: PipelineDevice
     /// What the gesture engine knows of the device (type, clickpad, height): also what each of its
-    /// routed regions' sessions run on (`DeviceRouting`).
+    /// routed regions' sessions run on.
     public let gestureSurface: GestureSurface
     /// The device's gesture thresholds (its routed regions' sessions use them too).
     public let gestureConfiguration: GestureConfiguration
@@ -59,6 +54,9 @@ public struct DevicePipeline {
     /// Predicted touches, when asked for (`predict(horizonMilliseconds:)`); nil costs nothing.
     private var prediction: TouchPredictor?
     private let mapper: CoordinateMapper
+    /// The routing stage: present while some client declared regions here (`startRouting()`), and
+    /// until it is idle again (no regions, no exclusive touch down). Nil costs one branch per frame.
+    public private(set) var routing: DeviceRouting?
 
     /// - Parameter logger: the gesture engine logs its state transitions at debug here.
     public init(
@@ -69,7 +67,7 @@ public struct DevicePipeline {
         var size: (Double, Double)?
         if let s = settings.sizeMillimeters, s.count == 2 { size = (s[0], s[1]) }
         let mapper = CoordinateMapper(description: description, output: settings.output, configuredSize: size)
-        info = DeviceInfo(id: deviceID, source: source, description: description, mapper: mapper)
+        device = PipelineDevice(id: deviceID, source: source, description: description, mapper: mapper)
         self.mapper = mapper
         tracker = ContactTracker(
             description: description, mapper: mapper, idSource: idSource, tapCounting: settings.tapCounting)
@@ -79,127 +77,126 @@ public struct DevicePipeline {
         predict(horizonMilliseconds: settings.predictionMilliseconds)
     }
 
-    /// A timer deadline the engine still reported after being advanced to it (an engine bug): left to
-    /// the device's next frame so that no caller spins on it.
+    /// Timer deadlines the engine or the router still reported after being advanced to them (a bug):
+    /// left to the device's next frame so that no caller spins on them.
     private var stuckDeadline: Timestamp?
+    private var stuckRoutingDeadline: Timestamp?
 
-    /// The earliest gesture timer deadline, for the event loop to arm (or the replay schedule to take).
-    /// Guaranteed to advance: after `advance(to: t)` it is nil or later than `t`, so a caller may loop
-    /// `while let d = nextDeadline, d <= now { advance(to: d) }` without a guard of its own.
-    public var nextDeadline: Timestamp? {
+    /// The whole-device engine's next deadline, unless it is stuck.
+    private var engineDeadline: Timestamp? {
         guard let deadline = engine.nextDeadline, deadline != stuckDeadline else { return nil }
         return deadline
+    }
+
+    /// The earliest timer deadline of the device (its gesture engine's and its routed regions'), for the
+    /// event loop to arm or the replay schedule to take. Guaranteed to advance: after `advance(to: t)`
+    /// it is nil or later than `t`, so a caller may loop `while let d = nextDeadline, d <= now {
+    /// advance(to: d) }` without a guard of its own.
+    public var nextDeadline: Timestamp? {
+        let own = engineDeadline
+        guard let routed = routing?.nextDeadline, routed != stuckRoutingDeadline else { return own }
+        guard let own else { return routed }
+        return min(own, routed)
     }
 
     /// The device's cumulative transform.
     public var transform: AffineTransform { engine.transform }
 
-    /// Feeds one raw event. When it closes a frame, the frame's messages are appended to `out`.
-    public mutating func push(_ event: InputEvent, into out: inout [Message]) {
-        var ignored = NoObserver()
-        push(event, into: &out, observer: &ignored)
-    }
-
-    public mutating func push<O: PipelineObserver>(_ event: InputEvent, into out: inout [Message], observer: inout O) {
+    /// Feeds one raw event. When it closes a frame, the frame's output is appended to `out`.
+    public mutating func push(_ event: InputEvent, into out: inout [PipelineOutput]) {
         guard let result = assembler.push(event) else { return }
         switch result {
         case .frame(let frame):
-            process(frame, into: &out, observer: &observer)
+            process(frame, into: &out)
         case .dropped(let time, let discarded):
             frameCount &+= 1
-            out.append(
-                .dropped(
-                    DroppedMessage(device: deviceID, time: time, count: discarded, unit: .events, reason: "SYN_DROPPED")
-                ))
+            out.append(.dropped(device: deviceID, time: time, .synDropped(count: discarded)))
         case .resync(let frame, let droppedAt):
-            push(resync: frame, droppedAt: droppedAt, into: &out, observer: &observer)
+            push(resync: frame, droppedAt: droppedAt, into: &out)
         }
     }
 
-    /// Announces an overflow at `droppedAt` with its `dropped` message (unit `overflows`) and feeds the
-    /// state difference libevdev produced while resyncing: the live path's resync, and a recorded one.
-    public mutating func push(resync frame: EventFrame, droppedAt: Timestamp, into out: inout [Message]) {
-        var ignored = NoObserver()
-        push(resync: frame, droppedAt: droppedAt, into: &out, observer: &ignored)
-    }
-
-    // Rare (an overflow): kept out of line so that `push(_:into:observer:)`, on every event, stays small
-    // enough to inline (inlined, this cost 1.3 % more instructions per event).
+    /// Announces an overflow at `droppedAt` (`PipelineDrop.overflow`) and feeds the state difference
+    /// libevdev produced while resyncing: the live path's resync, and a recorded one.
+    // Rare (an overflow): kept out of line so that `push(_:into:)`, on every event, stays small enough
+    // to inline (inlined, this cost 1.3 % more instructions per event).
     @inline(never)
-    private mutating func push<O: PipelineObserver>(
-        resync frame: EventFrame, droppedAt: Timestamp, into out: inout [Message], observer: inout O
-    ) {
+    public mutating func push(resync frame: EventFrame, droppedAt: Timestamp, into out: inout [PipelineOutput]) {
         // Timers due by the overflow fire before it is announced, in time order, as a replay of the
         // recorded resync fires them (a reader stopped past a long-press deadline reads both at once).
-        advance(to: droppedAt, into: &out, observer: &observer)
-        out.append(
-            .dropped(
-                DroppedMessage(
-                    device: deviceID, time: droppedAt, count: 1, unit: .overflows,
-                    reason: "SYN_DROPPED: kernel buffer overflowed; resynced from the device state")))
+        advanceEngine(to: droppedAt, into: &out)
+        out.append(.dropped(device: deviceID, time: droppedAt, .overflow))
         var resync = frame
         resync.isResync = true
-        process(resync, into: &out, observer: &observer)
+        process(resync, into: &out)
     }
 
-    /// Advances virtual time, firing gesture timers due at or before `time`.
-    public mutating func advance(to time: Timestamp, into out: inout [Message]) {
-        var ignored = NoObserver()
-        advance(to: time, into: &out, observer: &ignored)
+    /// Advances virtual time, firing the gesture timers (the device's and its routed regions') due at
+    /// or before `time`.
+    public mutating func advance(to time: Timestamp, into out: inout [PipelineOutput]) {
+        advanceEngine(to: time, into: &out)
+        guard routing != nil else { return }
+        let deliveries = routing?.advance(to: time) ?? []
+        if let deadline = routing?.nextDeadline, deadline <= time { stuckRoutingDeadline = deadline }
+        appendRouted(deliveries, into: &out)
     }
 
-    public mutating func advance<O: PipelineObserver>(to time: Timestamp, into out: inout [Message], observer: inout O)
-    {
-        let events = engine.advance(to: time)
+    /// The whole-device engine's timers only: a frame's own routing fires its regions' timers itself.
+    private mutating func advanceEngine(to time: Timestamp, into out: inout [PipelineOutput]) {
+        var events = engine.advance(to: time)
         if let deadline = engine.nextDeadline, deadline <= time { stuckDeadline = deadline }
         guard !events.isEmpty else { return }
-        observer.observe(timerEvents: events)
+        var predictedMatrix: AffineTransform?
         if let prediction {
             // An animation's frame: the engine copy runs on to the predicted time.
             var copy = engine
             _ = copy.advance(to: Timestamp(microseconds: time.microseconds &+ prediction.horizon))
-            appendGestures(events, predictedMatrix: copy.transform, into: &out)
-            return
+            predictedMatrix = copy.transform
         }
-        for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
+        if routing != nil {
+            events = routing?.wholeDevice(events: events) ?? events
+            // Predictions reach only the whole-device stream of devices nobody routes (docs/PREDICTION.md).
+            predictedMatrix = nil
+            if events.isEmpty { return }
+        }
+        out.append(.timers(device: deviceID, events: events, predictedMatrix: predictedMatrix))
+    }
+
+    private func appendRouted(_ deliveries: [RoutingDelivery], into out: inout [PipelineOutput]) {
+        guard !deliveries.isEmpty else { return }
+        out.append(.routed(RoutedOutput(device: deviceID, isSemiMT: gestureSurface.isSemiMT, deliveries: deliveries)))
     }
 
     /// Ends the device's input: a trailing partial frame is reported dropped, every touch and gesture
-    /// ends `cancelled` at `time`, and pending timers fire or lapse. Used at the end of a recording, on
-    /// unplug and at shutdown.
-    public mutating func finish(at time: Timestamp, into out: inout [Message]) {
-        var ignored = NoObserver()
-        finish(at: time, into: &out, observer: &ignored)
-    }
-
-    public mutating func finish<O: PipelineObserver>(at time: Timestamp, into out: inout [Message], observer: inout O) {
+    /// ends `cancelled` at `time`, pending timers fire or lapse, the routed regions' touches and sessions
+    /// end, and `ended` closes the output. Used at the end of a recording, on unplug and at shutdown.
+    public mutating func end(at time: Timestamp, reason: DeviceEndReason, into out: inout [PipelineOutput]) {
         let partial = assembler.takePartialFrame()
         if !partial.isEmpty {
             out.append(
-                .dropped(
-                    DroppedMessage(
-                        device: deviceID, time: partial.last?.time ?? time, count: partial.count, unit: .events,
-                        reason: "partial frame without SYN_REPORT at end of input")))
+                .dropped(device: deviceID, time: partial.last?.time ?? time, .partialFrame(count: partial.count)))
         }
         let end = max(time, lastTime ?? time)
-        advance(to: end, into: &out, observer: &observer)
+        advanceEngine(to: end, into: &out)
         if let frame = tracker.cancelAll(at: end) {
             let events = engine.process(frame)
-            observer.observe(frame: frame, events: events)
             emit(frame, events, into: &out)
         }
         // Timers still pending after the last touch (a tap waiting for double-tap failure, the frames
         // of an animation) fire at their deadlines: virtual time runs on past the end of input. Every
         // timer moves its deadline on and animations end (momentum after 20 s at most); a deadline that
-        // does not move on ends the loop (`nextDeadline`).
-        while let deadline = nextDeadline {
-            advance(to: deadline, into: &out, observer: &observer)
+        // does not move on ends the loop (`engineDeadline`).
+        while let deadline = engineDeadline {
+            advanceEngine(to: deadline, into: &out)
         }
+        // Everything the device's regions had open ends before the device does.
+        if routing != nil { appendRouted(routing?.finish() ?? [], into: &out) }
+        out.append(.ended(device: deviceID, time: time, reason: reason))
     }
 
     /// Turns predicted touches on with a horizon in milliseconds (0-50 on the wire), or off with nil.
-    /// With it on, every live touch of a `touches` message carries `predicted` and every gesture
-    /// update a `predictedMatrix` (docs/PREDICTION.md); off, the messages are exactly as before.
+    /// With it on, every frame carries a `FramePrediction` (docs/PREDICTION.md) and every timer batch
+    /// its predicted matrix.
     public mutating func predict(horizonMilliseconds: Int?) {
         prediction = horizonMilliseconds.map { TouchPredictor(horizonMilliseconds: $0, mapper: mapper) }
     }
@@ -215,76 +212,82 @@ public struct DevicePipeline {
         engine.setTransform(transform)
     }
 
-    private mutating func process<O: PipelineObserver>(
-        _ frame: EventFrame, into out: inout [Message], observer: inout O
-    ) {
+    // MARK: Routing stage
+
+    /// Makes the routing stage (a client's first region declaration here); no-op when present.
+    public mutating func startRouting(budget: RoutingBudget = .default) {
+        guard routing == nil else { return }
+        routing = DeviceRouting(
+            device: deviceID, surface: gestureSurface, gestures: gestureConfiguration, budget: budget)
+    }
+
+    /// Runs a request on the routing stage (nil without one) and drops the stage once it is idle; what
+    /// the request delivers is the caller's to send (a reply's cancellations).
+    public mutating func withRouting<R>(_ body: (inout DeviceRouting) -> R) -> R? {
+        // Taken out and put back, not copied: a copy of the router would copy every region's engine.
+        guard var stage = routing.take() else { return nil }
+        let result = body(&stage)
+        if !stage.isIdle { routing = stage }
+        return result
+    }
+
+    private mutating func process(_ frame: EventFrame, into out: inout [PipelineOutput]) {
         frameCount &+= 1
-        advance(to: frame.time, into: &out, observer: &observer)
+        advanceEngine(to: frame.time, into: &out)
         lastTime = frame.time
         // A new frame gives a stuck timer its next chance (the guarantee holds: one advance per frame).
         stuckDeadline = nil
+        stuckRoutingDeadline = nil
         if let touchFrame = tracker.process(frame) {
             let events = engine.process(touchFrame)
-            observer.observe(frame: touchFrame, events: events)
             emit(touchFrame, events, into: &out)
         }
         // A touch that began and ended within this one frame: its end follows at once, in a frame of
         // its own with the same time, so the engine sees began before ended.
         if tracker.hasDeferredEnds, let ends = tracker.takeDeferredEnds() {
             let events = engine.process(ends)
-            observer.observe(frame: ends, events: events)
             emit(ends, events, into: &out)
         }
     }
 
-    private mutating func emit(_ frame: TouchFrame, _ events: [GestureEvent], into out: inout [Message]) {
-        if prediction != nil {
-            emitPredicted(frame, events, into: &out)
-            return
-        }
-        out.append(.touches(TouchesMessage(device: deviceID, frame: frame)))
-        for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
+    private mutating func emit(_ frame: TouchFrame, _ events: [GestureEvent], into out: inout [PipelineOutput]) {
+        var output = PipelineFrame(device: deviceID, frame: frame, events: events)
+        if prediction != nil { output.prediction = predicted(frame, events) }
+        if routing != nil { routeStage(&output) }
+        out.append(.frame(output))
     }
 
-    /// `emit` with predictions: the frame's live touches predicted `horizon` ahead, and a copy of the
-    /// engine (a struct: copying shares its storage until written) fed that predicted frame for the
-    /// matrix the content should show then.
+    /// The routing stage's share of a frame: its deliveries, and the whole-device stream filtered for
+    /// exclusive regions. Out of line: the unrouted path stays as small as before routing existed.
     @inline(never)
-    private mutating func emitPredicted(_ frame: TouchFrame, _ events: [GestureEvent], into out: inout [Message]) {
-        // Optional chaining mutates the predictor in place (a copy out and back cost 15 % of this).
-        guard let predicted = prediction?.predict(after: frame) else { return }
-        var message = TouchesMessage(device: deviceID, frame: frame)
-        var next = 0
-        for i in message.touches.indices where !message.touches[i].phase.isTerminal && next < predicted.touches.count {
-            message.touches[i].predicted = predicted.touches[next].location
-            next += 1
+    private mutating func routeStage(_ output: inout PipelineFrame) {
+        output.routed = routing?.route(output.frame) ?? []
+        if let shown = routing?.wholeDevice(output.frame) {
+            output.frame = shown
+        } else {
+            output.isWithheld = true
         }
-        out.append(.touches(message))
+        output.events = routing?.wholeDevice(events: output.events) ?? output.events
+        // Predictions reach only the whole-device stream of devices nobody routes (docs/PREDICTION.md).
+        output.prediction = nil
+        // Kept past its regions' clients while it hides an exclusive touch; dropped once that ends.
+        if routing?.isIdle == true { routing = nil }
+    }
+
+    /// The frame's live touches predicted `horizon` ahead, and a copy of the engine (a struct: copying
+    /// shares its storage until written) fed that predicted frame for the matrix the content should
+    /// show then.
+    @inline(never)
+    private mutating func predicted(_ frame: TouchFrame, _ events: [GestureEvent]) -> FramePrediction? {
+        // Optional chaining mutates the predictor in place (a copy out and back cost 15 % of this).
+        guard let predicted = prediction?.predict(after: frame) else { return nil }
+        let locations = predicted.touches.map(\.location)
         guard events.contains(where: { if case .update = $0 { true } else { false } }) else {
-            for event in events { out.append(.gesture(GestureMessage(device: deviceID, event: event))) }
-            return
+            return FramePrediction(locations: locations, matrix: nil)
         }
         var copy = engine
         _ = copy.advance(to: predicted.time)
         if !predicted.touches.isEmpty { _ = copy.process(predicted) }
-        appendGestures(events, predictedMatrix: copy.transform, into: &out)
+        return FramePrediction(locations: locations, matrix: copy.transform)
     }
-
-    private func appendGestures(_ events: [GestureEvent], predictedMatrix: AffineTransform, into out: inout [Message]) {
-        for event in events {
-            switch event {
-            case .update:
-                out.append(.gesture(GestureMessage(device: deviceID, event: event, predictedMatrix: predictedMatrix)))
-            case .sessionBegan, .sessionEnded, .tap, .doubleTap, .longPress:
-                out.append(.gesture(GestureMessage(device: deviceID, event: event)))
-            }
-        }
-    }
-}
-
-/// An observer that ignores everything.
-public struct NoObserver: PipelineObserver {
-    public init() {}
-    public mutating func observe(frame: TouchFrame, events: [GestureEvent]) {}
-    public mutating func observe(timerEvents: [GestureEvent]) {}
 }

@@ -1,5 +1,4 @@
 import MultitouchCore
-import WireProtocol
 
 /// What one device reading did to the pipeline, for the caller's batching and bookkeeping.
 public enum ReadingOutcome: Hashable, Sendable {
@@ -7,19 +6,19 @@ public enum ReadingOutcome: Hashable, Sendable {
     case pending
     /// A frame closed (SYN_REPORT): the messages so far form a batch to send.
     case frame
-    /// The kernel buffer overflowed and the device state was re-read: a `dropped` message and the
-    /// resync frame's messages were appended; they form a batch to send.
+    /// The kernel buffer overflowed and the device state was re-read: the overflow (`dropped`) and the
+    /// resync frame's output were appended; they form a batch to send.
     case resynced
-    /// The device is gone. Nothing was appended: the caller ends the pipeline (`finish(at:into:)`) at a
-    /// time and with a `deviceRemoved` reason only it knows.
+    /// The device is gone. Nothing was appended: the caller ends the pipeline (`end(at:reason:into:)`)
+    /// at a time and with a reason only it knows.
     case removed
 }
 
 extension DevicePipeline {
     /// The one adapter from live-device readings to pipeline input, used by the daemon and by
-    /// `multitouchctl listen`: events go in as they are, a resync is announced with its `dropped`
-    /// message (unit `overflows`) and fed as a resync frame.
-    public mutating func push(_ reading: DeviceReading, into out: inout [Message]) -> ReadingOutcome {
+    /// `multitouchctl listen`: events go in as they are, a resync is announced (`PipelineDrop.overflow`)
+    /// and fed as a resync frame.
+    public mutating func push(_ reading: DeviceReading, into out: inout [PipelineOutput]) -> ReadingOutcome {
         switch reading {
         case .event(let event):
             push(event, into: &out)

@@ -1,38 +1,20 @@
 import Gestures
 import MultitouchCore
 import TouchRouting
-import WireProtocol
 
-/// A message for one region of one client, made by a device's `TouchRouter`.
-public struct RoutedMessage: Hashable, Sendable {
-    public var client: ClientID
-    /// The region it is about (coalescing under backpressure is per region).
-    public var region: String
-    public var message: Message
-
-    public init(client: ClientID, region: String, message: Message) {
-        self.client = client
-        self.region = region
-        self.message = message
-    }
-}
-
-/// One device's touch routing as the daemon serves it (issue 12, docs/ROUTING.md): the device's own
-/// pipeline messages go in, in pipeline order, and each routed client's per-region messages come out.
+/// One device's touch routing (issue 12, docs/ROUTING.md): the routing stage of a `DevicePipeline`,
+/// present while some client declared regions on the device. The pipeline hands it every tracked
+/// `TouchFrame` as it is (tracking ids, button state and all) and it hands back each routed client's
+/// per-region deliveries.
 ///
-/// The whole-device pipeline (`DevicePipeline`) is unchanged and keeps serving clients without regions;
-/// this reads its `touches` frames back into `TouchFrame`s and hands them to a `TouchRouter`, which
-/// hit-tests each touch once at `began`, binds it to its region for life and runs each owning region's
-/// own `GestureEngine` over only its bound touches (the same engine and surface as the device's). Pure:
-/// no I/O and no clock (time comes from the frames and `advance(to:)`). Not thread-safe; the daemon's
-/// loop thread owns it.
-///
-/// What a `touches` message does not carry is not routed either: a touchpad's button state
-/// (`TouchFrame.isButtonPressed`) is always false in a region's session.
+/// A `TouchRouter` hit-tests each touch once at `began`, binds it to its region for life and runs each
+/// owning region's own `GestureEngine` over only its bound touches (the same engine and surface as the
+/// device's). It also filters the whole-device stream for exclusive regions (`wholeDevice(_:)`,
+/// `wholeDevice(events:)`). Pure: no I/O and no clock (time comes from the frames and `advance(to:)`).
 public struct DeviceRouting: Sendable {
     public let device: Int
     public private(set) var router: TouchRouter
-    private let isSemiMT: Bool
+    public let isSemiMT: Bool
     /// Touches bound to an `exclusive` owner region and still down: whole-device gesture sessions that
     /// see them are withheld (`wholeDevice(_:)`).
     private var exclusiveDown: Set<UInt64> = []
@@ -78,7 +60,7 @@ public struct DeviceRouting: Sendable {
     public enum Outcome: Hashable, Sendable {
         /// The client's region ids now in force, in declaration order (empty: not routed any more), and
         /// what the change cancelled (touches of removed regions, for the client to receive).
-        case inForce([String], [RoutedMessage])
+        case inForce([String], [RoutingDelivery])
         /// Refused whole; nothing changed.
         case rejected(RoutingRequestError)
     }
@@ -87,7 +69,7 @@ public struct DeviceRouting: Sendable {
     public mutating func replace(client: ClientID, with regions: [Region]) -> Outcome {
         let deliveries = handle(.regionsReplaced(client: client, regions: regions))
         for case .rejected(_, let error) in deliveries { return .rejected(error) }
-        return .inForce(regionIDs(of: client), messages(deliveries))
+        return .inForce(regionIDs(of: client), deliveries.filter(\.isSent))
     }
 
     /// Adds or replaces (by id) some of `client`'s regions and removes others (`updateRegions`),
@@ -106,10 +88,10 @@ public struct DeviceRouting: Sendable {
     /// region's options take effect as when its gesture session recognises one. Returns what that
     /// cancels (for this client and for observers of other clients), or nil when the client has no
     /// such region here. Nothing happens while the region has no touch down.
-    public mutating func recognized(client: ClientID, region: String) -> [RoutedMessage]? {
+    public mutating func recognized(client: ClientID, region: String) -> [RoutingDelivery]? {
         let key = RegionKey(client: client, region: region)
         guard router.regions.regions[key] != nil else { return nil }
-        return messages(handle(.gestureRecognized(key)))
+        return handle(.gestureRecognized(key)).filter(\.isSent)
     }
 
     /// What setting a region's transform did.
@@ -152,75 +134,74 @@ public struct DeviceRouting: Sendable {
     public var nextDeadline: Timestamp? { router.nextDeadline }
 
     /// Fires the regions' gesture timers due at or before `time`.
-    public mutating func advance(to time: Timestamp) -> [RoutedMessage] {
-        messages(handle(.advance(to: time)))
+    public mutating func advance(to time: Timestamp) -> [RoutingDelivery] {
+        handle(.advance(to: time)).filter(\.isSent)
     }
 
-    /// Feeds one message of the device's pipeline, in the order the pipeline made them. Whole-device
-    /// `touches` frames are routed; `deviceRemoved` ends everything (after `finish()`); the rest is
-    /// not the router's business.
-    public mutating func observe(_ message: Message) -> [RoutedMessage] {
-        switch message {
-        case .touches(let m):
-            guard m.device == device, m.routing == nil else { return [] }
-            return messages(handle(.frame(Self.frame(of: m))))
-        case .deviceRemoved(let m):
-            guard m.device == device else { return [] }
-            return finish()
-        case .hello, .deviceAdded, .gesture, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
-            .transform, .regions, .recognized:
-            return []
+    /// Routes one tracked frame of the device (every frame, in order). Afterwards `wholeDevice(_:)`
+    /// filters the same frame for the whole-device stream.
+    public mutating func route(_ frame: TouchFrame) -> [RoutingDelivery] {
+        handle(.frame(frame)).filter(\.isSent)
+    }
+
+    /// What the whole-device stream shows of the frame just routed: every subscriber but a region's
+    /// owner reads it. Touches bound to an `exclusive` owner region (a PIN pad) are left out (nil when
+    /// nothing is left) and the live ones among them no longer count as fingers. Unchanged while no
+    /// exclusive region has a touch.
+    public mutating func wholeDevice(_ frame: TouchFrame) -> TouchFrame? {
+        let hidden = router.exclusiveTouchesOfLastFrame
+        exclusiveJustEnded = false
+        guard !hidden.isEmpty else { return frame }
+        var frame = frame
+        for touch in frame.touches where hidden.contains(touch.id) {
+            if touch.phase.isTerminal {
+                exclusiveDown.remove(touch.id)
+                exclusiveJustEnded = true
+            } else {
+                exclusiveDown.insert(touch.id)
+            }
         }
+        let hiddenLive = frame.touches.reduce(0) { $0 + (hidden.contains($1.id) && !$1.phase.isTerminal ? 1 : 0) }
+        frame.touches.removeAll { hidden.contains($0.id) }
+        guard !frame.touches.isEmpty else { return nil }
+        frame.fingerCount = max(0, frame.fingerCount - hiddenLive)
+        return frame
     }
 
-    /// What the whole-device stream carries of `message` (after `observe(_:)` of the same message), for
-    /// every subscriber: a routed client skips its routed devices' whole-device messages, so these reach
-    /// only clients other than any region's owner. Touches bound to an `exclusive` owner region (a PIN
-    /// pad) are left out of `touches` frames (nil when nothing is left), and the whole-device gesture
-    /// sessions that saw them are withheld, taps, double taps and long presses included: the whole-device
-    /// engine ran over them, so its events could give them away (docs/SECURITY.md). A session shown
-    /// before such a touch joined it still ends. Unchanged while no exclusive region has a touch.
-    public mutating func wholeDevice(_ message: Message) -> Message? {
-        switch message {
-        case .touches(var m):
-            guard m.device == device, m.routing == nil else { return message }
-            let hidden = router.exclusiveTouchesOfLastFrame
-            exclusiveJustEnded = false
-            guard !hidden.isEmpty else { return message }
-            for point in m.touches where hidden.contains(point.id) {
-                if point.phase.isTerminal {
-                    exclusiveDown.remove(point.id)
-                    exclusiveJustEnded = true
-                } else {
-                    exclusiveDown.insert(point.id)
-                }
-            }
-            let hiddenLive = m.touches.reduce(0) { $0 + (hidden.contains($1.id) && !$1.phase.isTerminal ? 1 : 0) }
-            m.touches.removeAll { hidden.contains($0.id) }
-            guard !m.touches.isEmpty else { return nil }
-            m.fingers = max(0, m.fingers - hiddenLive)
-            return .touches(m)
-        case .gesture(let g):
-            guard g.device == device, g.region == nil else { return message }
-            let session = g.event.session
-            if !exclusiveDown.isEmpty || exclusiveJustEnded, !hiddenSessions.contains(session) {
-                hiddenSessions.append(session)
-                if hiddenSessions.count > Self.hiddenSessionsKept { hiddenSessions.removeFirst() }
-            }
-            let hidden = hiddenSessions.contains(session)
-            switch g.event {
-            case .sessionBegan:
-                if hidden { return nil }
-                shownSessions.insert(session)
-                return message
-            case .sessionEnded:
-                return shownSessions.remove(session) != nil || !hidden ? message : nil
-            case .update, .tap, .doubleTap, .longPress:
-                return hidden ? nil : message
-            }
-        case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
-            .transform, .regions, .recognized:
-            return message
+    /// The whole-device gesture events the whole-device stream shows (after `wholeDevice(_:)` of their
+    /// frame, or for timers): the sessions that saw an exclusive touch are withheld, taps, double taps
+    /// and long presses included, since the whole-device engine ran over those touches and its events
+    /// could give them away (docs/SECURITY.md). A session shown before such a touch joined it still
+    /// ends.
+    public mutating func wholeDevice(events: [GestureEvent]) -> [GestureEvent] {
+        guard !exclusiveDown.isEmpty || exclusiveJustEnded || !hiddenSessions.isEmpty else {
+            for event in events { note(shown: event) }
+            return events
+        }
+        return events.filter { shows($0) }
+    }
+
+    private mutating func note(shown event: GestureEvent) {
+        if case .sessionBegan(let session, _) = event { shownSessions.insert(session) }
+        if case .sessionEnded(let session, _, _) = event { shownSessions.remove(session) }
+    }
+
+    private mutating func shows(_ event: GestureEvent) -> Bool {
+        let session = event.session
+        if !exclusiveDown.isEmpty || exclusiveJustEnded, !hiddenSessions.contains(session) {
+            hiddenSessions.append(session)
+            if hiddenSessions.count > Self.hiddenSessionsKept { hiddenSessions.removeFirst() }
+        }
+        let hidden = hiddenSessions.contains(session)
+        switch event {
+        case .sessionBegan:
+            if hidden { return false }
+            shownSessions.insert(session)
+            return true
+        case .sessionEnded:
+            return shownSessions.remove(session) != nil || !hidden
+        case .update, .tap, .doubleTap, .longPress:
+            return !hidden
         }
     }
 
@@ -232,59 +213,28 @@ public struct DeviceRouting: Sendable {
     /// The device is gone: pending gesture timers fire (virtual time runs on past the end of input,
     /// as `DevicePipeline.finish` does for the whole device), then every touch and session still open
     /// is cancelled for everyone it was delivered to.
-    public mutating func finish() -> [RoutedMessage] {
-        var out: [RoutedMessage] = []
+    public mutating func finish() -> [RoutingDelivery] {
+        var out: [RoutingDelivery] = []
         // Each timer moves its deadline on and animations end; the bound is a guard against an engine
         // bug, never reached in practice.
         var rounds = 0
         while let deadline = router.nextDeadline, rounds < 100_000 {
-            out += messages(handle(.advance(to: deadline)))
+            out += handle(.advance(to: deadline)).filter(\.isSent)
             if router.nextDeadline == deadline { break }
             rounds += 1
         }
-        out += messages(handle(.deviceGone))
+        out += handle(.deviceGone).filter(\.isSent)
         return out
     }
+}
 
-    /// A pipeline `touches` message as the frame it was made from. The kernel tracking id is not on
-    /// the wire and not used by routing or gestures.
-    public static func frame(of m: TouchesMessage) -> TouchFrame {
-        let touches = m.touches.map { p in
-            Touch(
-                id: p.id, slot: p.slot, trackingID: -1, phase: p.phase, location: p.location,
-                previousLocation: p.previousLocation, millimeters: p.millimeters, normalized: p.normalized,
-                timestamp: m.time, tapCount: p.tapCount, majorRadius: p.majorRadius, minorRadius: p.minorRadius,
-                orientation: p.orientation, force: p.force, type: p.type)
+extension RoutingDelivery {
+    /// Touches and gesture events are sent to their client; the answers to requests become the
+    /// request's outcome instead.
+    var isSent: Bool {
+        switch self {
+        case .touches, .gesture: return true
+        case .transformSet, .rejected: return false
         }
-        return TouchFrame(time: m.time, touches: touches, fingerCount: m.fingers, isSemiMT: m.isSemiMT)
-    }
-
-    /// The router's deliveries as wire messages (docs/PROTOCOL.md "What a routed connection receives").
-    private func messages(_ deliveries: [RoutingDelivery]) -> [RoutedMessage] {
-        var out: [RoutedMessage] = []
-        out.reserveCapacity(deliveries.count)
-        for delivery in deliveries {
-            switch delivery {
-            case .touches(let t):
-                let fingers = t.touches.reduce(0) { $0 + ($1.phase.isTerminal ? 0 : 1) }
-                let message = TouchesMessage(
-                    device: device, time: t.time, fingers: fingers, isSemiMT: isSemiMT,
-                    touches: t.touches.map(TouchPoint.init),
-                    routing: TouchesRouting(region: t.recipient.key.region, role: t.recipient.role, reason: t.reason))
-                out.append(
-                    RoutedMessage(
-                        client: t.recipient.client, region: t.recipient.key.region, message: .touches(message)))
-            case .gesture(let recipient, let event):
-                out.append(
-                    RoutedMessage(
-                        client: recipient.client, region: recipient.key.region,
-                        message: .gesture(GestureMessage(device: device, event: event, region: recipient.key.region))))
-            case .transformSet, .rejected:
-                // Answers to requests this type does not send (a region's setTransform), or that
-                // `replace` turns into its outcome.
-                continue
-            }
-        }
-        return out
     }
 }

@@ -1,7 +1,6 @@
 import Gestures
 import MultitouchCore
 import Recordings
-import WireProtocol
 
 /// The one order in which a recording is played, shared by `multitouchctl replay` (virtual time: every
 /// step at once) and `multitouchd --replay` (each step when its recording time comes, scaled): so a
@@ -68,8 +67,15 @@ public struct ReplaySchedule {
     public var isFinished: Bool { announced && ended == pipelines.count }
 
     /// The devices clients see now: announced and not yet ended.
-    public var presentDevices: [DeviceInfo] {
-        announced ? pipelines[ended...].map(\.info) : []
+    public var presentDevices: [PipelineDevice] {
+        announced ? pipelines[ended...].map(\.device) : []
+    }
+
+    /// Runs `body` on the pipeline of device `id` (a routing request, a transform); nil when the
+    /// recording has no such device.
+    public mutating func withPipeline<R>(device id: Int, _ body: (inout DevicePipeline) -> R) -> R? {
+        guard let index = pipelines.firstIndex(where: { $0.deviceID == id }) else { return nil }
+        return body(&pipelines[index])
     }
 
     /// The step to take next; nil when the schedule is finished.
@@ -103,64 +109,51 @@ public struct ReplaySchedule {
         .end(index: index, time: recording.devices[index].events.last?.time ?? Timestamp(microseconds: 0))
     }
 
-    /// Takes `step` (which must be `nextStep`), appending its messages to `out`.
-    public mutating func take(_ step: Step, into out: inout [Message]) {
-        var ignored = [NoObserver](repeating: NoObserver(), count: pipelines.count)
-        take(step, into: &out, observers: &ignored)
-    }
-
-    /// As `take(_:into:)`, with one observer per device (in the recording's order).
-    public mutating func take<O: PipelineObserver>(_ step: Step, into out: inout [Message], observers: inout [O]) {
+    /// Takes `step` (which must be `nextStep`), appending its output to `out`.
+    public mutating func take(_ step: Step, into out: inout [PipelineOutput]) {
         switch step {
         case .announce:
             announced = true
-            for pipeline in pipelines { out.append(.deviceAdded(pipeline.info)) }
-            for note in recording.notes { out.append(.error(ErrorMessage(.recording, note))) }
+            for pipeline in pipelines { out.append(.deviceAdded(pipeline.device)) }
+            for note in recording.notes { out.append(.recordingNote(note)) }
         case .frame(let index, _):
             let events = recording.devices[index].events
             var i = cursors[index]
             while i < events.count {
                 let event = events[i]
-                pipelines[index].push(event, into: &out, observer: &observers[index])
+                pipelines[index].push(event, into: &out)
                 i += 1
                 if event.isSynReport { break }
             }
             cursors[index] = i
         case .timer(let index, let deadline):
-            pipelines[index].advance(to: deadline, into: &out, observer: &observers[index])
+            pipelines[index].advance(to: deadline, into: &out)
         case .end(let index, let time):
-            pipelines[index].finish(at: time, into: &out, observer: &observers[index])
-            out.append(
-                .deviceRemoved(
-                    DeviceRemovedMessage(device: pipelines[index].deviceID, time: time, reason: "end of recording")))
+            pipelines[index].end(at: time, reason: .endOfRecording, into: &out)
             ended = index + 1
         }
     }
 
-    /// Ends every device still present at `time` (daemon shutdown): touches cancelled, `deviceRemoved`
-    /// with `reason`. The schedule is finished afterwards.
-    public mutating func stop(at time: Timestamp, reason: String) -> [Message] {
+    /// Ends every device still present at `time` (daemon shutdown): touches cancelled, `ended` with
+    /// `reason`. The schedule is finished afterwards.
+    public mutating func stop(at time: Timestamp, reason: DeviceEndReason) -> [PipelineOutput] {
         guard !isFinished else { return [] }
-        var out: [Message] = []
+        var out: [PipelineOutput] = []
         if announced {
-            for index in ended..<pipelines.count {
-                pipelines[index].finish(at: time, into: &out)
-                out.append(
-                    .deviceRemoved(DeviceRemovedMessage(device: pipelines[index].deviceID, time: time, reason: reason)))
-            }
+            for index in ended..<pipelines.count { pipelines[index].end(at: time, reason: reason, into: &out) }
         }
         announced = true
         ended = pipelines.count
         return out
     }
 
-    /// Replaces a device's cumulative transform (client set/reset); `index` in the recording's order.
     /// Predictions this far ahead (ms) on every device, or none (the daemon's clients' `predictMs`;
     /// `DevicePipeline.predict(horizonMilliseconds:)`).
     public mutating func predict(horizonMilliseconds: Int?) {
         for index in pipelines.indices { pipelines[index].predict(horizonMilliseconds: horizonMilliseconds) }
     }
 
+    /// Replaces a device's cumulative transform (client set/reset); `index` in the recording's order.
     public mutating func setTransform(index: Int, _ transform: AffineTransform) {
         pipelines[index].setTransform(transform)
     }

@@ -4,8 +4,8 @@ import Recordings
 import TouchPipeline
 
 /// Collects a `PlotData` from what the pipeline computes for one device, typed, as a replay runs
-/// (the same observer hook `multitouchctl check` uses, so the plot shows exactly what clients receive).
-public struct PlotRecorder: PipelineObserver {
+/// (the same typed output `multitouchctl check` reads, so the plot shows exactly what clients receive).
+public struct PlotRecorder {
     public private(set) var data: PlotData
     /// Trail index of every touch seen, by id.
     private var trailIndex: [UInt64: Int] = [:]
@@ -16,6 +16,15 @@ public struct PlotRecorder: PipelineObserver {
     private var lastRotation = 0.0
 
     public init(data: PlotData) { self.data = data }
+
+    /// Takes one output of the device's pipeline (its frames and timers; the rest draws nothing).
+    public mutating func take(_ output: PipelineOutput) {
+        switch output {
+        case .frame(let f): observe(frame: f.frame, events: f.events)
+        case .timers(_, let events, _): observe(timerEvents: events)
+        case .deviceAdded, .recordingNote, .dropped, .routed, .ended: break
+        }
+    }
 
     public mutating func observe(frame: TouchFrame, events: [GestureEvent]) {
         if data.frameCount == 0 {
@@ -127,16 +136,23 @@ extension PlotData {
     ) -> PlotData {
         precondition(recording.devices.indices.contains(device), "device index out of range")
         var observers: [PlotRecorder] = recording.devices.enumerated().map { index, recorded in
-            // The same DeviceInfo the replay announces in deviceAdded: published units and extent.
-            let info = DevicePipeline(
+            // The device the replay announces in deviceAdded: published units and extent.
+            let device = DevicePipeline(
                 deviceID: index + 1, description: recorded.description, source: name, settings: settings
-            ).info
+            ).device
+            let size = device.mapper.sizeMillimeters
+            let published = device.mapper.output.map { ($0.width, $0.height) } ?? (size.width, size.height)
             return PlotRecorder(
                 data: PlotData(
-                    title: name, deviceName: info.name, deviceClass: info.deviceClass, units: info.units,
-                    width: info.width, height: info.height))
+                    title: name, deviceName: device.name, deviceClass: device.description.deviceClass,
+                    units: device.mapper.units, width: published.0, height: published.1))
         }
-        Replay.run(recording: recording, source: name, settings: settings, observers: &observers) { _ in }
+        Replay.run(recording: recording, source: name, settings: settings) { batch in
+            // Devices are numbered from 1 in the recording's order.
+            for output in batch {
+                if let id = output.device, observers.indices.contains(id - 1) { observers[id - 1].take(output) }
+            }
+        }
         return observers[device].data
     }
 }

@@ -3,6 +3,7 @@ import Configuration
 import DeviceInput
 import Gestures
 import MultitouchCore
+import Publishing
 import SystemCalls
 import TouchPipeline
 import WireProtocol
@@ -23,10 +24,42 @@ struct StandardOutput {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Appends bytes that already end their line (a published message).
+    mutating func write(bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     mutating func flush() {
         // A failure means stdout closed (e.g. piped into head): nothing left to say.
         try? Sys.writeAll(1, buffer)
         buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Prints pipeline output as multitouchd publishes it: with `json` the very bytes the daemon queues for
+/// a subscribed client (`Publisher`: each message encoded once), with `predictions` those a client
+/// that asked for them gets; else the readable line of each message.
+struct PublishedOutput {
+    let json: Bool
+    let predictions: Bool
+    private var publisher = Publisher()
+    private var batch = Publisher.Batch()
+
+    init(json: Bool, predictions: Bool = false) {
+        self.json = json
+        self.predictions = predictions
+    }
+
+    mutating func print(_ outputs: [PipelineOutput], to output: inout StandardOutput) {
+        publisher.publish(outputs, predicting: predictions, into: &batch)
+        guard json else {
+            for message in batch.messages { output.write(ReadableFormat.line(for: message)) }
+            return
+        }
+        for message in predictions ? batch.predicted : batch.encoded where message.client == 0 {
+            output.write(bytes: message.bytes)
+        }
     }
 }
 

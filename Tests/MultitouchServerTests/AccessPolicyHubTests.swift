@@ -2,6 +2,7 @@ import Configuration
 import Glibc
 import Logging
 import MultitouchCore
+import Publishing
 import Testing
 import WireProtocol
 

@@ -3,6 +3,7 @@ import Gestures
 import Glibc
 import Logging
 import MultitouchCore
+import Publishing
 import Testing
 import TouchPipeline
 import TouchRouting
@@ -24,7 +25,7 @@ struct ClientHubRoutingTests {
         func clientsChanged() {}
         func regions(
             _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-        ) -> DeviceRouting.Outcome? {
+        ) -> DeviceHost.RegionAnswer? {
             guard device == 1 else { return nil }
             switch request {
             case .declare(let list):
@@ -123,12 +124,10 @@ struct ClientHubRoutingTests {
             TouchesMessage(
                 device: 1, time: Self.t, fingers: 1, isSemiMT: false, touches: [Self.touch(2, .began)],
                 routing: TouchesRouting(region: "map", role: .owner)))
-        hub.dispatch(
-            outbound: [
-                OutboundMessage(Self.wholeTouches(.began, id: 2)),
-                OutboundMessage(routed, client: peer.id, region: "map"),
-                OutboundMessage(Self.session(true, 2)),
-            ], readAt: 1)
+        // (Whole-device messages are published from typed events, which keep the account of open
+        // sessions; the region's message comes encoded, addressed to the connection.)
+        hub.dispatch([Self.wholeTouches(.began, id: 2), Self.session(true, 2)], readAt: 1)
+        hub.dispatch(outbound: [OutboundMessage(routed, client: peer.id, region: "map")], readAt: 1)
         #expect(peer.lines() == [routed.jsonLine()])
 
         // Removing its regions mid-session: back to the whole device only once that session is over.

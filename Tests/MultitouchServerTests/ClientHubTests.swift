@@ -3,6 +3,7 @@ import Gestures
 import Glibc
 import Logging
 import MultitouchCore
+import Publishing
 import Testing
 import WireProtocol
 

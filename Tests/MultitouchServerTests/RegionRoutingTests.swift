@@ -2,6 +2,7 @@ import Foundation
 import MultitouchClient
 import MultitouchCore
 import MultitouchTestKit
+import Publishing
 import Recordings
 import Testing
 import TouchPipeline
@@ -228,7 +229,7 @@ struct RegionRoutingTests {
 
         // A connection without regions is served exactly what `multitouchctl replay --json` prints.
         let expected = withoutAnnouncement(
-            Replay.messages(recording: try RecordingReader.read(path: recording), source: "tap-and-pinch.evemu")
+            MessageReplay.messages(recording: try RecordingReader.read(path: recording), source: "tap-and-pinch.evemu")
                 .map { $0.jsonLine() })
         #expect(helloDevices(plain.hello).map { $0["id"] as? Int } == [1])
         #expect(plainLines.filter { !["hello", "subscribed"].contains(messageType($0)) } == expected)

@@ -1,5 +1,6 @@
 import Foundation
 import MultitouchClient
+import Publishing
 import Recordings
 import Testing
 import TouchPipeline
@@ -18,7 +19,7 @@ struct ReplayServingTests {
     func expectedLines(_ path: String) throws -> [String] {
         let recording = try RecordingReader.read(path: path)
         let name = String(path.split(separator: "/").last ?? "")
-        return withoutAnnouncement(Replay.messages(recording: recording, source: name).map { $0.jsonLine() })
+        return withoutAnnouncement(MessageReplay.messages(recording: recording, source: name).map { $0.jsonLine() })
     }
 
     /// Lines of the replay itself: drops the connection's own replies (hello, subscribed, pong).

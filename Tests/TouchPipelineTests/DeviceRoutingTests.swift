@@ -1,13 +1,14 @@
 import Gestures
 import MultitouchCore
 import MultitouchTestKit
+import Publishing
 import Recordings
 import Testing
 import TouchPipeline
 import TouchRouting
 import WireProtocol
 
-/// `DeviceRouting` on a device pipeline's own messages, in virtual time: what the daemon does per
+/// A device pipeline with its routing stage (`DeviceRouting`), in virtual time: what the daemon does per
 /// routed device, without sockets.
 @Suite("Device routing")
 struct DeviceRoutingTests {
@@ -21,12 +22,17 @@ struct DeviceRoutingTests {
         .rectangle(RegionRect(x: x, y: y, width: w, height: h))
     }
 
-    /// A pipeline and a routing with a toolbar (z 2, top 15 mm) over a map (z 1, everything) over an
-    /// observer.
-    static func setUp() -> (DevicePipeline, DeviceRouting) {
-        let pipeline = DevicePipeline(deviceID: 1, description: device)
-        var routing = DeviceRouting(
-            device: 1, surface: pipeline.gestureSurface, gestures: pipeline.gestureConfiguration)
+    /// A pipeline whose routing stage has a toolbar (z 2, top 15 mm) over a map (z 1, everything) over
+    /// an observer.
+    static func setUp() -> DevicePipeline {
+        var pipeline = DevicePipeline(deviceID: 1, description: device)
+        pipeline.startRouting()
+        _ = pipeline.withRouting { declareLayout(&$0) }
+        return pipeline
+    }
+
+    /// The toolbar, map and observer clients declare their regions.
+    static func declareLayout(_ routing: inout DeviceRouting) {
         #expect(
             routing.replace(client: toolbarClient, with: [Region(id: "toolbar", shape: rect(0, 0, 100, 15), z: 2)])
                 == .inForce(["toolbar"], []))
@@ -37,24 +43,18 @@ struct DeviceRoutingTests {
             routing.replace(
                 client: observerClient, with: [Region(id: "fx", shape: rect(0, 0, 100, 100), mode: .observer)])
                 == .inForce(["fx"], []))
-        return (pipeline, routing)
     }
 
-    /// Runs the scripter's events through the pipeline and the routing; returns the whole-device
-    /// messages and the routed ones.
-    static func run(
-        _ s: TouchScripter, _ pipeline: inout DevicePipeline, _ routing: inout DeviceRouting
-    )
-        -> (whole: [Message], routed: [RoutedMessage])
+    /// Runs the scripter's events through the pipeline; returns the whole-device messages and the
+    /// routed ones.
+    static func run(_ s: TouchScripter, _ pipeline: inout DevicePipeline) -> (whole: [Message], routed: [RoutedMessage])
     {
+        var outputs: [PipelineOutput] = []
+        for event in s.events { pipeline.push(event, into: &outputs) }
         var whole: [Message] = []
         var routed: [RoutedMessage] = []
-        for event in s.events {
-            var out: [Message] = []
-            pipeline.push(event, into: &out)
-            for m in out { routed += routing.observe(m) }
-            whole += out
-        }
+        PipelineMessages.append(outputs, to: &whole)
+        PipelineMessages.appendRouted(outputs, to: &routed)
         return (whole, routed)
     }
 
@@ -94,8 +94,8 @@ struct DeviceRoutingTests {
     }
 
     @Test func eachOwningRegionHasItsOwnGestureSessionOverOnlyItsTouches() {
-        var (pipeline, routing) = Self.setUp()
-        let (whole, routed) = Self.run(Self.tapDuringPinch(), &pipeline, &routing)
+        var pipeline = Self.setUp()
+        let (whole, routed) = Self.run(Self.tapDuringPinch(), &pipeline)
 
         // The whole device saw three fingers at once; the map's pinch never more than two.
         let wholeFingers = whole.compactMap { m -> Int? in
@@ -132,35 +132,41 @@ struct DeviceRoutingTests {
         #expect(observed.count == 3)
         // `fingers` counts the region's own touches that are down.
         #expect(Self.touches(routed, for: Self.toolbarClient).map(\.fingers) == [1, 0])
-        #expect(routing.router.boundTouchCount == 0)
+        #expect(pipeline.routing?.router.boundTouchCount == 0)
     }
 
-    @Test func aFrameReadBackFromItsMessageIsTheFrameApartFromTheKernelTrackingID() {
-        var pipeline = DevicePipeline(deviceID: 4, description: Self.device)
+    /// The routing stage is fed the tracked frame itself: a routed touch is the whole-device touch,
+    /// kernel tracking id and time included (read back from a `touches` message, as routing once was, the
+    /// tracking id was -1).
+    @Test func theRoutingStageRoutesTheTrackedFrameAsItIs() {
+        var pipeline = Self.setUp()
         var s = TouchScripter(device: Self.device, start: Timestamp(seconds: 3, microseconds: 0))
         s.down(finger: 0, x: 12.5, y: 80)
         s.down(finger: 1, x: 70, y: 20)
         s.frame()
-        var out: [Message] = []
-        for event in s.events { pipeline.push(event, into: &out) }
-        guard case .touches(let message)? = out.first else {
-            Issue.record("no touches message")
+        var outputs: [PipelineOutput] = []
+        for event in s.events { pipeline.push(event, into: &outputs) }
+        guard case .frame(let f)? = outputs.first else {
+            Issue.record("no frame")
             return
         }
-        let frame = DeviceRouting.frame(of: message)
-        #expect(frame.time == message.time)
-        #expect(frame.fingerCount == 2)
-        #expect(TouchesMessage(device: 4, frame: frame) == message)
-        #expect(frame.touches.allSatisfy { $0.trackingID == -1 && $0.timestamp == message.time })
+        #expect(f.frame.fingerCount == 2)
+        let routed = f.routed.flatMap { d -> [Touch] in if case .touches(let t) = d { t.touches } else { [] } }
+        #expect(!routed.isEmpty)
+        for touch in routed {
+            #expect(f.frame.touches.contains(touch))
+            #expect(touch.trackingID != -1)
+        }
     }
 
     @Test func theDeviceGoingCancelsWhatIsOpenForEveryRecipient() {
-        var (pipeline, routing) = Self.setUp()
+        var pipeline = Self.setUp()
         var s = TouchScripter(device: Self.device, start: Timestamp(seconds: 10, microseconds: 0))
         s.down(finger: 0, x: 50, y: 50)
         s.frame()
-        _ = Self.run(s, &pipeline, &routing)
-        let gone = routing.observe(.deviceRemoved(DeviceRemovedMessage(device: 1, time: nil, reason: "unplugged")))
+        _ = Self.run(s, &pipeline)
+        let deliveries = pipeline.withRouting { $0.finish() } ?? []
+        let gone = PipelineMessages.routedMessages(deliveries, device: 1, isSemiMT: false)
         let cancelled = gone.compactMap { r -> (ClientID, TouchesMessage)? in
             guard case .touches(let t) = r.message else { return nil }
             return (r.client, t)
@@ -176,7 +182,10 @@ struct DeviceRoutingTests {
     }
 
     @Test func regionRequestsAreAtomicAndUpdatesMergeByID() {
-        var (_, routing) = Self.setUp()
+        let pipeline = DevicePipeline(deviceID: 1, description: Self.device)
+        var routing = DeviceRouting(
+            device: 1, surface: pipeline.gestureSurface, gestures: pipeline.gestureConfiguration)
+        Self.declareLayout(&routing)
         let bad = routing.replace(
             client: Self.mapClient,
             with: [Region(id: "a", shape: Self.rect(0, 0, 10, 10)), Region(id: "a", shape: Self.rect(0, 0, 5, 5))])
@@ -224,8 +233,8 @@ struct RoutedReplayTests {
         let clients = Set(result.messages.map(\.client))
         #expect(clients == [ClientID(1), ClientID(2), ClientID(3)])
         // The same as `DeviceRouting` driven by hand.
-        var (pipeline, routing) = DeviceRoutingTests.setUp()
-        let byHand = DeviceRoutingTests.run(DeviceRoutingTests.tapDuringPinch(), &pipeline, &routing).routed
+        var pipeline = DeviceRoutingTests.setUp()
+        let byHand = DeviceRoutingTests.run(DeviceRoutingTests.tapDuringPinch(), &pipeline).routed
         #expect(result.messages.filter { $0.client == ClientID(2) } == byHand.filter { $0.client == ClientID(2) })
         // Deterministic.
         #expect(RoutedReplay.run(recording: Self.recording(), layout: layout).messages == result.messages)

@@ -1,6 +1,7 @@
 import Gestures
 import MultitouchCore
 import MultitouchTestKit
+import Publishing
 import Testing
 import TouchPipeline
 import TouchRouting
@@ -34,32 +35,34 @@ struct ExclusiveWholeDeviceTests {
     /// The pipeline's messages (to the end, every timer fired), the whole-device stream as the daemon
     /// sends it, and the routed messages.
     static func run(exclusive: Bool) -> (pipeline: [Message], whole: [Message], routed: [RoutedMessage]) {
-        var pipeline = DevicePipeline(deviceID: 1, description: device)
-        var routing = DeviceRouting(
-            device: 1, surface: pipeline.gestureSurface, gestures: pipeline.gestureConfiguration)
         let pad = Region(
             id: "pin", shape: DeviceRoutingTests.rect(0, 0, 50, 50), z: 1, options: RegionOptions(exclusive: exclusive))
-        #expect(routing.replace(client: pinClient, with: [pad]) == .inForce(["pin"], []))
         let s = padTapThenOutsideTap()
-        var all: [Message] = []
+        let (whole, routed) = play(s.events, end: s.time, regions: [pad])
+        // The same input through a pipeline without a routing stage: everything the engine made.
+        let (all, _) = play(s.events, end: s.time, regions: [])
+        return (all, whole, routed)
+    }
+
+    /// Plays `events` through a pipeline on which the PIN client declared `regions` (none: no routing
+    /// stage), to the end; returns the whole-device stream and the routed messages.
+    static func play(_ events: [InputEvent], end: Timestamp, regions: [Region]) -> ([Message], [RoutedMessage]) {
+        var pipeline = DevicePipeline(deviceID: 1, description: device)
+        if !regions.isEmpty {
+            pipeline.startRouting()
+            let outcome = pipeline.withRouting { $0.replace(client: pinClient, with: regions) }
+            #expect(outcome == .inForce(regions.map(\.id), []))
+        }
+        var outputs: [PipelineOutput] = []
+        for event in events { pipeline.push(event, into: &outputs) }
+        pipeline.end(at: end, reason: .endOfRecording, into: &outputs)
         var whole: [Message] = []
         var routed: [RoutedMessage] = []
-        func feed(_ out: [Message]) {
-            for m in out {
-                routed += routing.observe(m)
-                if let w = routing.wholeDevice(m) { whole.append(w) }
-            }
-            all += out
-        }
-        for event in s.events {
-            var out: [Message] = []
-            pipeline.push(event, into: &out)
-            feed(out)
-        }
-        var out: [Message] = []
-        pipeline.finish(at: s.time, into: &out)
-        feed(out)
-        return (all, whole, routed)
+        PipelineMessages.append(outputs, to: &whole)
+        PipelineMessages.appendRouted(outputs, to: &routed)
+        // The end's own message is not part of the stream these tests compare.
+        whole.removeAll { if case .deviceRemoved = $0 { true } else { false } }
+        return (whole, routed)
     }
 
     static func points(_ messages: [Message]) -> [TouchPoint] {
@@ -124,29 +127,22 @@ struct ExclusiveWholeDeviceTests {
     /// routing is idle (the daemon drops it) only once the touch has ended.
     @Test func aTouchStaysHiddenAfterItsRegionsClientLeft() {
         var pipeline = DevicePipeline(deviceID: 1, description: Self.device)
-        var routing = DeviceRouting(
-            device: 1, surface: pipeline.gestureSurface, gestures: pipeline.gestureConfiguration)
         let pad = Region(
             id: "pin", shape: DeviceRoutingTests.rect(0, 0, 50, 50), z: 1, options: RegionOptions(exclusive: true))
-        _ = routing.replace(client: Self.pinClient, with: [pad])
+        pipeline.startRouting()
+        _ = pipeline.withRouting { $0.replace(client: Self.pinClient, with: [pad]) }
         var s = TouchScripter(device: Self.device, start: Timestamp(seconds: 10, microseconds: 0))
         var whole: [Message] = []
         var idleWhileDown: [Bool] = []
         func play(_ s: inout TouchScripter, from start: Int) {
-            for event in s.events[start...] {
-                var out: [Message] = []
-                pipeline.push(event, into: &out)
-                for m in out {
-                    _ = routing.observe(m)
-                    if let w = routing.wholeDevice(m) { whole.append(w) }
-                }
-            }
+            for event in s.events[start...] { pipeline.push(event, into: &whole) }
         }
         s.down(finger: 0, x: 20, y: 20)
         s.frame()
         play(&s, from: 0)
-        routing.clientGone(Self.pinClient)
-        idleWhileDown.append(routing.isIdle)
+        _ = pipeline.withRouting { $0.clientGone(Self.pinClient) }
+        // The pipeline drops its routing stage once it is idle.
+        idleWhileDown.append(pipeline.routing == nil)
         var mark = s.events.count
         for i in 1...5 {
             s.advance(ms: 10)
@@ -154,14 +150,14 @@ struct ExclusiveWholeDeviceTests {
             s.frame()
         }
         play(&s, from: mark)
-        idleWhileDown.append(routing.isIdle)
+        idleWhileDown.append(pipeline.routing == nil)
         mark = s.events.count
         s.advance(ms: 10)
         s.up(finger: 0)
         s.frame()
         play(&s, from: mark)
         #expect(idleWhileDown == [false, false])
-        #expect(routing.isIdle)
+        #expect(pipeline.routing == nil)
         #expect(Self.points(whole).isEmpty)
         #expect(Self.events(whole).isEmpty)
     }
@@ -170,12 +166,8 @@ struct ExclusiveWholeDeviceTests {
     /// session was shown before the pad's touch joined it: it still ends, but nothing of it after the
     /// join is sent (its updates would count and follow the pad's finger).
     @Test func aShownSessionThatAPadTouchJoinsEndsWithoutItsLaterUpdates() {
-        var pipeline = DevicePipeline(deviceID: 1, description: Self.device)
-        var routing = DeviceRouting(
-            device: 1, surface: pipeline.gestureSurface, gestures: pipeline.gestureConfiguration)
         let pad = Region(
             id: "pin", shape: DeviceRoutingTests.rect(0, 0, 50, 50), z: 1, options: RegionOptions(exclusive: true))
-        _ = routing.replace(client: Self.pinClient, with: [pad])
         var s = TouchScripter(device: Self.device, start: Timestamp(seconds: 10, microseconds: 0))
         s.down(finger: 0, x: 60, y: 60)
         s.frame()
@@ -189,24 +181,8 @@ struct ExclusiveWholeDeviceTests {
         s.advance(ms: 10)
         s.up(finger: 0)
         s.frame()
-        var all: [Message] = []
-        var whole: [Message] = []
-        for event in s.events {
-            var out: [Message] = []
-            pipeline.push(event, into: &out)
-            for m in out {
-                _ = routing.observe(m)
-                if let w = routing.wholeDevice(m) { whole.append(w) }
-            }
-            all += out
-        }
-        var end: [Message] = []
-        pipeline.finish(at: s.time, into: &end)
-        for m in end {
-            _ = routing.observe(m)
-            if let w = routing.wholeDevice(m) { whole.append(w) }
-        }
-        all += end
+        let (whole, _) = Self.play(s.events, end: s.time, regions: [pad])
+        let (all, _) = Self.play(s.events, end: s.time, regions: [])
         let joined = Timestamp(seconds: 10, microseconds: 150_000)
         // The pipeline's session went on with updates after the join; the whole-device stream's did not.
         #expect(Self.events(all).contains { if case .update = $0, $0.time >= joined { true } else { false } })

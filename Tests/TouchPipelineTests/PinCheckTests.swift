@@ -1,5 +1,6 @@
 import Foundation
 import Gestures
+import Publishing
 import Recordings
 import Testing
 import TouchPipeline

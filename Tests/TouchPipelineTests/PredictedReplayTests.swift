@@ -1,6 +1,7 @@
 import Gestures
 import MultitouchCore
 import MultitouchTestKit
+import Publishing
 import Recordings
 import Testing
 import TouchPipeline
@@ -16,7 +17,7 @@ import WireProtocol
         var settings = PipelineSettings()
         settings.predictionMilliseconds = predict
         var out: [[Message]] = []
-        Replay.run(recording: recording, source: "test", settings: settings) { out.append($0) }
+        MessageReplay.run(recording: recording, source: "test", settings: settings) { out.append($0) }
         return out
     }
 

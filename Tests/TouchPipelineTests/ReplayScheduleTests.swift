@@ -1,6 +1,7 @@
 import Gestures
 import MultitouchCore
 import MultitouchTestKit
+import Publishing
 import Recordings
 import Testing
 import TouchPipeline
@@ -37,7 +38,7 @@ struct ReplayScheduleTests {
     /// next frame (the lift at 1001.5 s), after a second of device 2's frames, while the daemon sent it
     /// at its deadline: `replay --json` and a socket client disagreed. Now both send it in time order.
     @Test func aTimerOfOneDeviceFiresAtItsDeadlineBetweenAnotherDevicesFrames() throws {
-        let messages = Replay.messages(recording: Self.holdAndMove(), source: "two")
+        let messages = MessageReplay.messages(recording: Self.holdAndMove(), source: "two")
         let longPress = try #require(messages.firstIndex { $0.kind == .longPress })
         guard case .gesture(let press) = messages[longPress] else { return }
         #expect(press.device == 1)
@@ -85,7 +86,7 @@ struct ReplayScheduleTests {
         // Timed steps never go back in time.
         let times = steps.compactMap(\.time)
         #expect(times == times.sorted())
-        #expect(out == Replay.messages(recording: Self.holdAndMove(), source: "two"))
+        #expect(out == MessageReplay.messages(recording: Self.holdAndMove(), source: "two"))
     }
 
     @Test func stoppingMidwayEndsOnlyTheDevicesStillPresent() {
@@ -94,19 +95,19 @@ struct ReplayScheduleTests {
         for _ in 0..<4 {
             if let step = schedule.nextStep { schedule.take(step, into: &out) }
         }
-        let stopped = schedule.stop(at: Timestamp(seconds: 1000, microseconds: 200_000), reason: "shutdown")
-        let removed = stopped.compactMap { if case .deviceRemoved(let m) = $0 { return m.device } else { return nil } }
+        let stopped = schedule.stop(at: Timestamp(seconds: 1000, microseconds: 200_000), reason: .shutdown)
+        let removed = stopped.compactMap { if case .ended(let device, _, _) = $0 { return device } else { return nil } }
         #expect(removed == [1, 2])
         #expect(schedule.isFinished)
         #expect(schedule.nextStep == nil)
-        #expect(schedule.stop(at: Timestamp(seconds: 1001, microseconds: 0), reason: "again").isEmpty)
+        #expect(schedule.stop(at: Timestamp(seconds: 1001, microseconds: 0), reason: .shutdown).isEmpty)
     }
 
     @Test func aRecordingWithoutEventsStillAnnouncesAndEndsItsDevice() {
         let recording = Recording(
             format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: [])])
         #expect(ReplaySchedule(recording: recording, source: "empty", settings: .init()).origin == nil)
-        let kinds = Replay.messages(recording: recording, source: "empty").map(\.kind)
+        let kinds = MessageReplay.messages(recording: recording, source: "empty").map(\.kind)
         #expect(kinds == [.deviceAdded, .deviceRemoved])
     }
 }
@@ -207,12 +208,13 @@ struct DevicePipelineTests {
         var live = DevicePipeline(deviceID: 1, description: device)
         var liveOut: [Message] = []
         for reading in readings { _ = live.push(reading, into: &liveOut) }
-        live.finish(at: s.time, into: &liveOut)
+        live.end(at: s.time, reason: .endOfRecording, into: &liveOut)
+        liveOut.removeAll { $0.kind == .deviceRemoved }
 
         let text = EvemuWriter.write(description: device, events: readings.flatMap(\.recordedEvents))
         #expect(text.contains(" 0000 0003 0001\n"), "the resync is marked with SYN_DROPPED value 1")
         let recording = try RecordingReader.parse(text: text, name: "resync.evemu")
-        let replayOut = Replay.messages(recording: recording).filter {
+        let replayOut = MessageReplay.messages(recording: recording).filter {
             $0.kind != .deviceAdded && $0.kind != .deviceRemoved
         }
 

@@ -2,6 +2,7 @@ import Foundation
 import Gestures
 import MultitouchCore
 import MultitouchTestKit
+import Publishing
 import Recordings
 import Testing
 import TouchPipeline
@@ -11,7 +12,7 @@ import WireProtocol
 /// prints them and socket clients receive them.
 @Suite struct ReplayTests {
     private func lines(_ recording: Recording, settings: PipelineSettings = .init()) -> [String] {
-        Replay.messages(recording: recording, source: "test", settings: settings).map { $0.jsonLine() }
+        MessageReplay.messages(recording: recording, source: "test", settings: settings).map { $0.jsonLine() }
     }
 
     private func objects(_ lines: [String]) throws -> [[String: Any]] {
@@ -111,7 +112,7 @@ import WireProtocol
             InputEvent(time: t, type: EventType.abs, code: AbsCode.mtTrackingID, value: -1),
             InputEvent(time: t, type: EventType.syn, code: SynCode.report, value: 0),
         ]
-        let messages = Replay.messages(
+        let messages = MessageReplay.messages(
             recording: Recording(
                 format: .evemu, devices: [RecordedDevice(description: TestDevices.touchscreen(), events: events)]))
         let phases = messages.compactMap { message -> [TouchPhase]? in

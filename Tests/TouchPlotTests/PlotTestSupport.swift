@@ -7,7 +7,7 @@ import TouchPlot
 
 /// What a replay should show, tallied straight from the pipeline's typed output (not from PlotData),
 /// so the SVG is checked against the pipeline rather than against the plot's own model.
-struct Tally: PipelineObserver {
+struct Tally {
     var ids: [UInt64] = []
     var ends: [UInt64: TouchPhase] = [:]
     var segments: [(mode: GestureMode, fingers: Int)] = []
@@ -51,9 +51,17 @@ struct Tally: PipelineObserver {
     }
 
     static func of(_ recording: Recording) -> Tally {
-        var observers = [Tally](repeating: Tally(), count: recording.devices.count)
-        Replay.run(recording: recording, observers: &observers) { _ in }
-        return observers[0]
+        var tally = Tally()
+        Replay.run(recording: recording) { batch in
+            for output in batch where output.device == 1 {
+                switch output {
+                case .frame(let f): tally.observe(frame: f.frame, events: f.events)
+                case .timers(_, let events, _): tally.observe(timerEvents: events)
+                case .deviceAdded, .recordingNote, .dropped, .routed, .ended: break
+                }
+            }
+        }
+        return tally
     }
 }
 

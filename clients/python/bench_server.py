@@ -3,12 +3,14 @@
 the daemon's own stats), idle wake-ups and memory.
 
     python3 clients/python/bench_server.py BIN_DIR [--clients 8] [--frames 6000] [--speed 5] [--nice N] [--realtime]
-        [--tuio live|gone]
+        [--tuio live|gone] [--region-elsewhere]
 
 BIN_DIR holds the `multitouchd` to measure (use a release build). Prints a small report, with the
 daemon's CPU time (/proc/PID/schedstat) over the replay per frame and per frame and client.
 --tuio adds a [tuio] target on 127.0.0.1 (docs/TUIO.md): `live`, a reader counting the datagrams, or
 `gone`, a port nobody listens on (what a TUIO receiver that has quit costs the daemon).
+--region-elsewhere replays the pinch on device 1 of a two-device recording (libinput record) and has
+each client declare a region on the idle device 2 first: what routing costs the device nobody routes.
 """
 
 import argparse
@@ -44,6 +46,30 @@ def cpu_ns(pid):
         return int(f.read().split()[0])
 
 
+def two_device_recording(frames):
+    """libinput record: the pinch on device 1 (the evemu test touchscreen), an idle twin as device 2."""
+    frames_out, current = [], []
+    for line in pinch_recording(frames).splitlines():
+        if not line.startswith("E: "):
+            continue
+        t, typ, code, value = line[3:].split()
+        sec, usec = t.split(".")
+        current.append("    - [%s, %d, %d, %d, %s]" % (sec, int(usec), int(typ, 16), int(code, 16), value))
+        if typ == "0000" and code == "0000":
+            frames_out.append("  - evdev:\n" + "\n".join(current))
+            current = []
+
+    def device(node, name, events):
+        return ("- node: /dev/input/%s\n  evdev:\n    name: \"%s\"\n    id: [24, 0, 0, 0]\n"
+                "    codes:\n      0: [0, 1, 2, 3]\n      1: [330]\n      3: [0, 1, 47, 53, 54, 57]\n"
+                "    absinfo:\n      0: [0, 1000, 0, 0, 10]\n      1: [0, 600, 0, 0, 10]\n      47: [0, 9, 0, 0, 0]\n"
+                "      53: [0, 1000, 0, 0, 10]\n      54: [0, 600, 0, 0, 10]\n      57: [0, 65535, 0, 0, 0]\n"
+                "    properties: [1]\n  events:\n%s\n" % (node, name, events))
+    return ("version: 1\nndevices: 2\nlibinput:\n  version: \"1.22.1\"\nsystem:\n  kernel: \"6.1\"\ndevices:\n"
+            + device("event0", "bench pinch", "\n".join(frames_out))
+            + device("event1", "bench idle twin", "  - evdev:\n    - [1, 0, 0, 0, 0]"))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("bin_dir")
@@ -55,6 +81,8 @@ def main():
                         help="run the daemon with SCHED_FIFO (chrt -f 10) to separate its own cost from a busy machine")
     parser.add_argument("--nice", type=int,
                         help="run the daemon at this nice value (normal scheduling; negative needs root)")
+    parser.add_argument("--region-elsewhere", action="store_true",
+                        help="two devices; every client declares a region on device 2, the pinch plays on device 1")
     parser.add_argument("--tuio", choices=["live", "gone"],
                         help="also send TUIO to a loopback reader (live) or to a port nobody listens on (gone)")
     args = parser.parse_args()
@@ -79,9 +107,9 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="mtd-bench-")
     try:
-        path = os.path.join(tmp, "pinch.evemu")
+        path = os.path.join(tmp, "pinch.yml" if args.region_elsewhere else "pinch.evemu")
         with open(path, "w") as f:
-            f.write(pinch_recording(args.frames))
+            f.write(two_device_recording(args.frames) if args.region_elsewhere else pinch_recording(args.frames))
         sock = os.path.join(tmp, "mtd.sock")
         # The defaults (max_clients 64, max_clients_per_user 16) would refuse the measured clients, all
         # of one user, and the observer that asks for `stats` after the replay: allow one more.
@@ -118,6 +146,9 @@ def main():
         clients = [Client(sock) for _ in range(args.clients)]
         threads = []
         for i, c in enumerate(clients):
+            if args.region_elsewhere:
+                c.request({"type": "declareRegions", "device": 2,
+                           "regions": [{"id": "elsewhere", "rect": [0, 0, 10, 10]}]}, "regions")
             c.subscribe()
             t = threading.Thread(target=reader, args=(i, c))
             t.start()

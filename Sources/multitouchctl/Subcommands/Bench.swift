@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MultitouchCore
+import Publishing
 import Recordings
 import TouchPipeline
 import TouchScripting
@@ -177,17 +178,21 @@ struct Bench: ParsableCommand {
         _ stream: [InputEvent], _ device: DeviceDescription, json: Bool, settings: PipelineSettings = .init()
     ) -> Counts {
         var pipeline = DevicePipeline(deviceID: 1, description: device, settings: settings)
-        var out: [Message] = []
+        var out: [PipelineOutput] = []
         out.reserveCapacity(64)
         var counts = Counts()
         var writer = JSONWriter(capacity: 1 << 20)
         for event in stream {
             pipeline.push(event, into: &out)
-            counts.messages += out.count
+            if !json { counts.messages += out.count }  // typed outputs: the pipeline alone makes no message
             if json {
-                for message in out {
-                    message.write(to: &writer)
-                    writer.newline()
+                // The publishing edge: each output as its wire messages, written as JSON lines.
+                for output in out {
+                    PipelineMessages.forEach(output) { message, _ in
+                        counts.messages += 1
+                        message.write(to: &writer)
+                        writer.newline()
+                    }
                 }
                 if writer.count > 1 << 20 {
                     counts.bytes += writer.count

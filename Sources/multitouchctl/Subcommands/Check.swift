@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Publishing
 import Recordings
 import TouchPipeline
 

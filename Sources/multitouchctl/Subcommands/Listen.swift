@@ -2,6 +2,7 @@ import ArgumentParser
 import DeviceInput
 import Glibc
 import MultitouchCore
+import Publishing
 import Recordings
 import TouchPipeline
 import WireProtocol
@@ -61,13 +62,13 @@ struct Listen: ParsableCommand {
         let settings = try loadSettings(configPath: config, path: device, description: live.description)
         var pipeline = DevicePipeline(deviceID: 1, description: live.description, source: device, settings: settings)
         var output = StandardOutput()
-        let json = self.json
-        func emit(_ messages: inout [Message]) {
-            for message in messages { output.write(json ? message.jsonLine() : ReadableFormat.line(for: message)) }
-            messages.removeAll(keepingCapacity: true)
+        var published = PublishedOutput(json: json)
+        func emit(_ outputs: inout [PipelineOutput]) {
+            published.print(outputs, to: &output)
+            outputs.removeAll(keepingCapacity: true)
             output.flush()
         }
-        var batch: [Message] = [.deviceAdded(pipeline.info)]
+        var batch: [PipelineOutput] = [.deviceAdded(pipeline.device)]
         emit(&batch)
         var raw: [InputEvent] = []
         let recordPath = self.recordPath
@@ -87,7 +88,7 @@ struct Listen: ParsableCommand {
         var lastEvent: Timestamp?
         var lastActivity: Timestamp?
         var readings: [DeviceReading] = []
-        var endReason = "end of input"
+        var endReason = DeviceEndReason.endOfInput
         loop: while true {
             let now = monotonicNow()
             var deadlines: [Timestamp] = []
@@ -98,7 +99,7 @@ struct Listen: ParsableCommand {
                 [live.fileDescriptor, signals.fileDescriptor],
                 timeoutMilliseconds: pollTimeout(until: deadlines.min(), now: now))
             if ready[1] {
-                endReason = "interrupted"
+                endReason = .interrupted
                 break loop
             }
             if ready[0] {
@@ -129,10 +130,7 @@ struct Listen: ParsableCommand {
                         if let frames, frameCount >= frames { break loop }
                     case .removed:
                         let end = Swift.max(lastEvent ?? monotonicNow(), monotonicNow())
-                        pipeline.finish(at: end, into: &batch)
-                        batch.append(
-                            .deviceRemoved(
-                                DeviceRemovedMessage(device: pipeline.deviceID, time: end, reason: "device removed")))
+                        pipeline.end(at: end, reason: .deviceRemoved, into: &batch)
                         emit(&batch)
                         try saveRecording()
                         return
@@ -149,7 +147,7 @@ struct Listen: ParsableCommand {
             }
             emit(&batch)
             if let stopAt, after >= stopAt {
-                endReason = "timeout"
+                endReason = .timeout
                 break loop
             }
             if let idleExit, let lastActivity, after >= lastActivity.adding(milliseconds: Double(idleExit)) {
@@ -158,8 +156,7 @@ struct Listen: ParsableCommand {
         }
         // Like the end of a replay: open touches end cancelled at the last event's time.
         let end = lastEvent ?? monotonicNow()
-        pipeline.finish(at: end, into: &batch)
-        batch.append(.deviceRemoved(DeviceRemovedMessage(device: pipeline.deviceID, time: end, reason: endReason)))
+        pipeline.end(at: end, reason: endReason, into: &batch)
         emit(&batch)
         try saveRecording()
     }

@@ -88,7 +88,12 @@ struct PredictReport: ParsableCommand {
             let settings = try loadSettings(
                 configPath: config, path: job.path, description: recording.devices.first?.description)
             var collectors = [TrackCollector](repeating: TrackCollector(), count: recording.devices.count)
-            TouchPipeline.Replay.run(recording: recording, settings: settings, observers: &collectors) { _ in }
+            TouchPipeline.Replay.run(recording: recording, settings: settings) { batch in
+                // Devices are numbered from 1 in the recording's order.
+                for case .frame(let f) in batch where collectors.indices.contains(f.device - 1) {
+                    collectors[f.device - 1].observe(frame: f.frame)
+                }
+            }
             for (device, collector) in zip(recording.devices, collectors) {
                 let deviceClass = device.description.deviceClass
                 let tuned = override ?? .tuned(for: deviceClass == .touchscreen ? .direct : .indirect)
@@ -199,11 +204,11 @@ struct PredictReport: ParsableCommand {
 }
 
 /// Collects every touch's path (time, millimetres) from the pipeline's frames, one sample per instant.
-struct TrackCollector: PipelineObserver {
+struct TrackCollector {
     private var open: [UInt64: [TrackSample]] = [:]
     private(set) var finished: [[TrackSample]] = []
 
-    mutating func observe(frame: TouchFrame, events: [GestureEvent]) {
+    mutating func observe(frame: TouchFrame) {
         for touch in frame.touches {
             let sample = TrackSample(time: touch.timestamp.microseconds, millimeters: touch.millimeters)
             var track = open[touch.id] ?? []
@@ -220,6 +225,4 @@ struct TrackCollector: PipelineObserver {
             }
         }
     }
-
-    mutating func observe(timerEvents: [GestureEvent]) {}
 }

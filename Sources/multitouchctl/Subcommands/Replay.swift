@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Gestures
 import MultitouchCore
+import Publishing
 import Recordings
 import TouchPipeline
 import TouchRouting
@@ -115,14 +116,9 @@ struct Replay: ParsableCommand {
             if !result.violations.isEmpty { throw ExitCode.failure }
             return
         }
+        var published = PublishedOutput(json: json, predictions: predictMilliseconds != nil)
         TouchPipeline.Replay.run(recording: recording, source: baseName(file), settings: settings) { batch in
-            for message in batch {
-                if json {
-                    output.write(message.jsonLine())
-                } else {
-                    output.write(ReadableFormat.line(for: message))
-                }
-            }
+            published.print(batch, to: &output)
         }
         output.flush()
     }

@@ -20,11 +20,10 @@ public struct OutboundMessage: Sendable {
     public var client: Int
     /// The region a routed message is about: droppable messages coalesce per device, stream and region.
     public var region: String?
-    /// For a whole-device gesture message, how it changes the number of the device's open sessions and
-    /// segments (+1 a session or segment began, -1 one ended or was cancelled); 0 for everything else.
-    /// Where that number is back at 0 no touch is down and no segment or animation is under way: the
-    /// point where a connection can switch between the whole-device and routed streams.
-    public var openDelta: Int8 = 0
+    /// A whole-device gesture message after which its device has no session or segment open (no touch
+    /// down, no segment or animation under way): the point where a connection can switch between the
+    /// whole-device and routed streams. Set by the `Publisher`, which keeps that account.
+    public var closesLastSession = false
 
     public init(
         bytes: [UInt8], device: Int, streams: MessageStreams, droppable: Bool, wholeDevice: Bool = false,
@@ -47,19 +46,6 @@ public struct OutboundMessage: Sendable {
         self.init(
             bytes: bytes, device: message.device ?? 0, streams: message.streams, droppable: message.isDroppable,
             wholeDevice: message.isWholeDeviceStream)
-        if case .gesture(let m) = message, m.region == nil {
-            switch m.event {
-            case .sessionBegan: openDelta = 1
-            case .sessionEnded: openDelta = -1
-            case .update(let u):
-                switch u.phase {
-                case .began: openDelta = 1
-                case .ended, .cancelled: openDelta = -1
-                case .changed: openDelta = 0
-                }
-            case .tap, .doubleTap, .longPress: openDelta = 0
-            }
-        }
     }
 
     /// `message` for client `client` alone: one of its regions' touches or gesture events.
@@ -70,6 +56,11 @@ public struct OutboundMessage: Sendable {
         self.init(
             bytes: bytes, device: message.device ?? 0, streams: message.streams, droppable: message.isDroppable,
             client: client, region: region)
+    }
+
+    /// A region's message for its client.
+    public init(routed: RoutedMessage) {
+        self.init(routed.message, client: Int(truncatingIfNeeded: routed.client.rawValue), region: routed.region)
     }
 
     /// A reply to one client: never subject to subscriptions, never dropped.

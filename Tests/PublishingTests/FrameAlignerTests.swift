@@ -1,6 +1,7 @@
 import Gestures
 import MultitouchCore
 import MultitouchTestKit
+import Publishing
 import Recordings
 import Testing
 import TouchPipeline
@@ -121,7 +122,7 @@ import WireProtocol
     @Test(arguments: Fixtures.all.map(\.name))
     func alignedReplayKeepsEverySampleAndPhase(name: String) throws {
         let fixture = try #require(Fixtures.all.first { $0.name == name })
-        let raw = Replay.messages(recording: recording(fixture), source: "test")
+        let raw = MessageReplay.messages(recording: recording(fixture), source: "test")
         var aligned: [Message] = []
         FrameAligner.replay(
             recording: recording(fixture), source: "test",

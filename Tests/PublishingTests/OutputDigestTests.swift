@@ -1,7 +1,7 @@
 import Testing
 import WireProtocol
 
-@testable import TouchPipeline
+@testable import Publishing
 
 /// `check`'s determinism test on digests: equal outputs compare equal, any difference is found and
 /// located to its MiB, while the digest holds no text.

@@ -1,6 +1,7 @@
 import Gestures
 import MultitouchCore
 import Recordings
+import TouchPipeline
 import WireProtocol
 
 /// The result of checking one recording: the invariants that failed (empty when it passed) and the
@@ -24,8 +25,8 @@ public struct RecordingCheckReport: Sendable {
     public var passed: Bool { failures.isEmpty }
 }
 
-/// Observer that feeds the touch checker of one device.
-struct CheckObserver: PipelineObserver {
+/// The touch and gesture checkers of one device, fed the pipeline's typed output.
+struct DeviceChecks {
     var touches = TouchInvariantChecker()
     var gestures: GestureInvariantChecker
 
@@ -33,12 +34,17 @@ struct CheckObserver: PipelineObserver {
         gestures = GestureInvariantChecker(isSemiMT: isSemiMT, configuration: configuration)
     }
 
-    mutating func observe(frame: TouchFrame, events: [GestureEvent]) {
-        touches.observe(frame)
-        gestures.check(frame: frame, events: events)
+    mutating func check(_ output: PipelineOutput) {
+        switch output {
+        case .frame(let f):
+            touches.observe(f.frame)
+            gestures.check(frame: f.frame, events: f.events)
+        case .timers(_, let events, _):
+            gestures.check(timerEvents: events)
+        case .deviceAdded, .recordingNote, .dropped, .routed, .ended:
+            break
+        }
     }
-
-    mutating func observe(timerEvents: [GestureEvent]) { gestures.check(timerEvents: timerEvents) }
 }
 
 /// `multitouchctl check` for one recording: replays it twice, compares the bytes, and verifies the
@@ -49,23 +55,30 @@ public enum RecordingCheck {
     ) -> RecordingCheckReport {
         var failures: [String] = []
         var observers = recording.devices.map {
-            CheckObserver(isSemiMT: $0.description.isSemiMT, configuration: settings.gestures)
+            DeviceChecks(isSemiMT: $0.description.isSemiMT, configuration: settings.gestures)
         }
         // Digests, not the text: the output of a long recording is many times its size.
         var first = OutputDigest()
         var messageCount = 0
         var frames = [UInt64](repeating: 0, count: recording.devices.count)
         var infos: [DeviceInfo] = []
-        Replay.run(recording: recording, source: name, settings: settings, observers: &observers) { batch in
-            messageCount += batch.count
-            for message in batch {
-                if case .deviceAdded(let info) = message { infos.append(info) }
+        var messages: [Message] = []
+        Replay.run(recording: recording, source: name, settings: settings) { batch in
+            for output in batch {
+                // Devices are numbered from 1 in the recording's order.
+                if let device = output.device, observers.indices.contains(device - 1) {
+                    observers[device - 1].check(output)
+                }
+                if case .deviceAdded(let device) = output { infos.append(PipelineMessages.deviceInfo(device)) }
             }
-            first.append(batch)
+            PipelineMessages.append(batch, to: &messages)
+            messageCount += messages.count
+            first.append(messages)
+            messages.removeAll(keepingCapacity: true)
         }
         first.finish()
         var second = OutputDigest()
-        Replay.run(recording: recording, source: name, settings: settings) { second.append($0) }
+        MessageReplay.run(recording: recording, source: name, settings: settings) { second.append($0) }
         second.finish()
         if let offset = first.firstDifference(from: second) {
             failures.append(

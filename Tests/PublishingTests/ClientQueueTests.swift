@@ -1,7 +1,6 @@
+import Publishing
 import Testing
 import WireProtocol
-
-@testable import MultitouchServer
 
 /// The per-client queue on its own: what coalesces, what never does, and that memory stays bounded.
 @Suite("ClientQueue")

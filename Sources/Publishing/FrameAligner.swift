@@ -2,6 +2,7 @@ import Gestures
 import MultitouchCore
 import Prediction
 import Recordings
+import TouchPipeline
 import WireProtocol
 
 /// Frame-aligned resampling of one client's message stream (issue 20 item 3, docs/PREDICTION.md): the
@@ -337,7 +338,7 @@ public struct FrameClock: Hashable, Sendable {
 }
 
 extension FrameAligner {
-    /// `Replay.run` as a client with this frame clock receives it (`replay --frame-period-us`): each
+    /// `MessageReplay.run` as a client with this frame clock receives it (`replay --frame-period-us`): each
     /// frame sees the messages whose time is at or before it, as a live client asking at that frame
     /// would. Frames run from the first timed message until everything is delivered and no touch is
     /// live; `sink` receives one batch per frame that delivered something (and the untimed messages
@@ -353,7 +354,7 @@ extension FrameAligner {
             if !out.isEmpty { sink(out) }
             out.removeAll(keepingCapacity: true)
         }
-        Replay.run(recording: recording, source: source, settings: settings) { batch in
+        MessageReplay.run(recording: recording, source: source, settings: settings) { batch in
             for message in batch {
                 if let time = time(of: message)?.microseconds {
                     var frame = nextFrame ?? clock.frame(atOrAfter: time)

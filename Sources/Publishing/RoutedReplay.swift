@@ -1,12 +1,13 @@
 import Gestures
 import MultitouchCore
 import Recordings
+import TouchPipeline
 import TouchRouting
 import WireProtocol
 
 /// A recording replayed as `multitouchd --replay` serves it to clients that declared regions: each
 /// client (numbered from 1 in layout order) declares its regions on every device as soon as the device
-/// is announced, and receives what `DeviceRouting` routes to it. Virtual time, deterministic; the
+/// is announced, and receives what the device pipeline's routing stage (`DeviceRouting`) routes to it. Virtual time, deterministic; the
 /// routing invariants (`RoutingInvariantChecker`: one owner per touch, every delivered touch and
 /// session ends once, ...) are checked on the way. Used by `multitouchctl check --regions` and
 /// `multitouchctl replay --regions`.
@@ -32,15 +33,36 @@ public enum RoutedReplay {
     ) -> Result {
         var result = Result()
         var schedule = ReplaySchedule(recording: recording, source: source, settings: settings)
-        var routings: [Int: DeviceRouting] = [:]
-        var batch: [Message] = []
+        var batch: [PipelineOutput] = []
         while let step = schedule.nextStep {
             schedule.take(step, into: &batch)
-            for message in batch {
-                if case .deviceAdded(let info) = message {
-                    guard let pipeline = schedule.pipelines.first(where: { $0.deviceID == info.id }) else { continue }
-                    var routing = DeviceRouting(
-                        device: info.id, surface: pipeline.gestureSurface, gestures: pipeline.gestureConfiguration)
+            for output in batch {
+                switch output {
+                case .deviceAdded(let device):
+                    declare(layout, on: device.id, in: &schedule, into: &result)
+                case .ended(let device, _, _):
+                    let checker = schedule.withPipeline(device: device) { $0.routing?.checker } ?? nil
+                    collect(checker, device: device, into: &result)
+                case .frame, .routed:
+                    if keepingMessages { PipelineMessages.appendRouted([output], to: &result.messages) }
+                case .recordingNote, .timers, .dropped:
+                    break
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+        return result
+    }
+
+    /// Every client of the layout declares its regions on a device just announced.
+    private static func declare(
+        _ layout: [[Region]], on device: Int, in schedule: inout ReplaySchedule, into result: inout Result
+    ) {
+        let refusals: [String] =
+            schedule.withPipeline(device: device) { pipeline in
+                pipeline.startRouting()
+                var refusals: [String] = []
+                _ = pipeline.withRouting { routing in
                     routing.checker = RoutingInvariantChecker()
                     for (index, regions) in layout.enumerated() {
                         let client = ClientID(UInt64(index + 1))
@@ -48,29 +70,13 @@ public enum RoutedReplay {
                         case .inForce:
                             break
                         case .rejected(let error):
-                            result.violations.append("device \(info.id), \(client): regions refused: \(error)")
+                            refusals.append("device \(device), \(client): regions refused: \(error)")
                         }
                     }
-                    routings[info.id] = routing
-                    continue
                 }
-                guard let device = message.device, routings.index(forKey: device) != nil else { continue }
-                let routed = routings[device]?.observe(message) ?? []
-                if keepingMessages { result.messages += routed }
-                if case .deviceRemoved = message, let routing = routings.removeValue(forKey: device) {
-                    collect(routing.checker, device: device, into: &result)
-                }
-            }
-            batch.removeAll(keepingCapacity: true)
-        }
-        // A schedule always ends its devices; any routing left is finished here.
-        for device in routings.keys.sorted() {
-            guard var routing = routings[device] else { continue }
-            let routed = routing.finish()
-            if keepingMessages { result.messages += routed }
-            collect(routing.checker, device: device, into: &result)
-        }
-        return result
+                return refusals
+            } ?? []
+        result.violations += refusals
     }
 
     private static func collect(_ checker: RoutingInvariantChecker?, device: Int, into result: inout Result) {

@@ -1,0 +1,143 @@
+import Configuration
+import TouchRouting
+import WireProtocol
+
+/// What the daemon publishes to one connection and under which rules, apart from its socket: its
+/// access grant, subscription, prediction horizon, frame-aligned buffer, outgoing queue, and the devices
+/// on which it receives its regions' streams instead of the whole device's (with the switches between
+/// them that wait for an open session to end). Pure: tests drive it without sockets.
+public struct Subscriber {
+    public let id: Int
+    /// What the access policy lets this client do (docs/SECURITY.md), fixed at connect.
+    public var grant: AccessGrant
+    /// Streams and devices the client asked for; nil before the first subscribe (nothing is streamed).
+    public var subscription: (streams: MessageStreams, devices: DeviceFilter)?
+    /// The subscription's prediction horizon (`predictMs`), nil when it asked for none.
+    public var predictMilliseconds: Int?
+    /// A frame-aligned subscription's buffered whole-device touches and gestures (`"frames": true`),
+    /// delivered one display frame at a time on `frame` requests; nil streams them as they come.
+    public var frames: FrameAligner?
+    public var queue = ClientQueue()
+    /// Messages that arrived for the client, for stats.
+    public var delivered: UInt64 = 0
+    /// Devices on which the client declared regions: it gets its regions' own touches and gestures
+    /// there instead of the whole device's.
+    public private(set) var routedDevices: Set<Int> = []
+    /// Switches between a device's whole-device stream (false) and routed streams (true) asked for while
+    /// a whole-device session or segment was open on it; each takes effect right after the message that
+    /// closes the last of them (`OutboundMessage.closesLastSession`).
+    public private(set) var routingSwitch: [Int: Bool] = [:]
+
+    public init(id: Int, grant: AccessGrant = .everything) {
+        self.id = id
+        self.grant = grant
+    }
+
+    /// Whether the connection has regions anywhere, or a switch pending (its regions must go when it does).
+    public var hasRoutingState: Bool { !routedDevices.isEmpty || !routingSwitch.isEmpty }
+
+    /// A region request on `device` took effect: the client has regions there now (`routed`) or none.
+    /// With a whole-device session open there (`sessionOpen`) the connection keeps the stream it has
+    /// until nothing is, so every touch and session it received still ends for it and none arrives
+    /// without its began.
+    public mutating func regionsChanged(device: Int, routed: Bool, sessionOpen: Bool) {
+        if routed == routedDevices.contains(device) {
+            routingSwitch[device] = nil
+        } else {
+            routingSwitch[device] = routed
+            if !sessionOpen { applyRoutingSwitch(device) }
+        }
+    }
+
+    /// Makes the pending switch for `device` take effect, if there is one.
+    public mutating func applyRoutingSwitch(_ device: Int) {
+        guard let routed = routingSwitch.removeValue(forKey: device) else { return }
+        if routed { routedDevices.insert(device) } else { routedDevices.remove(device) }
+    }
+
+    /// What the router needs of the grant.
+    public var routingGrant: RoutingGrant {
+        RoutingGrant(zBand: grant.zBand, observesOthers: grant.has(.observe))
+    }
+
+    /// Whether the client receives `message` as it is published (not through its frames).
+    public func wants(_ message: OutboundMessage) -> Bool {
+        if message.streams.isEmpty { return true }
+        if message.client != 0 {
+            guard message.client == id else { return false }
+        } else if message.wholeDevice {
+            // Without `observe` a client sees its own regions' touches only (Wayland's model).
+            if !grant.has(.observe) { return false }
+            if !routedDevices.isEmpty && routedDevices.contains(message.device) { return false }
+            // A frame-aligned client gets the whole-device streams through its frames (`wantsFramed`).
+            if frames != nil { return false }
+        }
+        guard let subscription, !subscription.streams.isDisjoint(with: message.streams) else { return false }
+        return message.device == 0 || subscription.devices.contains(message.device)
+    }
+
+    /// Whether a frame-aligned client's frames take this message (what `wants` would give it unaligned).
+    public func wantsFramed(_ message: OutboundMessage) -> Bool {
+        guard message.wholeDevice, message.client == 0, grant.has(.observe),
+            !routedDevices.contains(message.device), let subscription,
+            !subscription.streams.isDisjoint(with: message.streams)
+        else { return false }
+        return subscription.devices.contains(message.device)
+    }
+}
+
+// MARK: Request decisions
+
+extension Subscriber {
+    /// `subscribe`: the streams, devices, prediction horizon and frame alignment asked for take effect,
+    /// unless it asks for a horizon another subscribed client (`others`) asked differently: every
+    /// device's pipeline predicts one horizon at a time. Returns the refusal; nil when it took effect.
+    public mutating func subscribe(
+        streams: Set<MessageStream>, devices: DeviceFilter, predictMilliseconds: Int?, frameAligned: Bool,
+        id: RequestID?, others: [Subscriber]
+    ) -> ErrorMessage? {
+        if let asked = predictMilliseconds,
+            let other = others.first(where: {
+                $0.id != self.id && $0.subscription != nil && $0.predictMilliseconds != nil
+                    && $0.predictMilliseconds != asked
+            })?.predictMilliseconds
+        {
+            return ErrorMessage(
+                .badField,
+                "predictMs \(asked): the daemon predicts one horizon at a time and another client uses \(other) ms",
+                id: id)
+        }
+        subscription = (MessageStreams(streams), devices)
+        self.predictMilliseconds = predictMilliseconds
+        frames = frameAligned ? (frames ?? FrameAligner()) : nil
+        return nil
+    }
+
+    /// `unsubscribe`: nothing is streamed any more (replies still are).
+    public mutating func unsubscribe() {
+        subscription = nil
+        predictMilliseconds = nil
+        frames = nil
+    }
+
+    /// The `forbidden` answer to a request that needs `right` when the grant lacks it; nil when granted.
+    /// `uid` names the peer in the words.
+    public func refusal(missing right: AccessRight, uid: UInt32?, id: RequestID?) -> ErrorMessage? {
+        guard !grant.has(right) else { return nil }
+        return ErrorMessage(
+            .forbidden,
+            "missing right \"\(right.rawValue)\" (the daemon's [access] configuration does not grant it to uid \(uid.map { String($0) } ?? "unknown"))",
+            id: id)
+    }
+
+    /// The answer to a region request the router refused whole.
+    public static func refusal(_ error: RoutingRequestError, id: RequestID?) -> ErrorMessage {
+        let code: ErrorCode
+        switch error.kind {
+        case .invalid: code = .badField
+        case .overBudget: code = .overBudget
+        case .forbidden: code = .forbidden
+        }
+        return ErrorMessage(code, error.description, id: id)
+    }
+}

@@ -1,0 +1,136 @@
+import Gestures
+import MultitouchCore
+import TouchRouting
+
+/// A device as the pipeline serves it: its daemon id, where its input comes from, what the kernel
+/// says it is and how its coordinates map (the publishing edge makes the wire's device object of it).
+public struct PipelineDevice: Hashable, Sendable {
+    public let id: Int
+    /// The event node, or the recording's name for a replay.
+    public let source: String
+    public let description: DeviceDescription
+    public let mapper: CoordinateMapper
+
+    public init(id: Int, source: String, description: DeviceDescription, mapper: CoordinateMapper) {
+        self.id = id
+        self.source = source
+        self.description = description
+        self.mapper = mapper
+    }
+
+    public var name: String { description.name }
+}
+
+/// Why a device's input ended: the `deviceRemoved` reason clients read.
+public enum DeviceEndReason: String, Hashable, Sendable {
+    case endOfRecording = "end of recording"
+    case unplugged
+    case shutdown
+    /// `multitouchctl listen`: the node went away.
+    case deviceRemoved = "device removed"
+    /// `multitouchctl listen`: SIGINT or SIGTERM.
+    case interrupted
+    /// `multitouchctl listen`: `--frames` or `--idle-exit` reached.
+    case endOfInput = "end of input"
+    /// `multitouchctl listen --timeout`.
+    case timeout
+}
+
+/// Input the pipeline could not turn into touches.
+public enum PipelineDrop: Hashable, Sendable {
+    /// A recorded `SYN_DROPPED`: the events of the frame so far (`count`) are discarded.
+    case synDropped(count: Int)
+    /// The kernel buffer overflowed and the device state was re-read (the resync frame follows).
+    case overflow
+    /// A last frame without `SYN_REPORT` at the end of input (`count` events).
+    case partialFrame(count: Int)
+}
+
+/// One frame's predicted touches (docs/PREDICTION.md), when predictions are on.
+public struct FramePrediction: Hashable, Sendable {
+    /// Where each live (not ending) touch of the frame is predicted to be, in the frame's order.
+    public var locations: [Point]
+    /// The cumulative transform content should show at the predicted time; nil when the frame's events
+    /// carry no segment update.
+    public var matrix: AffineTransform?
+
+    public init(locations: [Point], matrix: AffineTransform?) {
+        self.locations = locations
+        self.matrix = matrix
+    }
+}
+
+/// One tracked frame of one device and what it did.
+public struct PipelineFrame: Hashable, Sendable {
+    public var device: Int
+    /// The device's touches as the whole-device stream shows them. With a routing stage, touches bound
+    /// to an `exclusive` owner region are left out (docs/SECURITY.md) and `fingerCount` drops by the
+    /// live ones among them.
+    public var frame: TouchFrame
+    /// Every touch of the frame was withheld: the whole-device stream gets no `touches` for it.
+    public var isWithheld: Bool
+    /// The whole-device gesture engine's events, minus the sessions an exclusive touch took part in.
+    public var events: [GestureEvent]
+    public var prediction: FramePrediction?
+    /// What the routing stage delivered for the frame, in order (empty without one): each region's
+    /// touches and its own gesture session's events.
+    public var routed: [RoutingDelivery]
+    /// The device is semi-mt (its routed touches say so too).
+    public var isSemiMT: Bool { frame.isSemiMT }
+
+    public init(
+        device: Int, frame: TouchFrame, isWithheld: Bool = false, events: [GestureEvent],
+        prediction: FramePrediction? = nil, routed: [RoutingDelivery] = []
+    ) {
+        self.device = device
+        self.frame = frame
+        self.isWithheld = isWithheld
+        self.events = events
+        self.prediction = prediction
+        self.routed = routed
+    }
+}
+
+/// Deliveries of a device's routing stage that no frame caused: its regions' timers, requests that
+/// cancel touches, the device's end.
+public struct RoutedOutput: Hashable, Sendable {
+    public var device: Int
+    public var isSemiMT: Bool
+    public var deliveries: [RoutingDelivery]
+
+    public init(device: Int, isSemiMT: Bool, deliveries: [RoutingDelivery]) {
+        self.device = device
+        self.isSemiMT = isSemiMT
+        self.deliveries = deliveries
+    }
+}
+
+/// Everything a device pipeline produces, typed, in the order clients receive it. The publishing edge
+/// (module Publishing) turns it into wire messages; checks, plots and the TUIO output read it as is.
+public enum PipelineOutput: Hashable, Sendable {
+    /// A device is served from now on.
+    case deviceAdded(PipelineDevice)
+    /// A note about a recording (an unsupported feature, a repaired stream), before its frames.
+    case recordingNote(String)
+    /// A tracked frame, its gesture events and (with a routing stage) its routed deliveries.
+    case frame(PipelineFrame)
+    /// Gesture timers that fired (tap after its double-tap wait, long press, animation frames).
+    /// `predictedMatrix` is set when predictions are on.
+    case timers(device: Int, events: [GestureEvent], predictedMatrix: AffineTransform?)
+    case dropped(device: Int, time: Timestamp, PipelineDrop)
+    /// Routing-stage deliveries no frame caused.
+    case routed(RoutedOutput)
+    /// The device's input ended at `time`: everything it had open was cancelled before this.
+    case ended(device: Int, time: Timestamp, reason: DeviceEndReason)
+
+    /// The device the output is about; nil for a recording note.
+    public var device: Int? {
+        switch self {
+        case .deviceAdded(let d): return d.id
+        case .recordingNote: return nil
+        case .frame(let f): return f.device
+        case .timers(let device, _, _), .dropped(let device, _, _), .ended(let device, _, _): return device
+        case .routed(let r): return r.device
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Configuration
+import Logging
+import MultitouchCore
+import MultitouchTestKit
+import Publishing
+import Recordings
+import Testing
+import TouchPipeline
+import TouchRouting
+
+@testable import MultitouchServer
+
+/// `DeviceHost` built in a test: no epoll, no timerfd, a virtual clock. Its replay driver, paced by the
+/// timer it arms, publishes exactly `replay --json`'s messages, and a region declared before the replay
+/// plays gets its routed messages through the same sink.
+@Suite("DeviceHost on virtual time")
+struct DeviceHostTests {
+    /// Records what the host arms and watches; the test plays the loop.
+    final class VirtualLoop: DeviceLoop {
+        var now: UInt64 = 1_000_000_000
+        var replayAt: UInt64?
+        var deadlinesAt: UInt64?
+        var watched: [Int32] = []
+        func watch(device id: Int, fd: Int32) throws(SystemError) { watched.append(fd) }
+        func watchHotplug(fd: Int32) throws(SystemError) { watched.append(fd) }
+        func unwatch(fd: Int32) { watched.removeAll { $0 == fd } }
+        func armDeadlines(at deadline: UInt64?) { deadlinesAt = deadline }
+        func acknowledgeDeadlines() {}
+        func armReplay(at deadline: UInt64?) { replayAt = deadline }
+        func acknowledgeReplay() {}
+    }
+
+    static func host(_ recording: Recording, wait: Int, loop: VirtualLoop) -> DeviceHost {
+        DeviceHost(
+            configuration: DaemonConfiguration(),
+            replay: ReplayOptions(recording: recording, source: "fixture", speed: 4, waitForSubscribers: wait),
+            logger: Logger(label: "test"), loop: loop, clock: { [unowned loop] in loop.now })
+    }
+
+    /// Runs the replay timer until the pass is over, the clock jumping to each armed time.
+    static func play(_ host: DeviceHost, _ loop: VirtualLoop) {
+        var turns = 0
+        while let due = loop.replayAt, turns < 1_000_000 {
+            loop.now = max(loop.now, due)
+            loop.replayAt = nil
+            host.runReplay(stopping: false)
+            turns += 1
+        }
+    }
+
+    @Test(arguments: Fixtures.all.map(\.name))
+    func theReplayDriverPublishesWhatReplayPrints(name: String) throws {
+        let fixture = try #require(Fixtures.all.first { $0.name == name })
+        let recording = Recording(
+            format: .evemu, devices: [RecordedDevice(description: fixture.device, events: fixture.events)])
+        let loop = VirtualLoop()
+        let host = Self.host(recording, wait: 0, loop: loop)
+        var published: [PipelineOutput] = []
+        var readTimes: [UInt64] = []
+        host.sink = { outputs, readAt in
+            published += outputs
+            readTimes.append(readAt)
+        }
+        host.startReplayIfNotWaiting()
+        Self.play(host, loop)
+        #expect(PipelineMessages.messages(published) == MessageReplay.messages(recording: recording, source: "fixture"))
+        #expect(readTimes == readTimes.sorted(), "the virtual clock only moves forward")
+        #expect(host.currentDevices().isEmpty)
+    }
+
+    @Test func aRegionDeclaredBeforeTheReplayStartsIsServedThroughTheSameSink() throws {
+        let fixture = Fixtures.pinchRotate()
+        let recording = Recording(
+            format: .evemu, devices: [RecordedDevice(description: fixture.device, events: fixture.events)])
+        let loop = VirtualLoop()
+        let host = Self.host(recording, wait: 1, loop: loop)
+        var published: [PipelineOutput] = []
+        host.sink = { outputs, _ in published += outputs }
+        host.startReplayIfNotWaiting()
+        #expect(host.currentDevices().map(\.id) == [1])
+        let region = Region(id: "all", shape: .rectangle(RegionRect(x: -1e6, y: -1e6, width: 2e6, height: 2e6)))
+        guard case .inForce(let ids, _)? = host.regions(.declare([region]), client: 5, device: 1) else {
+            Issue.record("the region was not accepted")
+            return
+        }
+        #expect(ids == ["all"])
+        host.clientSubscribed(subscribers: 1)
+        Self.play(host, loop)
+        var routed: [RoutedMessage] = []
+        PipelineMessages.appendRouted(published, to: &routed)
+        #expect(!routed.isEmpty)
+        #expect(routed.allSatisfy { $0.client == ClientID(5) && $0.region == "all" })
+        // The whole-device stream is unchanged by the routing stage (no exclusive region).
+        #expect(
+            PipelineMessages.messages(published)
+                == MessageReplay.messages(recording: recording, source: "fixture"))
+    }
+}

@@ -1,0 +1,106 @@
+import Gestures
+import MultitouchCore
+import MultitouchTestKit
+import Publishing
+import Testing
+import TouchPipeline
+import TouchRouting
+import WireProtocol
+
+/// The publishing step on a pipeline's typed output, without sockets or a clock: what is encoded, for
+/// whom, and where a device has no whole-device session open.
+@Suite("Publisher")
+struct PublisherTests {
+    /// 100 x 100 mm, published in millimetres.
+    static let device = TestDevices.touchscreen(slots: 10, maximum: 1000, resolution: 10)
+
+    /// One finger down for 100 ms, panning, then lifted; with client 7's region over the whole device
+    /// when `routed`.
+    static func outputs(routed: Bool, predictMilliseconds: Int? = nil) -> [PipelineOutput] {
+        var settings = PipelineSettings()
+        settings.predictionMilliseconds = predictMilliseconds
+        var pipeline = DevicePipeline(deviceID: 3, description: device, settings: settings)
+        if routed {
+            pipeline.startRouting()
+            let outcome = pipeline.withRouting {
+                $0.replace(
+                    client: ClientID(7),
+                    with: [Region(id: "all", shape: .rectangle(RegionRect(x: 0, y: 0, width: 100, height: 100)))])
+            }
+            #expect(outcome == .inForce(["all"], []))
+        }
+        var s = TouchScripter(device: device, start: Timestamp(seconds: 2, microseconds: 0))
+        s.down(finger: 0, x: 30, y: 30)
+        s.frame()
+        for i in 1...10 {
+            s.advance(ms: 10)
+            s.move(finger: 0, x: 30 + Double(i * 2), y: 30)
+            s.frame()
+        }
+        s.advance(ms: 10)
+        s.up(finger: 0)
+        s.frame()
+        var out: [PipelineOutput] = []
+        for event in s.events { pipeline.push(event, into: &out) }
+        pipeline.end(at: s.time, reason: .endOfRecording, into: &out)
+        return out
+    }
+
+    @Test func everyMessageIsEncodedOnceAndRoutedOnesAreAddressedToTheirClient() throws {
+        let outputs = Self.outputs(routed: true)
+        var publisher = Publisher()
+        var batch = Publisher.Batch()
+        publisher.publish(outputs, predicting: false, into: &batch)
+        #expect(batch.encoded.count == batch.messages.count)
+        #expect(batch.predicted.isEmpty)
+        for (message, encoded) in zip(batch.messages, batch.encoded) {
+            #expect(encoded.bytes == Array((message.jsonLine() + "\n").utf8))
+        }
+        let routed = batch.encoded.filter { $0.client != 0 }
+        #expect(!routed.isEmpty)
+        #expect(routed.allSatisfy { $0.client == 7 && $0.region == "all" && !$0.wholeDevice })
+        // The whole-device messages are the ones a client without regions receives.
+        let whole = zip(batch.messages, batch.encoded).filter { $0.1.client == 0 }.map(\.0)
+        #expect(whole == PipelineMessages.messages(outputs))
+    }
+
+    @Test func theLastWholeDeviceSessionEndMarksWhereAConnectionMaySwitch() {
+        var publisher = Publisher()
+        var batch = Publisher.Batch()
+        var marks: [Bool] = []
+        var openAfter: [Bool] = []
+        for output in Self.outputs(routed: false) {
+            publisher.publish([output], predicting: false, into: &batch)
+            marks += batch.encoded.map(\.closesLastSession)
+            openAfter.append(publisher.hasOpenSession(device: 3))
+        }
+        // One session with one pan segment: its segment's end leaves the session open, the session's
+        // end closes the last of them.
+        #expect(marks.filter { $0 }.count == 1)
+        #expect(openAfter.first == true)
+        #expect(openAfter.last == false)
+        guard let last = marks.lastIndex(of: true) else { return }
+        var all = Publisher.Batch()
+        var fresh = Publisher()
+        fresh.publish(Self.outputs(routed: false), predicting: false, into: &all)
+        guard case .gesture(let g) = all.messages[last], case .sessionEnded = g.event else {
+            Issue.record("the mark is not on the session's end: \(all.messages[last])")
+            return
+        }
+    }
+
+    @Test func predictingClientsGetPredictionsAndTheOthersTheSameMessagesWithout() {
+        let outputs = Self.outputs(routed: false, predictMilliseconds: 16)
+        var publisher = Publisher()
+        var batch = Publisher.Batch()
+        publisher.publish(outputs, predicting: true, into: &batch)
+        #expect(batch.predicted.count == batch.encoded.count)
+        let withPredictions = batch.predicted.map { String(decoding: $0.bytes, as: UTF8.self) }
+        let without = batch.encoded.map { String(decoding: $0.bytes, as: UTF8.self) }
+        #expect(withPredictions.contains { $0.contains("\"predicted") })
+        #expect(!without.contains { $0.contains("\"predicted") })
+        #expect(
+            without
+                == batch.messages.map { $0.withoutPredictions.jsonLine() + "\n" })
+    }
+}

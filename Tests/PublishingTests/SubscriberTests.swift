@@ -1,0 +1,121 @@
+import Configuration
+import Gestures
+import MultitouchCore
+import Publishing
+import Testing
+import TouchRouting
+import WireProtocol
+
+/// One connection's publishing rules without a socket: which messages it takes, and how it switches
+/// between a device's whole-device stream and its regions' streams (only where no whole-device session
+/// is open, as the `Publisher` accounts it).
+@Suite("Subscriber")
+struct SubscriberTests {
+    static let t = Timestamp(seconds: 5, microseconds: 0)
+
+    static func touches(_ phase: TouchPhase, device: Int = 1) -> Message {
+        let point = TouchPoint(
+            id: 1, phase: phase, location: Point(x: 10, y: 10), previousLocation: Point(x: 10, y: 10),
+            normalized: Point(x: 0.1, y: 0.1), millimeters: Point(x: 10, y: 10), slot: 0, tapCount: 1, type: .direct)
+        return .touches(
+            TouchesMessage(
+                device: device, time: t, fingers: phase.isTerminal ? 0 : 1, isSemiMT: false, touches: [point]))
+    }
+
+    static func session(_ began: Bool) -> Message {
+        .gesture(
+            GestureMessage(
+                device: 1,
+                event: began ? .sessionBegan(session: 1, time: t) : .sessionEnded(session: 1, time: t, cancelled: false)
+            ))
+    }
+
+    static func subscribed(_ id: Int, grant: AccessGrant = .everything) -> Subscriber {
+        var s = Subscriber(id: id, grant: grant)
+        s.subscription = (MessageStreams(Set(MessageStream.allCases)), .all)
+        return s
+    }
+
+    @Test func aRegionRequestDuringAnOpenSessionSwitchesRightAfterTheSessionEnds() {
+        var publisher = Publisher()
+        var batch = Publisher.Batch()
+        var subscriber = Self.subscribed(4)
+        publisher.publish([Self.touches(.began), Self.session(true)], predicting: false, into: &batch)
+        #expect(batch.encoded.allSatisfy { subscriber.wants($0) })
+
+        subscriber.regionsChanged(device: 1, routed: true, sessionOpen: publisher.hasOpenSession(device: 1))
+        #expect(subscriber.routedDevices.isEmpty)
+        #expect(subscriber.hasRoutingState)
+
+        publisher.publish([Self.touches(.ended), Self.session(false)], predicting: false, into: &batch)
+        var taken: [Bool] = []
+        for message in batch.encoded {
+            taken.append(subscriber.wants(message))
+            if message.closesLastSession { subscriber.applyRoutingSwitch(message.device) }
+        }
+        // The session it saw begin ends for it; from there on the device is routed for it.
+        #expect(taken == [true, true])
+        #expect(subscriber.routedDevices == [1])
+        publisher.publish([Self.touches(.began)], predicting: false, into: &batch)
+        #expect(!subscriber.wants(batch.encoded[0]))
+
+        // With nothing open, giving up its regions takes effect at once.
+        subscriber.regionsChanged(device: 1, routed: false, sessionOpen: publisher.hasOpenSession(device: 1))
+        #expect(subscriber.routedDevices.isEmpty && !subscriber.hasRoutingState)
+        #expect(subscriber.wants(batch.encoded[0]))
+    }
+
+    @Test func routedMessagesReachOnlyTheirClientAndWithoutObserveOnlyThose() {
+        let routed = OutboundMessage(Self.touches(.began), client: 2, region: "map")
+        let whole = OutboundMessage(Self.touches(.began))
+        #expect(Self.subscribed(2).wants(routed))
+        #expect(!Self.subscribed(3).wants(routed))
+        var noObserve = AccessGrant.everything
+        noObserve.rights.remove(.observe)
+        #expect(!Self.subscribed(2, grant: noObserve).wants(whole))
+        #expect(Self.subscribed(2, grant: noObserve).wants(routed))
+        // Replies need no subscription; streams do.
+        let pong = OutboundMessage.reply(.pong(PongMessage(id: nil)))
+        #expect(Subscriber(id: 9).wants(pong))
+        #expect(!Subscriber(id: 9).wants(whole))
+        var other = Self.subscribed(5)
+        other.subscription = (MessageStreams(Set(MessageStream.allCases)), DeviceFilter.ids([2]))
+        #expect(!other.wants(whole))
+        #expect(other.wants(OutboundMessage(Self.touches(.began, device: 2))))
+    }
+
+    @Test func oneHorizonAtATimeAndMissingRightsAreRefusedWithTheirReason() {
+        var first = Subscriber(id: 1)
+        var second = Subscriber(id: 2)
+        let all = Set(MessageStream.allCases)
+        #expect(
+            first.subscribe(
+                streams: all, devices: .all, predictMilliseconds: 16, frameAligned: false, id: nil, others: [second])
+                == nil)
+        let refused = second.subscribe(
+            streams: all, devices: .all, predictMilliseconds: 8, frameAligned: true, id: nil, others: [first, second])
+        #expect(refused?.code == .badField)
+        #expect(refused?.message.contains("another client uses 16 ms") == true)
+        #expect(second.subscription == nil && second.frames == nil)
+        // The same horizon, or none, is fine; and a client may change its own.
+        #expect(
+            second.subscribe(
+                streams: all, devices: .all, predictMilliseconds: 16, frameAligned: true, id: nil, others: [first])
+                == nil)
+        #expect(second.frames != nil)
+        #expect(
+            first.subscribe(
+                streams: all, devices: .all, predictMilliseconds: 30, frameAligned: false, id: nil, others: [first])
+                == nil)
+        first.unsubscribe()
+        #expect(first.subscription == nil && first.predictMilliseconds == nil)
+
+        var noRegions = AccessGrant.everything
+        noRegions.rights.remove(.regions)
+        let limited = Subscriber(id: 3, grant: noRegions)
+        #expect(limited.refusal(missing: .observe, uid: 1000, id: nil) == nil)
+        let forbidden = limited.refusal(missing: .regions, uid: 1000, id: nil)
+        #expect(forbidden?.code == .forbidden)
+        #expect(forbidden?.message.contains("uid 1000") == true)
+    }
+}
