@@ -249,8 +249,14 @@ def frames_of(messages):
     return device, frames, gestures
 
 
-def check_bundles(datagrams, frames, area, label):
-    """Every datagram a valid OSC bundle; one per frame; alive, set and fseq as the frames say."""
+# Protocol 2 writes x and y to 0.001 published units (docs/PROTOCOL.md, "Number precision"), while TUIO
+# carries the unrounded position as float32: a daemon position read from the JSON is within half a step.
+XY_STEP = 0.001
+
+
+def check_bundles(datagrams, frames, area, slack, label):
+    """Every datagram a valid OSC bundle; one per frame; alive, set and fseq as the frames say.
+    slack: (sx, sy), how far a normalized position read from the JSON may be from the unrounded one."""
     check(len(datagrams) == len(frames), "%s: %d bundles for %d touch frames" % (label, len(datagrams), len(frames)))
     with_python_osc = 0
     for index, (data, frame) in enumerate(zip(datagrams, frames)):
@@ -276,14 +282,16 @@ def check_bundles(datagrams, frames, area, label):
         for t in active:
             x, y = area(t)
             got = sets.get(t["id"])
-            check(got is not None and got[0] == f32(x) and got[1] == f32(y),
+            check(got is not None and abs(got[0] - f32(x)) <= slack[0] + 2 ** -24
+                  and abs(got[1] - f32(y)) <= slack[1] + 2 ** -24,
                   "%s: bundle %d set of touch %d is %s, the daemon says %.9f %.9f" % (label, index, t["id"], got, x, y))
             check(got is not None and all(math.isfinite(v) for v in got), "%s: non-finite set values" % label)
     return with_python_osc
 
 
-def check_points(events, frames, area, width, height, label):
-    """Qt's touch points are the daemon's touches, at their positions within float32 precision."""
+def check_points(events, frames, area, width, height, slack, label):
+    """Qt's touch points are the daemon's touches, at their positions within float32 precision (plus
+    the JSON's rounding, `slack` in normalized units)."""
     positions = {}
     last = {}
     for frame in frames:
@@ -292,7 +300,7 @@ def check_points(events, frames, area, width, height, label):
             positions.setdefault(t["id"], []).append((x * width, y * height))
             if t["phase"] not in ("ended", "cancelled"):
                 last[t["id"]] = (x * width, y * height)
-    tolerance = 1e-3
+    tolerance = 1e-3 + max(slack[0] * width, slack[1] * height)
     points = [e for e in events if e["kind"] == "point"]
     pressed = {e["id"] for e in points if e["event"] == "pressed"}
     released = {e["id"]: e for e in points if e["event"] == "released"}
@@ -430,8 +438,9 @@ def whole_device(args, recording):
         def area(t):
             return t["x"] / device["width"], t["y"] / device["height"]
 
-        decoded = check_bundles(receiver.datagrams, frames, area, label)
-        points = check_points(points_app.events(), frames, area, width, height, label)
+        slack = (XY_STEP / 2 / device["width"], XY_STEP / 2 / device["height"])
+        decoded = check_bundles(receiver.datagrams, frames, area, slack, label)
+        points = check_points(points_app.events(), frames, area, width, height, slack, label)
         pinches = check_pinches(pinch_app.events(), frames, gestures, area, width, height, label)
         print("%s: %d bundles (%d also read by python-osc), %d frames; Qt %dx%d reported %d point events; pinches %s" % (
             label, len(receiver.datagrams), decoded, len(frames), width, height, points,
@@ -482,7 +491,7 @@ def regions(args):
                 return (t["x"] - x0) / w, (t["y"] - y0) / h
 
             events = apps[name][0].events()
-            count = check_points(events, own, area, width, height, "region " + name)
+            count = check_points(events, own, area, width, height, (XY_STEP / 2 / w, XY_STEP / 2 / h), "region " + name)
             got = sorted({e["id"] for e in events if e["kind"] == "point"})
             check(got == sorted(mine), "region %s: Qt got touches %s, its own are %s" % (name, got, sorted(mine)))
             print("region %s (%s, %dx%d window): Qt got touches %s of %s, %d point events" % (
