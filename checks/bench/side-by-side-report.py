@@ -35,6 +35,7 @@ def parse(path):
         "client_frames": int(client.get("frames", 0)),
         "gestures": int(fields.get("client_gestures", ["0"])[0]),
         "libinput_events": int(inproc["events"]),
+        "sched": " ".join(fields.get("daemon_sched", ["?"])),
         **{"cpu_" + k: v for k, v in cpu.items()},
         "x_debug_events": cpu["multitouchd"] / max(1e-9, cpu["debug-events"]),
         "x_inproc": cpu["multitouchd"] / max(1e-9, cpu["inproc"]),
@@ -77,8 +78,9 @@ def main(argv):
     for name, rows in sorted(table.items()):
         col = lambda key: [r[key] for r in rows]
         r0 = rows[0]
-        print("\n%s: %d runs, %d evdev events, %d frames per play; client: %d touches messages, %d gesture messages; libinput: %d events"
-              % (name, len(rows), r0["events"], r0["frames"], r0["client_frames"], r0["gestures"], r0["libinput_events"]))
+        print("\n%s: %d runs, %d evdev events, %d frames per play; client: %d touches messages, %d gesture messages; libinput: %d events;"
+              " multitouchd scheduling: %s" % (name, len(rows), r0["events"], r0["frames"], r0["client_frames"], r0["gestures"],
+                                              r0["libinput_events"], r0["sched"]))
         print("  CPU ns per evdev event: floor %s | libinput debug-events %s | libinput in-process %s | multitouchd %s | client %s"
               % tuple(spread(col("cpu_" + k), "%.0f") for k in ["floor", "debug-events", "inproc", "multitouchd", "client"]))
         print("  multitouchd / libinput debug-events %s | / libinput in-process %s | / floor %s | (+ client) / floor %s"

@@ -10,6 +10,12 @@
 #
 # usage: checks/bench/side-by-side.sh [--runs N] [--short]   (as root; builds the release multitouchd)
 #   MT_DAEMON=PATH measures that multitouchd binary instead (e.g. a build of another commit).
+#   MT_SCHED=unit (default) runs the daemon with the scheduling systemd/multitouchd.service gives it
+#   (CPUSchedulingPolicy=/Priority=, through chrt); MT_SCHED=default runs it as the other readers run.
+#   MT_KEEP=1 keeps the work directory (printed); MT_RUNS_TABLE=1 also prints every run's ratios;
+#   MT_ONLY=NAME plays only rec/NAME.evemu; MT_PROFILE=1 adds `perf record -g` and `strace -c` of the
+#   daemon during each play (NAME.perf.data, NAME.strace in the kept run directory; the CPU figures of
+#   such a run are disturbed).
 #   recordings (checks/bench/side-by-side-recordings.py builds them from ../shared/recordings):
 #   - touchscreen-10-fingers: dell_canvas_touch (real, 5 fingers) laid over its mirrored copy 4 frames
 #     later, up to 10 fingers, repeated 5 times (2,270 frames, 47,000 evdev events, 71 s);
@@ -43,9 +49,18 @@ else
   bin=$(swift build -c release --show-bin-path)
 fi
 daemon=${MT_DAEMON:-$bin/multitouchd}
+sched=
+if [ "${MT_SCHED:-unit}" = unit ]; then
+  policy=$(sed -n 's/^CPUSchedulingPolicy=//p' systemd/multitouchd.service)
+  priority=$(sed -n 's/^CPUSchedulingPriority=//p' systemd/multitouchd.service)
+  case "$policy" in fifo) sched="chrt -f ${priority:-1}" ;; rr) sched="chrt -r ${priority:-1}" ;; esac
+  nice=$(sed -n 's/^Nice=//p' systemd/multitouchd.service)
+  [ -n "$nice" ] && sched="nice -n $nice $sched"
+fi
+echo "side-by-side: multitouchd runs with ${sched:-default scheduling} (MT_SCHED=${MT_SCHED:-unit})" >&2
 work=$(mktemp -d /var/tmp/multitouchd-side-by-side.XXXXXX)
 chmod 755 "$work"
-[ "${MT_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+if [ "${MT_KEEP:-0}" = 1 ]; then echo "side-by-side: keeping $work" >&2; else trap 'rm -rf "$work"' EXIT; fi
 mkdir -p "$work/rec" "$work/gen"
 cp "$daemon" "$work/multitouchd" || exit 2   # the guest sees $work (and not, say, /var/tmp)
 cc -O2 -Wall -o "$work/evdev-floor" checks/bench/evdev-floor.c $(pkg-config --cflags --libs libevdev) || exit 2
@@ -73,14 +88,16 @@ rc=0
 for run in $(seq "$runs"); do
   echo "side-by-side: guest run $run of $runs ($(date -u +%H:%M:%S), load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   rm -rf "$work/out"
-  QP_UDEV=1 QP_RW_DIRS="$work" QP_PASSENV="MT_WORK MT_DAEMON MT_ROOT" QP_TIMEOUT=${MT_GUEST_TIMEOUT:-900} \
-    MT_WORK=$work MT_DAEMON=$work/multitouchd MT_ROOT=$root \
+  QP_UDEV=1 QP_RW_DIRS="$work" QP_PASSENV="MT_WORK MT_DAEMON MT_ROOT MT_PROFILE MT_ONLY MT_DAEMON_PREFIX" QP_TIMEOUT=${MT_GUEST_TIMEOUT:-900} \
+    MT_WORK=$work MT_DAEMON=$work/multitouchd MT_ROOT=$root MT_DAEMON_PREFIX="$sched" \
     bash tools/guest/run-in-guest.sh "$root/checks/bench/side-by-side-guest.sh" >&2
   status=$?
   [ $status = 0 ] || { echo "side-by-side: guest run $run failed ($status)"; rc=1; }
   mkdir -p "$work/run-$(printf %02d "$run")"
   cp "$work"/out/*.txt "$work/run-$(printf %02d "$run")/" 2>/dev/null
+  [ "${MT_PROFILE:-0}" = 1 ] && cp "$work"/out/*.perf.data "$work"/out/*.strace "$work/run-$(printf %02d "$run")/" 2>/dev/null
 done
+echo "side-by-side: multitouchd with ${sched:-default scheduling}; finished $(date -u +%H:%M:%S), load $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 checks/bench/side-by-side-report.py "$work" ${MT_RUNS_TABLE:+--runs-table}
 py=$?
 [ $rc = 0 ] && [ $py = 0 ]
