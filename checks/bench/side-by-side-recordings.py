@@ -34,11 +34,14 @@ def parse(paths):
     SYN_REPORT. The header comes from the last path that has one (the .desc of a headerless .events)."""
     header, frames, pending = [], [], []
     for path in paths:
-        lines = open(path, errors="replace").read().splitlines()
+        with open(path, errors="replace") as f:
+            lines = f.read().splitlines()
         own = [line for line in lines if not line.startswith("E:")]
         if any(line.startswith("A:") for line in own):
             header = own
-    for line in open(paths[0], errors="replace"):
+    with open(paths[0], errors="replace") as f:
+        lines = f.read().splitlines()
+    for line in lines:
         if not line.startswith("E:"):
             continue
         p = line.split()

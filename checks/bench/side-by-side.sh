@@ -9,7 +9,8 @@
 # latency kernel event time -> receipt (p50/p99) of the floor, libinput in-process and the client.
 #
 # usage: checks/bench/side-by-side.sh [--runs N] [--short]   (as root; builds the release multitouchd)
-#   MT_DAEMON=PATH measures that multitouchd binary instead (e.g. a build of another commit).
+#   MT_DAEMON=PATH measures that multitouchd binary instead (e.g. a build of another commit); MT_BIN=DIR
+#   takes multitouchd and multitouchctl from DIR and builds nothing.
 #   MT_SCHED=unit (default) runs the daemon with the scheduling systemd/multitouchd.service gives it
 #   (CPUSchedulingPolicy=/Priority=, through chrt); MT_SCHED=default runs it as the other readers run.
 #   MT_KEEP=1 keeps the work directory (printed); MT_RUNS_TABLE=1 also prints every run's ratios;
@@ -40,7 +41,9 @@ while [ $# -gt 0 ]; do
 done
 [ "$(id -u)" = 0 ] || { echo "side-by-side: must run as root (QEMU guest setup)" >&2; exit 2; }
 MULTITOUCHD_GUEST_DEPS=1 bash scripts/install-deps.sh >&2 || exit 2
-if [ "$short" = 1 ]; then
+if [ -n "${MT_BIN:-}" ]; then
+  bin=$MT_BIN   # a directory with multitouchd and multitouchctl already built
+elif [ "$short" = 1 ]; then
   bin=$(swift build --show-bin-path)
   [ -x "$bin/multitouchd" ] || swift build --product multitouchd >&2 || exit 2
   [ -x "$bin/multitouchctl" ] || swift build --product multitouchctl >&2 || exit 2
