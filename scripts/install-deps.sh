@@ -15,7 +15,7 @@ if [ "${1:-}" = "--browser" ] || [ "${MULTITOUCHD_BROWSER_DEPS:-0}" = 1 ]; then
   packages+=(chromium fonts-dejavu-core)
 fi
 if [ "${1:-}" = "--guest" ] || [ "${MULTITOUCHD_GUEST_DEPS:-0}" = 1 ]; then
-  packages+=(qemu-system-x86 busybox-static kmod cpio udev libinput-tools)
+  packages+=(qemu-system-x86 busybox-static kmod cpio udev libinput-tools libinput-dev)
 fi
 if [ "${1:-}" = "--service" ] || [ "${MULTITOUCHD_SERVICE_DEPS:-0}" = 1 ]; then
   packages+=(systemd)

@@ -65,6 +65,7 @@ stage "python client" python3 clients/python/test_client.py
 stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
 stage "c client" python3 clients/c/test_c_client.py
 stage "multitouchctl edges" python3 checks/cli/test_cli.py
+stage "side-by-side recordings" python3 checks/bench/test_side_by_side_recordings.py
 # TUIO output read by Qt's TuioTouch plugin (qml, offscreen) and Kivy's TUIO provider; two Qt programs
 # on two region targets (docs/TUIO.md).
 stage "tuio: Qt and Kivy clients" bash checks/tuio/run.sh "$(swift build --show-bin-path)"

@@ -4,8 +4,9 @@
  *   evdev-floor read DEVICE     the floor: a bare libevdev read loop that does nothing with the events.
  *                               Until SIGTERM it reads, counts events and frames and takes the latency
  *                               of every SYN_REPORT (CLOCK_MONOTONIC now - the kernel event time).
- *   evdev-floor client SOCKET   a multitouchd client: subscribes, reads lines, and for every line with a
- *                               "time" (the kernel event time of the frame) takes now - time.
+ *   evdev-floor client SOCKET   a multitouchd client: subscribes to touches, gestures and devices, reads
+ *                               lines, counts the gesture messages, and for every "touches" line takes
+ *                               now - its "time" (the kernel event time of the frame).
  *
  * On SIGTERM each prints one line: count, then latency p50/p99/max in microseconds. Its own CPU time
  * is measured from outside (/proc/PID/schedstat), like the other readers'.
@@ -90,11 +91,11 @@ static int client_loop(const char *path) {
         fprintf(stderr, "evdev-floor: connect %s: %s\n", path, strerror(errno));
         return 1;
     }
-    const char *subscribe = "{\"type\":\"subscribe\"}\n";
+    const char *subscribe = "{\"type\":\"subscribe\",\"streams\":[\"touches\",\"gestures\",\"devices\"]}\n";
     if (write(fd, subscribe, strlen(subscribe)) < 0) return 1;
     static char buffer[1 << 20];
     size_t used = 0;
-    long long lines = 0, frames = 0;
+    long long lines = 0, frames = 0, gestures = 0;
     while (!stop) {
         ssize_t n = read(fd, buffer + used, sizeof buffer - used - 1);
         if (n <= 0) { if (n < 0 && errno == EINTR) continue; break; }
@@ -109,6 +110,8 @@ static int client_loop(const char *path) {
             if (t && strstr(start, "\"type\":\"touches\"")) {
                 frames++;
                 sample(received - strtod(t + 7, NULL) * 1e6);
+            } else if (strstr(start, "\"type\":\"gesture")) {
+                gestures++;
             }
             start = end + 1;
         }
@@ -117,6 +120,7 @@ static int client_loop(const char *path) {
         if (used >= sizeof buffer - 1) used = 0;  /* a line longer than 1 MiB: drop it */
     }
     report("client", lines, frames);
+    printf("client_gestures %lld\n", gestures);
     return 0;
 }
 

@@ -1,23 +1,49 @@
 #!/usr/bin/env bash
-# Side by side on a real kernel (issue 13, docs/PERFORMANCE.md): in one QEMU guest run, one uinput
-# device per recording replayed in real time, read at once by (a) a bare libevdev loop (the floor,
-# checks/bench/evdev-floor.c), (b) `libinput debug-events`, (c) multitouchd with one subscribed client.
-# Prints CPU time per evdev event of each, the ratios multitouchd/libinput and multitouchd/floor, and
-# the latency kernel event time -> client line (p50/p99) for multitouchd and for the floor.
+# Side by side on a real kernel (issue 13, issue 22 item 7, docs/PERFORMANCE.md): in one QEMU guest run,
+# one uinput device per recording replayed in real time, read at once by (a) a bare libevdev loop (the
+# floor, checks/bench/evdev-floor.c), (b) `libinput debug-events`, (c) multitouchd with one client
+# subscribed to touches, gestures and devices, (d) libinput in-process (checks/bench/libinput-latency.c,
+# its own delivery latency). Boots the guest N times (--runs, default 7) and prints, per recording, the
+# medians over the runs with [min-max] (checks/bench/side-by-side-report.py): CPU time per evdev event
+# of each reader, the ratios multitouchd/libinput and multitouchd/floor taken within each run, and the
+# latency kernel event time -> receipt (p50/p99) of the floor, libinput in-process and the client.
 #
-# usage: checks/bench/side-by-side.sh [--short]     (as root; builds the release multitouchd)
-#   recordings: a touchscreen (../shared/recordings dell_canvas_touch, up to 5 fingers, 450 frames) and
-#   a touchpad (the Synaptics two-finger scroll, 6 copies); without ../shared, the generated fingers-2
-#   and the fixture touchpad. --short: the generated fingers-2 only (CI: checks that it runs and reports).
+# usage: checks/bench/side-by-side.sh [--runs N] [--short]   (as root; builds the release multitouchd)
+#   MT_DAEMON=PATH measures that multitouchd binary instead (e.g. a build of another commit); MT_BIN=DIR
+#   takes multitouchd and multitouchctl from DIR and builds nothing.
+#   MT_SCHED=unit (default) runs the daemon with the scheduling systemd/multitouchd.service gives it
+#   (CPUSchedulingPolicy=/Priority=, through chrt); MT_SCHED=default runs it as the other readers run.
+#   MT_KEEP=1 keeps the work directory (printed); MT_RUNS_TABLE=1 also prints every run's ratios;
+#   MT_ONLY=NAME plays only rec/NAME.evemu; MT_PROFILE=1 adds `perf record -g` and `strace -c` of the
+#   daemon during each play (NAME.perf.data, NAME.strace in the kept run directory; the CPU figures of
+#   such a run are disturbed).
+#   recordings (checks/bench/side-by-side-recordings.py builds them from ../shared/recordings):
+#   - touchscreen-10-fingers: dell_canvas_touch (real, 5 fingers) laid over its mirrored copy 4 frames
+#     later, up to 10 fingers, repeated 5 times (2,270 frames, 47,000 evdev events, 71 s);
+#   - touchpad-protocol-a: the real SynPS2 Synaptics TouchPad recordings (two-finger scroll x4, moves,
+#     taps) rewritten as protocol A (SYN_MT_REPORT, no slots, no tracking ids; 2,547 frames, 48 s);
+#   - touchpad-synaptics-scroll: the same two-finger scroll as recorded (protocol B), 6 copies.
+#   Without ../shared, the generated fingers-10 and the protocol-A and touchpad fixtures. --short: the generated
+#   fingers-2 only, one run (CI: checks that it runs and reports).
 # Figures are guest CPU under TCG emulation (no KVM here): compare the ratios, not the microseconds.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 short=0
-[ "${1:-}" = --short ] && short=1
+runs=7
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --short) short=1; runs=1 ;;
+    --runs) runs=${2:?--runs N}; shift ;;
+    *) echo "usage: checks/bench/side-by-side.sh [--runs N] [--short]" >&2; exit 2 ;;
+  esac
+  shift
+done
 [ "$(id -u)" = 0 ] || { echo "side-by-side: must run as root (QEMU guest setup)" >&2; exit 2; }
 MULTITOUCHD_GUEST_DEPS=1 bash scripts/install-deps.sh >&2 || exit 2
-if [ "$short" = 1 ]; then
+if [ -n "${MT_BIN:-}" ]; then
+  bin=$MT_BIN   # a directory with multitouchd and multitouchctl already built
+elif [ "$short" = 1 ]; then
   bin=$(swift build --show-bin-path)
   [ -x "$bin/multitouchd" ] || swift build --product multitouchd >&2 || exit 2
   [ -x "$bin/multitouchctl" ] || swift build --product multitouchctl >&2 || exit 2
@@ -25,86 +51,56 @@ else
   swift build -c release --product multitouchd >&2 && swift build -c release --product multitouchctl >&2 || exit 2
   bin=$(swift build -c release --show-bin-path)
 fi
+daemon=${MT_DAEMON:-$bin/multitouchd}
+sched=
+if [ "${MT_SCHED:-unit}" = unit ]; then
+  policy=$(sed -n 's/^CPUSchedulingPolicy=//p' systemd/multitouchd.service)
+  priority=$(sed -n 's/^CPUSchedulingPriority=//p' systemd/multitouchd.service)
+  case "$policy" in fifo) sched="chrt -f ${priority:-1}" ;; rr) sched="chrt -r ${priority:-1}" ;; esac
+  nice=$(sed -n 's/^Nice=//p' systemd/multitouchd.service)
+  [ -n "$nice" ] && sched="nice -n $nice $sched"
+fi
+echo "side-by-side: multitouchd runs with ${sched:-default scheduling} (MT_SCHED=${MT_SCHED:-unit})" >&2
 work=$(mktemp -d /var/tmp/multitouchd-side-by-side.XXXXXX)
 chmod 755 "$work"
-[ "${MT_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+if [ "${MT_KEEP:-0}" = 1 ]; then echo "side-by-side: keeping $work" >&2; else trap 'rm -rf "$work"' EXIT; fi
 mkdir -p "$work/rec" "$work/gen"
+cp "$daemon" "$work/multitouchd" || exit 2   # the guest sees $work (and not, say, /var/tmp)
 cc -O2 -Wall -o "$work/evdev-floor" checks/bench/evdev-floor.c $(pkg-config --cflags --libs libevdev) || exit 2
+cc -O2 -Wall -o "$work/libinput-latency" checks/bench/libinput-latency.c $(pkg-config --cflags --libs libinput) || exit 2
 
-# An evemu file repeated COUNT times (times shifted, a 0.5 s gap), fuzz 0 (the values were filtered
-# once by the real device's fuzz already) and the first time at 1 s (evemu's "t=0 means no timing").
-repeat() {  # OUT COUNT FILE [DESC]
-  python3 - "$@" <<'PY'
-import sys
-out, count, files = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-header, events = [], []
-for path in reversed(files):
-    for line in open(path):
-        if line.startswith("E:"):
-            if path == files[0]:
-                p = line.split()
-                events.append((float(p[1]), p[2:]))
-        elif line.startswith("A:"):
-            p = line.split(); p[4] = "0"; header.append(" ".join(p) + "\n")
-        elif path == files[-1] or not line.startswith("#"):
-            header.append(line)
-t0, t1 = events[0][0], events[-1][0]
-with open(out, "w") as f:
-    f.writelines(header)
-    for copy in range(count):
-        shift = 1.0 - t0 + copy * (t1 - t0 + 0.5)
-        for t, rest in events:
-            f.write("E: %.6f %s\n" % (t + shift, " ".join(rest)))
-PY
-}
+recordings="python3 checks/bench/side-by-side-recordings.py"
 shared=$root/../shared/recordings
 "$bin/multitouchctl" bench --save "$work/gen" > /dev/null || exit 2
+tp=$shared/evemu-devices/touchpads/"SynPS2 Synaptics TouchPad"
+scroll=$tp.two-finger-vert-scroll.events
 if [ "$short" = 1 ]; then
-  repeat "$work/rec/touchscreen-fingers-2.evemu" 1 "$work/gen/fingers-2.evemu"
+  $recordings repeat "$work/rec/touchscreen-fingers-2.evemu" 1 "$work/gen/fingers-2.evemu" || exit 2
 elif [ -d "$shared" ]; then
-  repeat "$work/rec/touchscreen-dell-canvas.evemu" 1 "$shared/whot_evemu-devices_dell_canvas_touch.evemu"
-  repeat "$work/rec/touchpad-synaptics-scroll.evemu" 6 \
-    "$shared/whot_evemu-devices_SynPS2_Synaptics_TouchPad.two-finger-vert-scroll.events" \
-    "$shared/whot_evemu-devices_SynPS2_Synaptics_TouchPad.desc"
+  $recordings ten-fingers "$work/rec/touchscreen-10-fingers.evemu" 5 "$shared/whot_evemu-devices_dell_canvas_touch.evemu" &&
+    $recordings protocol-a "$work/rec/touchpad-protocol-a.evemu" "$tp.desc" "$scroll" "$tp.events" "$scroll" \
+      "$tp.leftmove.events" "$scroll" "$tp.fdo48777-reproducer.events" "$scroll" &&
+    $recordings repeat "$work/rec/touchpad-synaptics-scroll.evemu" 6 "$scroll" "$tp.desc" || exit 2
 else
-  repeat "$work/rec/touchscreen-fingers-2.evemu" 1 "$work/gen/fingers-2.evemu"
-  repeat "$work/rec/touchpad-fixture.evemu" 10 checks/fixtures/touchpad-three-fingers-two-slots.evemu
+  $recordings repeat "$work/rec/touchscreen-fingers-10.evemu" 1 "$work/gen/fingers-10.evemu" &&
+    $recordings repeat "$work/rec/protocol-a-fixture.evemu" 20 checks/fixtures/protocol-a-two-fingers.evemu &&
+    $recordings repeat "$work/rec/touchpad-fixture.evemu" 10 checks/fixtures/touchpad-three-fingers-two-slots.evemu || exit 2
 fi
 
-QP_UDEV=1 QP_RW_DIRS="$work" QP_PASSENV="MT_WORK MT_DAEMON MT_ROOT" QP_TIMEOUT=${MT_GUEST_TIMEOUT:-600} \
-  MT_WORK=$work MT_DAEMON=$bin/multitouchd MT_ROOT=$root \
-  bash tools/guest/run-in-guest.sh "$root/checks/bench/side-by-side-guest.sh"
-rc=$?
-[ $rc = 0 ] || echo "side-by-side: guest run failed ($rc)"
-python3 - "$work" <<'PY'
-import glob, os, sys
-work = sys.argv[1]
-failed = False
-print("%-28s %8s %10s %10s %12s %8s %8s | %-26s %-26s" % ("recording", "events", "floor ns", "libinput", "multitouchd", "/libinp", "/floor",
-      "floor latency p50/p99 us", "client latency p50/p99 us"))
-for path in sorted(glob.glob(os.path.join(work, "out", "*.txt"))):
-    name = os.path.basename(path)[:-4]
-    f = {}
-    for line in open(path):
-        p = line.split()
-        if p: f[p[0]] = p[1:]
-    try:
-        before = [int(x) for x in f["cpu_before"]]
-        after = [int(x) for x in f["cpu_after"]]
-        floor = dict(zip(f["floor"][0::2], f["floor"][1::2])) if "floor" in f else {}
-        client = dict(zip(f["client"][0::2], f["client"][1::2])) if "client" in f else {}
-        events = int(floor["events"])
-    except (KeyError, ValueError) as e:
-        print("%-28s incomplete: %s %s" % (name, e, open(path).read()[:300])); failed = True; continue
-    cpu = [(a - b) / max(1, events) for a, b in zip(after, before)]
-    print("%-28s %8d %10.0f %10.0f %12.0f %8.2f %8.2f | %-26s %-26s" % (
-        name, events, cpu[0], cpu[1], cpu[2], cpu[2] / max(1e-9, cpu[1]), cpu[2] / max(1e-9, cpu[0]),
-        "%s / %s" % (floor.get("p50_us"), floor.get("p99_us")), "%s / %s" % (client.get("p50_us"), client.get("p99_us"))))
-    print("%-28s client CPU %.0f ns/event; multitouchd + client %.0f ns/event; client frames %s of %s; %s" % (
-        "", cpu[3], cpu[2] + cpu[3], client.get("frames"), floor.get("frames"), " ".join(" ".join(v) for k, v in f.items() if k.startswith("libinput") for v in [[k] + v])))
-    if events == 0 or client.get("frames", "0") == "0":
-        failed = True
-sys.exit(1 if failed else 0)
-PY
+rc=0
+for run in $(seq "$runs"); do
+  echo "side-by-side: guest run $run of $runs ($(date -u +%H:%M:%S), load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+  rm -rf "$work/out"
+  QP_UDEV=1 QP_RW_DIRS="$work" QP_PASSENV="MT_WORK MT_DAEMON MT_ROOT MT_PROFILE MT_ONLY MT_DAEMON_PREFIX" QP_TIMEOUT=${MT_GUEST_TIMEOUT:-900} \
+    MT_WORK=$work MT_DAEMON=$work/multitouchd MT_ROOT=$root MT_DAEMON_PREFIX="$sched" \
+    bash tools/guest/run-in-guest.sh "$root/checks/bench/side-by-side-guest.sh" >&2
+  status=$?
+  [ $status = 0 ] || { echo "side-by-side: guest run $run failed ($status)"; rc=1; }
+  mkdir -p "$work/run-$(printf %02d "$run")"
+  cp "$work"/out/*.txt "$work/run-$(printf %02d "$run")/" 2>/dev/null
+  [ "${MT_PROFILE:-0}" = 1 ] && cp "$work"/out/*.perf.data "$work"/out/*.strace "$work/run-$(printf %02d "$run")/" 2>/dev/null
+done
+echo "side-by-side: multitouchd with ${sched:-default scheduling}; finished $(date -u +%H:%M:%S), load $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 checks/bench/side-by-side-report.py "$work" ${MT_RUNS_TABLE:+--runs-table}
 py=$?
 [ $rc = 0 ] && [ $py = 0 ]

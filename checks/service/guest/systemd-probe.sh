@@ -3,10 +3,10 @@
 # multitouchd.socket and multitouchd.service for real, then ends systemd with `systemctl exit N`
 # (N = failures). Checks: the service is active (Type=notify: READY=1 reached systemd) with its
 # socket passed by multitouchd.socket (mode, group); the process runs as a dynamic user with groups
-# input and multitouch, no capabilities, no_new_privs and a seccomp filter; a group member gets the
-# hello, an outsider is refused; `systemctl reload` keeps it active; the watchdog is fed; with a
-# replay drop-in the fingers of a held touch reach a client and `systemctl stop` ends them as
-# cancelled; the stop is clean.
+# input and multitouch, no capabilities, no_new_privs, a seccomp filter and the scheduling the unit
+# asks for; a group member gets the hello, an outsider is refused; `systemctl reload` keeps it active;
+# the watchdog is fed; with a replay drop-in the fingers of a held touch reach a client and
+# `systemctl stop` ends them as cancelled; the stop is clean.
 set -uo pipefail
 repo=${MTD_REPO:?}
 prefix=${MTD_PREFIX:-/usr/local}            # /usr when installed from the .deb
@@ -65,6 +65,17 @@ echo "guest-systemd: pid $pid uid $uid groups$groups; $(grep -E '^(CapEff|CapBnd
 grep -q '^CapBnd:.*0000000000000000' "$status" && pass "no capabilities (bounding set empty)" || fail "capabilities: $(grep ^CapBnd "$status")"
 grep -q '^NoNewPrivs:.*1' "$status" && pass "no_new_privs" || fail "no_new_privs not set"
 grep -q '^Seccomp:.*2' "$status" && pass "seccomp filter active (SystemCallFilter)" || fail "no seccomp filter"
+# The scheduling the unit asks for (CPUSchedulingPolicy=, CPUSchedulingPriority=, Nice=; chosen from
+# the fan-out measurements, docs/PERFORMANCE.md) is what the process runs with, under DynamicUser= and
+# RestrictRealtime=yes: systemd sets it as root before it drops privileges and installs the filter.
+unit_value() { sed -n "s/^$1=//p" "$unitdir/multitouchd.service" | tail -1; }
+case "$(unit_value CPUSchedulingPolicy)" in fifo) want_policy=1 ;; rr) want_policy=2 ;; batch) want_policy=3 ;; idle) want_policy=5 ;; *) want_policy=0 ;; esac
+want_priority=$(unit_value CPUSchedulingPriority); want_priority=${want_priority:-0}
+want_nice=$(unit_value Nice); want_nice=${want_nice:-0}
+read -r nice rt_priority policy <<< "$(awk '{print $19, $40, $41}' "/proc/$pid/stat")"
+[ "$policy/$rt_priority/$nice" = "$want_policy/$want_priority/$want_nice" ] \
+  && pass "scheduling as the unit says: policy $policy, priority $rt_priority, nice $nice ($(chrt -p "$pid" | head -1 | sed 's/.*: //'))" \
+  || fail "scheduling policy/priority/nice $policy/$rt_priority/$nice, the unit asks for $want_policy/$want_priority/$want_nice"
 grep -q "^ExecStart=$prefix/bin/multitouchd" "$unitdir/multitouchd.service" \
   && pass "the installed unit ($unitdir) runs $prefix/bin/multitouchd" || fail "the unit in $unitdir does not run $prefix/bin/multitouchd"
 grep -q "^MemoryDenyWriteExecute=yes" "$unitdir/multitouchd.service" \
