@@ -220,7 +220,7 @@ public final class Daemon {
     private func startTUIO() {
         if let tuio { TUIOHook.summary(tuio, logger: logger) }
         tuio = TUIOHook.start(configuration.tuio, host: host, logger: logger)
-        host.observer = tuio.map { broadcaster in { broadcaster.observe(PipelineMessages.messages($0)) } }
+        host.observer = tuio.map { broadcaster in { broadcaster.observe($0) } }
     }
 
     private func updateStatus() {
