@@ -89,7 +89,8 @@ let package = Package(
             swiftSettings: strict),
         // The TUIO sender (UDP): shared by the daemon's [tuio] targets and `multitouchctl tuio`.
         .target(
-            name: "TUIOOutput", dependencies: ["TUIO", "Configuration", "WireProtocol", "MultitouchCore", "TouchPipeline"],
+            name: "TUIOOutput",
+            dependencies: ["TUIO", "Configuration", "WireProtocol", "MultitouchCore", "TouchPipeline"],
             swiftSettings: strict),
         .target(
             name: "MultitouchServer",
@@ -198,8 +199,8 @@ let package = Package(
         .testTarget(
             name: "TUIOTests",
             dependencies: [
-                "TUIO", "TUIOOutput", "Configuration", "WireProtocol", "MultitouchCore", "TouchRouting", "TouchPipeline",
-                "TouchScripting",
+                "TUIO", "TUIOOutput", "Configuration", "WireProtocol", "MultitouchCore", "TouchRouting",
+                "TouchPipeline", "TouchScripting",
             ]),
         .testTarget(name: "FuzzHarnessesTests", dependencies: ["FuzzHarnesses"]),
         .testTarget(
