@@ -58,8 +58,9 @@ final class ClientConnections {
     }
 
     /// Takes over a connected, non-blocking socket: refused with `too-many-clients` when full, else
-    /// watched. Returns the new session, nil when refused.
-    func admit(fd: Int32, peer: PeerCredentials?, grant: AccessGrant) -> ClientSession? {
+    /// watched with the rights `grant` gives it (asked only for a connection that is served: it may
+    /// read the peer's groups). Returns the new session, nil when refused.
+    func admit(fd: Int32, peer: PeerCredentials?, grant: () -> AccessGrant) -> ClientSession? {
         if clients.count >= configuration.maximumClients {
             logger.warning("client: refused, too many clients", metadata: ["peer": "\(peer?.description ?? "unknown")"])
             ConnectionAcceptor.refuse(fd, "the daemon serves at most \(configuration.maximumClients) clients")
@@ -73,7 +74,7 @@ final class ClientConnections {
             )
             return nil
         }
-        let client = ClientSession(id: nextClientID, fd: fd, peer: peer, grant: grant)
+        let client = ClientSession(id: nextClientID, fd: fd, peer: peer, grant: grant())
         nextClientID += 1
         do {
             try watcher.watch(client: client.id, fd: fd)

@@ -142,7 +142,7 @@ final class ClientHub: RequestContext {
     /// watched and greeted with the hello. Returns the client id, nil when refused.
     @discardableResult
     func adopt(fd: Int32, peer: PeerCredentials?) -> Int? {
-        guard let client = connections.admit(fd: fd, peer: peer, grant: requests.grant(peer: peer, fd: fd)) else {
+        guard let client = connections.admit(fd: fd, peer: peer, grant: { requests.grant(peer: peer, fd: fd) }) else {
             return nil
         }
         connections.reply(
