@@ -74,7 +74,7 @@ let package = Package(
             dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings"],
             swiftSettings: strict),
         // TUIO 1.1 encoding (OSC bundles) of touch frames: pure, like the pipeline.
-        .target(name: "TUIO", dependencies: ["MultitouchCore", "WireProtocol"], swiftSettings: strict),
+        .target(name: "TUIO", dependencies: ["MultitouchCore"], swiftSettings: strict),
         .target(
             name: "Configuration",
             dependencies: ["MultitouchCore", "Gestures", "SystemCalls"],
@@ -89,7 +89,8 @@ let package = Package(
             swiftSettings: strict),
         // The TUIO sender (UDP): shared by the daemon's [tuio] targets and `multitouchctl tuio`.
         .target(
-            name: "TUIOOutput", dependencies: ["TUIO", "Configuration", "WireProtocol", "MultitouchCore"],
+            name: "TUIOOutput",
+            dependencies: ["TUIO", "Configuration", "WireProtocol", "MultitouchCore", "TouchPipeline"],
             swiftSettings: strict),
         .target(
             name: "MultitouchServer",
@@ -197,7 +198,10 @@ let package = Package(
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "Gestures", "MultitouchCore"]),
         .testTarget(
             name: "TUIOTests",
-            dependencies: ["TUIO", "TUIOOutput", "Configuration", "WireProtocol", "MultitouchCore", "TouchRouting"]),
+            dependencies: [
+                "TUIO", "TUIOOutput", "Configuration", "WireProtocol", "MultitouchCore", "TouchRouting",
+                "TouchPipeline", "TouchScripting",
+            ]),
         .testTarget(name: "FuzzHarnessesTests", dependencies: ["FuzzHarnesses"]),
         .testTarget(
             name: "DeviceInputTests",

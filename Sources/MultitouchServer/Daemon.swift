@@ -40,8 +40,8 @@ public struct DaemonOptions: Sendable {
 
 /// The daemon: one thread, one event loop. `run()` turns every wake-up into a `LoopInput` and handles
 /// it in one exhaustive switch; the state lives in the rooms that own it: the `EventLoop` (epoll and
-/// registrations), the `ClientHub` (connections, requests, subscriptions, fan-out, backpressure,
-/// closing) and the `DeviceHost` (live and replay devices, their pipelines, deadlines and stats). The
+/// registrations), the `ClientHub` (coordinating `ClientConnections`,
+/// `RequestServer` and `ClientFanOut`) and the `DeviceHost` (live and replay devices, their pipelines, deadlines and stats). The
 /// daemon itself keeps only signals, reload, the systemd notifier and watchdog, and shutdown.
 /// Without input, `epoll_wait` blocks with no timeout: the only periodic wake-up is the watchdog.
 ///
@@ -220,7 +220,7 @@ public final class Daemon {
     private func startTUIO() {
         if let tuio { TUIOHook.summary(tuio, logger: logger) }
         tuio = TUIOHook.start(configuration.tuio, host: host, logger: logger)
-        host.observer = tuio.map { broadcaster in { broadcaster.observe(PipelineMessages.messages($0)) } }
+        host.observer = tuio.map { broadcaster in { broadcaster.observe($0) } }
     }
 
     private func updateStatus() {

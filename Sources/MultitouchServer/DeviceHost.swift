@@ -43,6 +43,8 @@ final class DeviceHost {
     var devicesChanged: () -> Void = {}
 
     private var liveDevices: [Int: LiveSlot] = [:]
+    /// One timer for every live pipeline's gesture deadlines.
+    private let deadlineTimer: GestureDeadlineTimer
     private var discovery: DeviceDiscovery?
     private var replay: ReplayDriver?
     private var nextDeviceID = 1
@@ -67,6 +69,7 @@ final class DeviceHost {
         self.logger = logger
         self.loop = loop
         self.clock = clock
+        deadlineTimer = GestureDeadlineTimer(loop: loop)
         guard let replay else { return }
         let driver = ReplayDriver(options: replay, loop: loop, clock: clock, logger: logger, idSource: idSource)
         driver.emit = { [unowned self] batch, taken in emit(batch, taken) }
@@ -286,23 +289,19 @@ final class DeviceHost {
 
     // MARK: Deadlines
 
-    /// Arms the timerfd at the earliest gesture deadline of any live device (absolute CLOCK_MONOTONIC,
-    /// the clock of the kernel's event times), or disarms it.
+    /// Arms the deadline timer at the earliest gesture deadline of any live device, or disarms it.
     private func armDeadlineTimer() {
-        let deadline = liveDevices.values.compactMap(\.pipeline.nextDeadline).min()
-        loop.armDeadlines(at: deadline.map { UInt64(max(0, $0.microseconds)) * 1000 })
+        deadlineTimer.arm(for: liveDevices.values.lazy.map(\.pipeline))
     }
 
     /// The deadline timer fired: every due gesture timer (the devices' and their regions') fires at its
-    /// deadline (the pipeline guarantees each deadline moves on).
+    /// deadline.
     func fireDeadlines() {
-        loop.acknowledgeDeadlines()
+        deadlineTimer.acknowledge()
         let now = clock()
         for slot in liveDevices.values {
             var out: [PipelineOutput] = []
-            while let deadline = slot.pipeline.nextDeadline, UInt64(max(0, deadline.microseconds)) * 1000 <= now {
-                slot.pipeline.advance(to: deadline, into: &out)
-            }
+            GestureDeadlineTimer.advanceDue(&slot.pipeline, now: now, into: &out)
             if !out.isEmpty { emit(out, now) }
         }
         armDeadlineTimer()

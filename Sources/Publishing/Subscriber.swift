@@ -76,6 +76,23 @@ public struct Subscriber {
         return message.device == 0 || subscription.devices.contains(message.device)
     }
 
+    /// Queues the messages of a batch this client wants (`wants`), coalescing droppable ones beyond
+    /// `softLimit`, and applies a pending routing switch where a message closes the device's last
+    /// session (nothing can be cut in two there), also after messages it does not take. Returns
+    /// whether any message was for this client.
+    public mutating func take(_ messages: [OutboundMessage], softLimit: Int) -> Bool {
+        var any = false
+        for message in messages {
+            if wants(message) {
+                any = true
+                queue.enqueue(message, softLimit: softLimit)
+                delivered &+= 1
+            }
+            if message.closesLastSession && !routingSwitch.isEmpty { applyRoutingSwitch(message.device) }
+        }
+        return any
+    }
+
     /// Whether a frame-aligned client's frames take this message (what `wants` would give it unaligned).
     public func wantsFramed(_ message: OutboundMessage) -> Bool {
         guard message.wholeDevice, message.client == 0, grant.has(.observe),

@@ -1,5 +1,4 @@
 import MultitouchCore
-import WireProtocol
 
 /// The rectangle of a device's published space that TUIO's 0...1 square stands for: the whole
 /// device (origin 0, its published width and height) or one region's rectangle.
@@ -175,19 +174,11 @@ public struct TUIOCursorEncoder: Sendable {
 }
 
 extension TUIOFrame {
-    /// A `touches` message of the socket protocol, its published locations normalized over `area`.
-    public init(message: TouchesMessage, area: TUIOArea) {
+    /// A pipeline frame by each touch's `normalized` (0...1 over the axis ranges, before any output
+    /// mapping): for a device whose published size is unknown.
+    public init(axesOf frame: TouchFrame) {
         self.init(
-            time: message.time,
-            cursors: message.touches.map {
-                TUIOCursorSample(id: $0.id, phase: $0.phase, position: area.normalize($0.location))
-            })
-    }
-
-    /// A `touches` message by its `nx`/`ny` (0...1 over the axis ranges, before any output mapping).
-    public init(axesOf message: TouchesMessage) {
-        self.init(
-            time: message.time,
-            cursors: message.touches.map { TUIOCursorSample(id: $0.id, phase: $0.phase, position: $0.normalized) })
+            time: frame.time,
+            cursors: frame.touches.map { TUIOCursorSample(id: $0.id, phase: $0.phase, position: $0.normalized) })
     }
 }

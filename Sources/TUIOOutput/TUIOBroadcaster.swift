@@ -1,9 +1,11 @@
 import Glibc
 import MultitouchCore
 import TUIO
+import TouchPipeline
 import WireProtocol
 
-/// The whole-device TUIO stream: watches the pipeline's messages, keeps one encoder per device (its
+/// The whole-device TUIO stream: watches the pipeline's typed output (the daemon) or its messages
+/// (`multitouchctl tuio`, which reads the socket), keeps one encoder per device (its
 /// own `source` and `fseq`) and sends each `touches` frame as TUIO bundles to every target. Used by
 /// the daemon (`[tuio] targets`) and by `multitouchctl tuio`. Owned by one thread.
 public final class TUIOBroadcaster {
@@ -36,6 +38,26 @@ public final class TUIOBroadcaster {
     /// The area TUIO's unit square stands for on a device: its whole published space.
     public static func area(of info: DeviceInfo) -> TUIOArea { TUIOArea(width: info.width, height: info.height) }
 
+    /// Handles one batch of the pipeline's typed output: devices are noted, each whole-device frame
+    /// sent as it is (a frame withheld from the whole-device stream and the routed deliveries are not
+    /// the device's stream and are skipped), an ended device's encoder dropped.
+    public func observe(_ outputs: [PipelineOutput]) {
+        for output in outputs {
+            switch output {
+            case .deviceAdded(let d):
+                note(DeviceInfo(id: d.id, source: d.source, description: d.description, mapper: d.mapper))
+            case .frame(let f) where !f.isWithheld:
+                let area = area(of: f.device)
+                guard !excluded.contains(f.device) else { continue }
+                send(area.map { TUIOFrame(frame: f.frame, area: $0) } ?? TUIOFrame(axesOf: f.frame), device: f.device)
+            case .ended(let device, _, _):
+                forget(device)
+            case .frame, .recordingNote, .timers, .dropped, .routed:
+                break
+            }
+        }
+    }
+
     /// Handles one batch of messages: devices are noted, whole-device `touches` frames sent (a routed
     /// connection's region messages are not the device's stream and are skipped).
     public func observe(_ batch: [Message]) {
@@ -49,9 +71,7 @@ public final class TUIOBroadcaster {
         case .deviceAdded(let info):
             note(info)
         case .deviceRemoved(let removed):
-            encoders[removed.device] = nil
-            areas[removed.device] = nil
-            excluded.remove(removed.device)
+            forget(removed.device)
         case .touches(let touches) where touches.routing == nil:
             // First the area: a device first seen here is looked up, and may turn out excluded.
             let area = area(of: touches.device)
@@ -78,6 +98,12 @@ public final class TUIOBroadcaster {
         encoders[device] = encoder
         bundles += UInt64(datagrams.count)
         for datagram in datagrams { sender.send(datagram) }
+    }
+
+    private func forget(_ device: Int) {
+        encoders[device] = nil
+        areas[device] = nil
+        excluded.remove(device)
     }
 
     private func note(_ info: DeviceInfo) {

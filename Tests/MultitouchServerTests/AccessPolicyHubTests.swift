@@ -114,7 +114,7 @@ struct RegionRequestRateTests {
             hub.handle(client: peer.id, readable: true, writable: false, hangUp: false)
             return peers[k % 2].lines().last ?? ""
         }
-        let limit = ClientHub.regionRequestsPerSecondPerUser
+        let limit = RequestServer.regionRequestsPerSecondPerUser
         for k in 0..<limit { #expect(update(k).contains("unknown-device"), "request \(k) is served") }
         let refused = update(limit)
         #expect(refused.contains(#""code":"over-budget""#) && refused.contains("region_requests_per_second_per_user"))

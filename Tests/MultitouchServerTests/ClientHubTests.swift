@@ -315,7 +315,7 @@ struct ClientHubTests {
             closesAt = hub.nextCloseDeadline
         }
         let deadline = try #require(closesAt)
-        #expect(deadline == clock.now + ClientHub.closeGraceNanoseconds)
+        #expect(deadline == clock.now + ClientConnections.closeGraceNanoseconds)
         // Closing: no more reading, and the loop reports when the last line can be written.
         #expect(watcher.watched[peer.hubFD]?.readable == false)
         #expect(watcher.watched[peer.hubFD]?.writable == true)

@@ -48,13 +48,12 @@ struct SubscriberTests {
         #expect(subscriber.hasRoutingState)
 
         publisher.publish([Self.touches(.ended), Self.session(false)], predicting: false, into: &batch)
-        var taken: [Bool] = []
-        for message in batch.encoded {
-            taken.append(subscriber.wants(message))
-            if message.closesLastSession { subscriber.applyRoutingSwitch(message.device) }
-        }
+        let queued = subscriber.queue.count
+        let took = subscriber.take(batch.encoded, softLimit: 256)
+        #expect(took)
         // The session it saw begin ends for it; from there on the device is routed for it.
-        #expect(taken == [true, true])
+        #expect(subscriber.queue.count == queued + 2)
+        #expect(subscriber.delivered == 2)
         #expect(subscriber.routedDevices == [1])
         publisher.publish([Self.touches(.began)], predicting: false, into: &batch)
         #expect(!subscriber.wants(batch.encoded[0]))
@@ -63,6 +62,21 @@ struct SubscriberTests {
         subscriber.regionsChanged(device: 1, routed: false, sessionOpen: publisher.hasOpenSession(device: 1))
         #expect(subscriber.routedDevices.isEmpty && !subscriber.hasRoutingState)
         #expect(subscriber.wants(batch.encoded[0]))
+    }
+
+    @Test func takeSwitchesAtTheLastSessionsEndAlsoWhenItDoesNotTakeThatMessage() {
+        var publisher = Publisher()
+        var batch = Publisher.Batch()
+        var subscriber = Subscriber(id: 4, grant: .everything)
+        subscriber.subscription = (MessageStreams.touches, .all)
+        publisher.publish([Self.touches(.began), Self.session(true)], predicting: false, into: &batch)
+        subscriber.regionsChanged(device: 1, routed: true, sessionOpen: publisher.hasOpenSession(device: 1))
+        publisher.publish([Self.session(false)], predicting: false, into: &batch)
+        #expect(batch.encoded.count == 1 && batch.encoded[0].closesLastSession)
+        let took = subscriber.take(batch.encoded, softLimit: 256)
+        #expect(!took, "a gesture message, not its stream")
+        #expect(subscriber.queue.isEmpty)
+        #expect(subscriber.routedDevices == [1])
     }
 
     @Test func routedMessagesReachOnlyTheirClientAndWithoutObserveOnlyThose() {

@@ -1,5 +1,6 @@
 import Configuration
 import MultitouchCore
+import TUIOOutput
 import Testing
 import WireProtocol
 

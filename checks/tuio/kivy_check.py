@@ -62,17 +62,16 @@ def main():
         for t in frame["touches"]:
             ids.add(t["id"])
             # Kivy's y grows upwards: sy = 1 - TUIO y.
-            positions.setdefault(t["id"], []).append((qt_check.f32(t["x"] / device["width"]),
-                                                      1 - qt_check.f32(t["y"] / device["height"])))
+            # The JSON position is rounded (qt_check.rounding): TUIO's exact one agrees within that.
+            rx, ry = qt_check.rounding(lambda p: (p["x"] / device["width"], p["y"] / device["height"]), t)
+            positions.setdefault(t["id"], []).append((t["x"] / device["width"], 1 - t["y"] / device["height"],
+                                                      1e-6 + rx, 1e-6 + ry))
     began = {int(i) for kind, i, _, _ in events if kind == "begin"}
     ended = {int(i) for kind, i, _, _ in events if kind == "end"}
     qt_check.check(began == ids, "kivy: began %s, the daemon's touches are %s" % (sorted(began), sorted(ids)))
     qt_check.check(ended == ids, "kivy: ended %s" % sorted(ended))
-    # The JSON's x/y are rounded to qt_check.XY_STEP; Kivy's are float32 of the unrounded position.
-    tx = 1e-6 + qt_check.XY_STEP / 2 / device["width"]
-    ty = 1e-6 + qt_check.XY_STEP / 2 / device["height"]
     for kind, i, sx, sy in events:
-        qt_check.check(any(abs(sx - x) < tx and abs(sy - y) < ty for x, y in positions.get(int(i), [])),
+        qt_check.check(any(abs(sx - x) <= tx and abs(sy - y) <= ty for x, y, tx, ty in positions.get(int(i), [])),
                        "kivy: %s of touch %s at (%.6f, %.6f) is no daemon position" % (kind, i, sx, sy))
     print("kivy_check: Kivy's TUIO provider made %d events for %d daemon touches over %d frames" % (
         len(events), len(ids), len(frames)))

@@ -249,14 +249,20 @@ def frames_of(messages):
     return device, frames, gestures
 
 
-# Protocol 2 writes x and y to 0.001 published units (docs/PROTOCOL.md, "Number precision"), while TUIO
-# carries the unrounded position as float32: a daemon position read from the JSON is within half a step.
-XY_STEP = 0.001
+# docs/PROTOCOL.md "Number precision": the daemon's JSON rounds positions to this step, while TUIO
+# carries the exact position as float32; the two agree within half a step.
+JSON_POSITION_STEP = 0.001
 
 
-def check_bundles(datagrams, frames, area, slack, label):
-    """Every datagram a valid OSC bundle; one per frame; alive, set and fseq as the frames say.
-    slack: (sx, sy), how far a normalized position read from the JSON may be from the unrounded one."""
+def rounding(area, t):
+    """How far a touch's exact position may be from its rounded JSON one, in the area's units."""
+    x, y = area(t)
+    x2, y2 = area(dict(t, x=t["x"] + JSON_POSITION_STEP / 2, y=t["y"] + JSON_POSITION_STEP / 2))
+    return abs(x2 - x), abs(y2 - y)
+
+
+def check_bundles(datagrams, frames, area, label):
+    """Every datagram a valid OSC bundle; one per frame; alive, set and fseq as the frames say."""
     check(len(datagrams) == len(frames), "%s: %d bundles for %d touch frames" % (label, len(datagrams), len(frames)))
     with_python_osc = 0
     for index, (data, frame) in enumerate(zip(datagrams, frames)):
@@ -282,25 +288,26 @@ def check_bundles(datagrams, frames, area, slack, label):
         for t in active:
             x, y = area(t)
             got = sets.get(t["id"])
-            check(got is not None and abs(got[0] - f32(x)) <= slack[0] + 2 ** -24
-                  and abs(got[1] - f32(y)) <= slack[1] + 2 ** -24,
+            rx, ry = rounding(area, t)
+            check(got is not None and abs(got[0] - x) <= rx + 1e-7 and abs(got[1] - y) <= ry + 1e-7,
                   "%s: bundle %d set of touch %d is %s, the daemon says %.9f %.9f" % (label, index, t["id"], got, x, y))
             check(got is not None and all(math.isfinite(v) for v in got), "%s: non-finite set values" % label)
     return with_python_osc
 
 
-def check_points(events, frames, area, width, height, slack, label):
-    """Qt's touch points are the daemon's touches, at their positions within float32 precision (plus
-    the JSON's rounding, `slack` in normalized units)."""
+def check_points(events, frames, area, width, height, label):
+    """Qt's touch points are the daemon's touches, at their positions within float32 precision."""
     positions = {}
     last = {}
     for frame in frames:
         for t in frame["touches"]:
             x, y = area(t)
-            positions.setdefault(t["id"], []).append((x * width, y * height))
+            rx, ry = rounding(area, t)
+            # Qt's float precision plus the JSON rounding, in window pixels.
+            p = (x * width, y * height, 1e-3 + rx * width, 1e-3 + ry * height)
+            positions.setdefault(t["id"], []).append(p)
             if t["phase"] not in ("ended", "cancelled"):
-                last[t["id"]] = (x * width, y * height)
-    tolerance = 1e-3 + max(slack[0] * width, slack[1] * height)
+                last[t["id"]] = p
     points = [e for e in events if e["kind"] == "point"]
     pressed = {e["id"] for e in points if e["event"] == "pressed"}
     released = {e["id"]: e for e in points if e["event"] == "released"}
@@ -308,13 +315,13 @@ def check_points(events, frames, area, width, height, slack, label):
     check(set(released) == set(last), "%s: Qt released %s" % (label, sorted(released)))
     for e in points:
         candidates = positions.get(e["id"], [])
-        check(any(abs(e["x"] - x) <= tolerance and abs(e["y"] - y) <= tolerance for x, y in candidates),
+        check(any(abs(e["x"] - x) <= tx and abs(e["y"] - y) <= ty for x, y, tx, ty in candidates),
               "%s: Qt point %d at (%.4f, %.4f) (%s) is no daemon position of that touch" % (
                   label, e["id"], e["x"], e["y"], e["event"]))
     for ident, e in released.items():
         if ident in last:
-            x, y = last[ident]
-            check(abs(e["x"] - x) <= tolerance and abs(e["y"] - y) <= tolerance,
+            x, y, tx, ty = last[ident]
+            check(abs(e["x"] - x) <= tx and abs(e["y"] - y) <= ty,
                   "%s: Qt released %d at (%.4f, %.4f), the daemon last had (%.4f, %.4f)" % (
                       label, ident, e["x"], e["y"], x, y))
     return len(points)
@@ -438,9 +445,8 @@ def whole_device(args, recording):
         def area(t):
             return t["x"] / device["width"], t["y"] / device["height"]
 
-        slack = (XY_STEP / 2 / device["width"], XY_STEP / 2 / device["height"])
-        decoded = check_bundles(receiver.datagrams, frames, area, slack, label)
-        points = check_points(points_app.events(), frames, area, width, height, slack, label)
+        decoded = check_bundles(receiver.datagrams, frames, area, label)
+        points = check_points(points_app.events(), frames, area, width, height, label)
         pinches = check_pinches(pinch_app.events(), frames, gestures, area, width, height, label)
         print("%s: %d bundles (%d also read by python-osc), %d frames; Qt %dx%d reported %d point events; pinches %s" % (
             label, len(receiver.datagrams), decoded, len(frames), width, height, points,
@@ -491,7 +497,7 @@ def regions(args):
                 return (t["x"] - x0) / w, (t["y"] - y0) / h
 
             events = apps[name][0].events()
-            count = check_points(events, own, area, width, height, (XY_STEP / 2 / w, XY_STEP / 2 / h), "region " + name)
+            count = check_points(events, own, area, width, height, "region " + name)
             got = sorted({e["id"] for e in events if e["kind"] == "point"})
             check(got == sorted(mine), "region %s: Qt got touches %s, its own are %s" % (name, got, sorted(mine)))
             print("region %s (%s, %dx%d window): Qt got touches %s of %s, %d point events" % (

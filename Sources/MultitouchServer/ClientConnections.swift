@@ -1,0 +1,250 @@
+import CLinuxSystem
+import Configuration
+import Glibc
+import Logging
+import Publishing
+import WireProtocol
+
+/// The clients' sockets, one job: admitting a connection (the client limits, the watch), reading its
+/// request lines, queueing output under the hard limit and flushing it as the socket takes it, and
+/// closing (the grace for a last line, the grace timer's deadline, shutdown). What a request means and
+/// what is published are not its business (`RequestServer`, `ClientFanOut`). Time comes from `clock`
+/// (monotonic ns); tests drive it with socket pairs. Owned by the loop thread.
+final class ClientConnections {
+    var configuration: ClientsConfiguration
+    var logger: Logger
+    private let clock: () -> UInt64
+    private unowned let watcher: any ClientSocketWatcher
+    private(set) var clients: [Int: ClientSession] = [:]
+    private var nextClientID = 1
+    /// Accepting connections (the descriptor reserve, the paused listener).
+    private let acceptor: ConnectionAcceptor
+    private var readScratch = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// A client is leaving (removed, its socket not yet closed): what others derived from it goes.
+    var clientLeaving: ((ClientSession) -> Void)?
+    /// A client left (the systemd status line counts them).
+    var clientsChanged: (() -> Void)?
+    /// The set of closing clients (and so `nextCloseDeadline`) may have changed.
+    var closingChanged: (() -> Void)?
+
+    /// Five seconds for a client that is slow, not dead, to read its last line (the reason).
+    static let closeGraceNanoseconds: UInt64 = 5_000_000_000
+    /// Dropping a queue this large hands the freed heap back to the system.
+    static let releaseMemoryAfterBytes = 1024 * 1024
+
+    init(
+        configuration: ClientsConfiguration, logger: Logger, watcher: any ClientSocketWatcher,
+        clock: @escaping () -> UInt64
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.watcher = watcher
+        self.clock = clock
+        acceptor = ConnectionAcceptor(watcher: watcher, clock: clock)
+    }
+
+    var hasPendingOutput: Bool { clients.values.contains(where: \.hasPendingOutput) }
+    /// The earliest grace deadline of a closing client, for the daemon's grace timer.
+    var nextCloseDeadline: UInt64? { clients.values.filter(\.closing).map(\.closeDeadline).min() }
+    /// The client is connected and not closing: it is served.
+    func isServed(_ client: ClientSession) -> Bool { clients[client.id] != nil && !client.closing }
+
+    // MARK: Admitting
+
+    /// Accepts waiting connections (`ConnectionAcceptor`), handing each to `adopt`.
+    func accept(listenFD: Int32, adopt: (Int32, PeerCredentials?) -> Void) {
+        acceptor.accept(listenFD: listenFD, logger: logger, adopt: adopt)
+    }
+
+    /// Takes over a connected, non-blocking socket: refused with `too-many-clients` when full, else
+    /// watched with the rights `grant` gives it (asked only for a connection that is served: it may
+    /// read the peer's groups). Returns the new session, nil when refused.
+    func admit(fd: Int32, peer: PeerCredentials?, grant: () -> AccessGrant) -> ClientSession? {
+        if clients.count >= configuration.maximumClients {
+            logger.warning("client: refused, too many clients", metadata: ["peer": "\(peer?.description ?? "unknown")"])
+            ConnectionAcceptor.refuse(fd, "the daemon serves at most \(configuration.maximumClients) clients")
+            return nil
+        }
+        if let peer, clients.values.count(where: { $0.peer?.uid == peer.uid }) >= configuration.maximumClientsPerUser {
+            logger.warning("client: refused, too many clients of one user", metadata: ["peer": "\(peer)"])
+            ConnectionAcceptor.refuse(
+                fd,
+                "the daemon serves at most \(configuration.maximumClientsPerUser) clients of one user (uid \(peer.uid))"
+            )
+            return nil
+        }
+        let client = ClientSession(id: nextClientID, fd: fd, peer: peer, grant: grant())
+        nextClientID += 1
+        do {
+            try watcher.watch(client: client.id, fd: fd)
+        } catch {
+            logger.error("socket: cannot watch client", metadata: ["error": "\(error)"])
+            Sys.close(fd)
+            return nil
+        }
+        clients[client.id] = client
+        logger.info(
+            "client: connected",
+            metadata: [
+                "client.id": "\(client.id)", "client.pid": "\(peer?.pid ?? -1)",
+                "client.uid": "\(peer?.uid ?? UInt32.max)", "client.gid": "\(peer?.gid ?? UInt32.max)",
+            ])
+        return client
+    }
+
+    /// What epoll reported for client `id`; each complete request line goes to `serve` while the
+    /// client is served.
+    func handle(client id: Int, readable: Bool, writable: Bool, hangUp: Bool, serve: ([UInt8], ClientSession) -> Void) {
+        guard let client = clients[id] else { return }
+        if hangUp {
+            disconnect(client, reason: "connection closed")
+            return
+        }
+        if writable {
+            flush(client)
+            if clients[client.id] == nil { return }
+        }
+        guard readable && !client.closing else { return }
+        switch client.readLines(maximumLineBytes: configuration.maximumLineBytes, scratch: &readScratch) {
+        case .closed:
+            // The peer finished sending (EOF): answer what it asked, then close.
+            beginClosing(client)
+        case .lineTooLong:
+            logger.notice("client: request line too long; closing", metadata: ["client.id": "\(client.id)"])
+            fail(
+                client, .lineTooLong,
+                "request line longer than \(configuration.maximumLineBytes) bytes (newline included)")
+        case .lines(let lines):
+            for line in lines {
+                guard isServed(client) else { return }
+                serve(line, client)
+            }
+        }
+    }
+
+    // MARK: Output
+
+    /// Queues the messages the client wants (`Subscriber.take`) and writes what the socket takes; a
+    /// queue over the hard limit ends the connection. Returns true when any message was for it.
+    @discardableResult
+    func deliver(_ messages: [OutboundMessage], to client: ClientSession) -> Bool {
+        guard client.subscriber.take(messages, softLimit: configuration.softQueueLimit) else { return false }
+        if client.pendingBytes > configuration.hardQueueLimitBytes {
+            logger.warning(
+                "client: queue over the hard limit; disconnecting",
+                metadata: [
+                    "client.id": "\(client.id)", "client.pid": "\(client.peer?.pid ?? -1)",
+                    "client.queued_bytes": "\(client.pendingBytes)",
+                    "client.dropped": "\(client.subscriber.queue.droppedTotal)",
+                ])
+            fail(
+                client, .queueOverflow,
+                "client queue passed \(configuration.hardQueueLimitBytes) bytes (the client does not read fast enough); disconnecting"
+            )
+            return true
+        }
+        if !client.wantsWritable { flush(client) }
+        return true
+    }
+
+    /// Queues a reply (never coalesced) and writes what the socket takes.
+    func reply(to client: ClientSession, _ message: Message) {
+        client.subscriber.queue.enqueue(.reply(message), softLimit: .max)
+        if client.pendingBytes > configuration.hardQueueLimitBytes {
+            fail(
+                client, .queueOverflow, "client queue passed \(configuration.hardQueueLimitBytes) bytes; disconnecting")
+            return
+        }
+        if !client.wantsWritable { flush(client) }
+    }
+
+    private func flush(_ client: ClientSession) {
+        let result = client.flush { message, missed in
+            var bytes: [UInt8] = []
+            Message.dropped(
+                DroppedMessage(
+                    device: message.device == 0 ? nil : message.device, time: nil, count: missed, unit: .messages,
+                    reason: "client queue full")
+            ).encode(into: &bytes)
+            return bytes
+        }
+        switch result {
+        case .drained:
+            if client.closing {
+                disconnect(client, reason: "closed after final message")
+                return
+            }
+            setWritableInterest(client, false)
+        case .blocked:
+            setWritableInterest(client, true)
+        case .failed:
+            disconnect(client, reason: "write failed (peer gone)")
+        }
+    }
+
+    private func setWritableInterest(_ client: ClientSession, _ wanted: Bool) {
+        guard client.wantsWritable != wanted else { return }
+        client.wantsWritable = wanted
+        watcher.update(fd: client.fd, readable: !client.closing, writable: wanted)
+    }
+
+    // MARK: Closing
+
+    /// Sends a fatal error as the client's last line and closes it (after the line is written or the
+    /// grace time, whichever comes first).
+    func fail(_ client: ClientSession, _ code: ErrorCode, _ message: String) {
+        var line: [UInt8] = []
+        Message.error(ErrorMessage(code, message)).encode(into: &line)
+        let dropped = client.pendingBytes
+        client.replacePending(with: line)
+        // The room held back in the socket since connect: the line goes in even if the client never
+        // reads again (ClientSession.reserveSendBuffer).
+        client.releaseSendReserve()
+        if dropped >= Self.releaseMemoryAfterBytes { Sys.releaseFreedMemory() }
+        beginClosing(client)
+    }
+
+    private func beginClosing(_ client: ClientSession) {
+        guard !client.closing else { return }
+        client.closing = true
+        client.closeDeadline = clock() + Self.closeGraceNanoseconds
+        // Stop reading: only the remaining output matters now.
+        watcher.update(fd: client.fd, readable: false, writable: client.wantsWritable)
+        closingChanged?()
+        flush(client)
+    }
+
+    /// Closes the clients whose grace time ran out.
+    func closeExpiredClients() {
+        let now = clock()
+        for client in clients.values where client.closing && client.closeDeadline <= now {
+            disconnect(client, reason: "final message not read within the grace time")
+        }
+        closingChanged?()
+    }
+
+    private func disconnect(_ client: ClientSession, reason: String) {
+        guard clients.removeValue(forKey: client.id) != nil else { return }
+        clientLeaving?(client)
+        watcher.unwatch(fd: client.fd)
+        Sys.close(client.fd)
+        acceptor.clientLeft()
+        let dropped = client.pendingBytes
+        client.subscriber.queue.removeAll()
+        if dropped >= Self.releaseMemoryAfterBytes { Sys.releaseFreedMemory() }
+        logger.info(
+            "client: disconnected",
+            metadata: [
+                "client.id": "\(client.id)", "client.pid": "\(client.peer?.pid ?? -1)", "reason": "\(reason)",
+                "client.subscriber.delivered": "\(client.subscriber.delivered)",
+                "client.dropped": "\(client.subscriber.queue.droppedTotal)",
+            ])
+        clientsChanged?()
+    }
+
+    /// Shutdown: disconnects everyone (the daemon first writes what is queued while its deadline allows).
+    func disconnectAll(reason: String) {
+        for client in Array(clients.values) { disconnect(client, reason: reason) }
+    }
+}
