@@ -216,7 +216,9 @@ public struct TouchPoint: Hashable, Sendable {
     private static let maximumFixedLength = 1024
 
     func write(to w: inout JSONWriter) {
-        w.withCursor(reserving: Self.maximumFixedLength) { c in
+        w.withCursor(reserving: Self.maximumFixedLength) { cursor in
+            var c = cursor  // a local in registers (see `JSONCursor`)
+            defer { cursor = c }
             c.byte(UInt8(ascii: "{"))
             c.key(Keys.id, first: true)
             c.int(id)
