@@ -201,8 +201,11 @@ public struct JSONWriter {
     /// Reserves `maximumCount` bytes once and lets `body` write several members or values into them
     /// through a `JSONCursor` (a comma first when one is due): one bounds-and-uniqueness check for a
     /// whole touch instead of one per key and value. `body` must stay within `maximumCount`.
+    /// `thenComma`: whether a value written after it needs a comma first (false when `body` ends by
+    /// opening an array or object).
     @inline(__always)
-    mutating func withCursor(reserving maximumCount: Int, _ body: (inout JSONCursor) -> Void) {
+    mutating func withCursor(reserving maximumCount: Int, thenComma: Bool = true, _ body: (inout JSONCursor) -> Void)
+    {
         let comma = needsComma
         var nonFinite = 0
         append(reserving: maximumCount + 1) { p in
@@ -213,7 +216,7 @@ public struct JSONWriter {
             return cursor.count
         }
         nonFiniteCount += nonFinite
-        needsComma = true
+        needsComma = thenComma
     }
 
     /// A kernel timestamp as seconds with exactly six decimals (exact, no float rounding).
@@ -418,6 +421,19 @@ struct JSONCursor {
         } else {
             count &+= length
         }
+    }
+
+    /// A kernel timestamp as `JSONWriter.time(_:)` writes it: seconds with exactly six decimals.
+    @inline(__always)
+    mutating func time(_ t: Timestamp) {
+        let micro = t.microseconds
+        if micro < 0 { byte(UInt8(ascii: "-")) }
+        let magnitude = micro.magnitude
+        let seconds = magnitude / 1_000_000
+        int(seconds)
+        byte(UInt8(ascii: "."))
+        count &+= 6
+        ShortestDouble.writeDigits(magnitude &- seconds &* 1_000_000, count: 6, endingAt: start + count)
     }
 
     /// `[x, y]`, each to `decimals`.

@@ -48,10 +48,13 @@ public struct TouchesMessage: Hashable, Sendable {
         static let all = [device, region, role, reason, time, fingers, isSemiMT, touches]
     }
 
+    /// The most bytes the head (`device` to the `touches` array's bracket) puts through its cursor.
+    private static let maximumHeadLength = 160
+
     func writeFields(to w: inout JSONWriter) {
-        w.key(Keys.device)
-        w.int(device)
-        if let routing {
+        if let routing {  // escaped strings: through the writer
+            w.key(Keys.device)
+            w.int(device)
             w.key(Keys.region)
             w.string(routing.region)
             w.key(Keys.role)
@@ -61,17 +64,31 @@ public struct TouchesMessage: Hashable, Sendable {
                 w.string(reason.rawValue)
             }
         }
-        w.key(Keys.time)
-        w.time(time)
-        w.key(Keys.fingers)
-        w.int(fingers)
-        if isSemiMT {
-            w.key(Keys.isSemiMT)
-            w.bool(true)
+        // The numbers of the head through one reservation; the array is open after it (no comma due).
+        w.withCursor(reserving: Self.maximumHeadLength, thenComma: false) { cursor in
+            var c = cursor  // a local in registers (see `JSONCursor`)
+            defer { cursor = c }
+            if routing == nil {
+                c.key(Keys.device, first: true)
+                c.int(device)
+                c.key(Keys.time)
+            } else {
+                c.key(Keys.time, first: true)  // `withCursor` wrote the comma
+            }
+            c.time(time)
+            c.key(Keys.fingers)
+            c.int(fingers)
+            if isSemiMT {
+                c.key(Keys.isSemiMT)
+                c.text("true")
+            }
+            c.key(Keys.touches)
+            c.byte(UInt8(ascii: "["))
         }
-        w.key(Keys.touches)
-        w.beginArray()
-        for touch in touches { touch.write(to: &w) }
+        // Each touch written in place, not copied out of the array first.
+        touches.withUnsafeBufferPointer { touches in
+            for i in touches.indices { touches[i].write(to: &w) }
+        }
         w.endArray()
     }
 
@@ -279,6 +296,7 @@ public struct TouchPoint: Hashable, Sendable {
                 c.key(Keys.predicted)
                 c.point(predicted.x, predicted.y, .three)
             }
+            if coalesced == nil { c.byte(UInt8(ascii: "}")) }  // the object closed in the same reservation
         }
         if let coalesced {
             w.key(Keys.coalesced)
@@ -291,8 +309,8 @@ public struct TouchPoint: Hashable, Sendable {
                 w.endArray()
             }
             w.endArray()
+            w.endObject()
         }
-        w.endObject()
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
