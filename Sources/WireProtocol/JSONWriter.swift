@@ -204,8 +204,7 @@ public struct JSONWriter {
     /// `thenComma`: whether a value written after it needs a comma first (false when `body` ends by
     /// opening an array or object).
     @inline(__always)
-    mutating func withCursor(reserving maximumCount: Int, thenComma: Bool = true, _ body: (inout JSONCursor) -> Void)
-    {
+    mutating func withCursor(reserving maximumCount: Int, thenComma: Bool = true, _ body: (inout JSONCursor) -> Void) {
         let comma = needsComma
         var nonFinite = 0
         append(reserving: maximumCount + 1) { p in
