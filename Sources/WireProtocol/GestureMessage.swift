@@ -100,7 +100,11 @@ public struct GestureMessage: Hashable, Sendable {
             if cancelled { w.rawString("cancelled") } else { w.rawString("ended") }
         case .update(let u):
             writeHead(u.session, u.time, to: &w)
-            w.withCursor(reserving: Self.maximumUpdateLength) { c in writeUpdate(u, to: &c) }
+            w.withCursor(reserving: Self.maximumUpdateLength) { cursor in
+                var c = cursor  // a local in registers (see `JSONCursor`)
+                writeUpdate(u, to: &c)
+                cursor = c
+            }
         case .tap(let session, let time, let location, let tapCount, let fingers):
             writeHead(session, time, to: &w)
             w.key(Keys.location)
@@ -132,6 +136,7 @@ public struct GestureMessage: Hashable, Sendable {
 
     /// An update's members after `session`, through one reserved cursor (the hottest gesture
     /// message: one per frame while fingers move).
+    @inline(__always)
     private func writeUpdate(_ u: GestureUpdate, to c: inout JSONCursor) {
         c.key(Keys.seq, first: true)  // `withCursor` wrote the comma after `session`
         c.int(u.seq)

@@ -190,7 +190,9 @@ public struct JSONWriter {
         separate()
         var nonFinite = false
         append(reserving: JSONCursor.maximumNumberLength) {
-            JSONCursor.writeFixed(value, decimals, into: $0, &nonFinite)
+            let length = JSONCursor.writeFixed(value, decimals, into: $0)
+            nonFinite = length < 0
+            return abs(length)
         }
         if nonFinite { nonFiniteCount += 1 }
         needsComma = true
@@ -199,8 +201,10 @@ public struct JSONWriter {
     /// Reserves `maximumCount` bytes once and lets `body` write several members or values into them
     /// through a `JSONCursor` (a comma first when one is due): one bounds-and-uniqueness check for a
     /// whole touch instead of one per key and value. `body` must stay within `maximumCount`.
+    /// `thenComma`: whether a value written after it needs a comma first (false when `body` ends by
+    /// opening an array or object).
     @inline(__always)
-    mutating func withCursor(reserving maximumCount: Int, _ body: (inout JSONCursor) -> Void) {
+    mutating func withCursor(reserving maximumCount: Int, thenComma: Bool = true, _ body: (inout JSONCursor) -> Void) {
         let comma = needsComma
         var nonFinite = 0
         append(reserving: maximumCount + 1) { p in
@@ -211,7 +215,7 @@ public struct JSONWriter {
             return cursor.count
         }
         nonFiniteCount += nonFinite
-        needsComma = true
+        needsComma = thenComma
     }
 
     /// A kernel timestamp as seconds with exactly six decimals (exact, no float rounding).
@@ -324,6 +328,13 @@ public struct JSONWriter {
 /// Writes members and values into room a `JSONWriter` reserved (`withCursor`): the hot objects'
 /// keys and numbers without a bounds or uniqueness check each. The caller writes the punctuation it
 /// knows statically (`key(_:first:)` writes the comma before every member but the first).
+///
+/// Hot writers copy the cursor into a local variable (`var c = cursor`) and write through that: a
+/// local whose address never escapes lives in registers, so the compiler merges a key's constant
+/// bytes into a few wide stores. Written through an `inout` parameter instead, every byte stored
+/// into the buffer might alias `count`, which then went back to memory after each byte (about four
+/// instructions a byte, a third of a touch's cost). For the same reason the arithmetic here wraps
+/// (`&+`): the room was reserved, and an overflow check per byte keeps stores from merging.
 struct JSONCursor {
     /// The longest number `writeFixed` writes: the shortest form's 32 bytes, or "null".
     static let maximumNumberLength = ShortestDouble.maximumLength
@@ -336,7 +347,7 @@ struct JSONCursor {
     @inline(__always)
     mutating func byte(_ byte: UInt8) {
         start[count] = byte
-        count += 1
+        count &+= 1
     }
 
     /// Short static text, copied byte by byte (cheaper than a memcpy call for a key's few bytes).
@@ -345,7 +356,7 @@ struct JSONCursor {
         let source = text.utf8Start
         let p = start + count
         for i in 0..<text.utf8CodeUnitCount { p[i] = source[i] }
-        count += text.utf8CodeUnitCount
+        count &+= text.utf8CodeUnitCount
     }
 
     /// `,"key":`, or `"key":` for an object's first member.
@@ -370,16 +381,58 @@ struct JSONCursor {
     mutating func int<T: BinaryInteger>(_ value: T) {
         if value < 0 { byte(UInt8(ascii: "-")) }
         let magnitude = UInt64(value.magnitude)
+        if magnitude < 1000 {  // ids, slots, tap counts, finger counts: no digit count, no loop
+            count &+= Self.writeSmall(UInt32(truncatingIfNeeded: magnitude), into: start + count)
+            return
+        }
         let digits = Self.digitCount(magnitude)
-        count += digits
+        count &+= digits
         ShortestDouble.writeDigits(magnitude, count: digits, endingAt: start + count)
     }
 
     @inline(__always)
     mutating func double(_ value: Double, _ decimals: FixedDecimals) {
-        var nonFinite = false
-        count += Self.writeFixed(value, decimals, into: start + count, &nonFinite)
-        if nonFinite { nonFiniteCount += 1 }
+        switch decimals {
+        case .three: double3(value)
+        case .six: double6(value)
+        }
+    }
+
+    /// `value` to three decimals (`writeFixed`'s text).
+    @inline(__always)
+    mutating func double3(_ value: Double) {
+        let length = Self.writeThree(value, into: start + count)
+        if length < 0 {
+            count &+= -length
+            nonFiniteCount &+= 1
+        } else {
+            count &+= length
+        }
+    }
+
+    /// `value` to six decimals (`writeFixed`'s text).
+    @inline(__always)
+    mutating func double6(_ value: Double) {
+        let length = Self.writeSix(value, into: start + count)
+        if length < 0 {
+            count &+= -length
+            nonFiniteCount &+= 1
+        } else {
+            count &+= length
+        }
+    }
+
+    /// A kernel timestamp as `JSONWriter.time(_:)` writes it: seconds with exactly six decimals.
+    @inline(__always)
+    mutating func time(_ t: Timestamp) {
+        let micro = t.microseconds
+        if micro < 0 { byte(UInt8(ascii: "-")) }
+        let magnitude = micro.magnitude
+        let seconds = magnitude / 1_000_000
+        int(seconds)
+        byte(UInt8(ascii: "."))
+        count &+= 6
+        ShortestDouble.writeDigits(magnitude &- seconds &* 1_000_000, count: 6, endingAt: start + count)
     }
 
     /// `[x, y]`, each to `decimals`.
@@ -408,10 +461,144 @@ struct JSONCursor {
         return digits
     }
 
-    /// Writes `value` rounded to `decimals` without trailing zeros and returns the length (at most
-    /// `maximumNumberLength`); see `JSONWriter.double(_:_:)`.
+    /// Two ASCII digits per entry, "00" to "99" (a literal, so no lazy global to check).
     @inline(__always)
-    static func writeFixed(
+    private static var digitPairs: UnsafePointer<UInt8> {
+        let pairs: StaticString = """
+            00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+            40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+            8081828384858687888990919293949596979899
+            """
+        return pairs.utf8Start
+    }
+
+    /// Writes `value` < 1000 without leading zeros; returns the length.
+    @inline(__always)
+    static func writeSmall(_ value: UInt32, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        if value < 10 {
+            p[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
+            return 1
+        }
+        let pairs = digitPairs
+        if value < 100 {
+            let i = Int(value) &* 2
+            p[0] = pairs[i]
+            p[1] = pairs[i &+ 1]
+            return 2
+        }
+        writeThreeDigits(value, into: p)
+        return 3
+    }
+
+    /// Writes `value` < 1000 as exactly three digits (leading zeros included).
+    @inline(__always)
+    private static func writeThreeDigits(_ value: UInt32, into p: UnsafeMutablePointer<UInt8>) {
+        let hundreds = value / 100
+        let i = Int(value &- hundreds &* 100) &* 2
+        let pairs = digitPairs
+        p[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: hundreds)
+        p[1] = pairs[i]
+        p[2] = pairs[i &+ 1]
+    }
+
+    /// Writes `fraction` (1...999, thousandths) as "." and its digits without trailing zeros;
+    /// returns the length.
+    @inline(__always)
+    private static func writeThousandths(_ fraction: UInt32, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        p[0] = UInt8(ascii: ".")
+        writeThreeDigits(fraction, into: p + 1)
+        return 1 &+ significantDigits(fraction)
+    }
+
+    /// The integral part of a fixed number (below 10^6 on the fast path).
+    @inline(__always)
+    private static func writeWhole(_ whole: UInt32, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        if whole < 1000 { return writeSmall(whole, into: p) }
+        let digits = digitCount(UInt64(whole))
+        ShortestDouble.writeDigits(UInt64(whole), count: digits, endingAt: p + digits)
+        return digits
+    }
+
+    /// `value` to three decimals into `p`; returns the length, negated when `value` is not finite
+    /// (then "null" is written). The usual magnitudes (|value| < 10^6) take a 32-bit path with no
+    /// digit count and no loop; the rest go to `writeFixed`.
+    @inline(never)
+    static func writeThree(_ value: Double, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        let scaled = value * 1e3
+        guard abs(scaled) < 1e9 else { return writeFixedChecked(value, .three, into: p) }
+        // To nearest, ties away from zero, as `writeFixed`.
+        let units = Int64(scaled < 0 ? scaled - 0.5 : scaled + 0.5)
+        var i = 0
+        if units < 0 {
+            p[0] = UInt8(ascii: "-")
+            i = 1
+        }
+        let magnitude = UInt32(truncatingIfNeeded: units.magnitude)
+        let whole = magnitude / 1000
+        let fraction = magnitude &- whole &* 1000
+        i &+= writeWhole(whole, into: p + i)
+        if fraction != 0 { i &+= writeThousandths(fraction, into: p + i) }
+        return i
+    }
+
+    /// `value` to six decimals into `p`, as `writeThree` (fast path for |value| < 1000).
+    @inline(never)
+    static func writeSix(_ value: Double, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        let scaled = value * 1e6
+        guard abs(scaled) < 1e9 else { return writeFixedChecked(value, .six, into: p) }
+        let units = Int64(scaled < 0 ? scaled - 0.5 : scaled + 0.5)
+        var i = 0
+        if units < 0 {
+            p[0] = UInt8(ascii: "-")
+            i = 1
+        }
+        let magnitude = UInt32(truncatingIfNeeded: units.magnitude)
+        let whole = magnitude / 1_000_000
+        let fraction = magnitude &- whole &* 1_000_000
+        i &+= writeWhole(whole, into: p + i)
+        guard fraction != 0 else { return i }
+        let high = fraction / 1000
+        let low = fraction &- high &* 1000
+        if low == 0 { return i &+ writeThousandths(high, into: p + i) }
+        p[i] = UInt8(ascii: ".")
+        writeThreeDigits(high, into: p + i + 1)
+        writeThreeDigits(low, into: p + i + 4)
+        return i &+ 4 &+ significantDigits(low)
+    }
+
+    /// Digits of `fraction` (1...999, written as three) up to its last nonzero one.
+    @inline(__always)
+    private static func significantDigits(_ fraction: UInt32) -> Int {
+        let tens = fraction / 10
+        if fraction &- tens &* 10 != 0 { return 3 }
+        return tens % 10 != 0 ? 2 : 1
+    }
+
+    /// `writeGeneral` with its non-finite flag folded into the sign of the length.
+    private static func writeFixedChecked(
+        _ value: Double, _ decimals: FixedDecimals, into p: UnsafeMutablePointer<UInt8>
+    )
+        -> Int
+    {
+        var nonFinite = false
+        let length = writeGeneral(value, decimals, into: p, &nonFinite)
+        return nonFinite ? -length : length
+    }
+
+    /// Writes `value` rounded to `decimals` without trailing zeros and returns the length (at most
+    /// `maximumNumberLength`), negated when `value` is not finite and "null" was written; see
+    /// `JSONWriter.double(_:_:)`.
+    @inline(__always)
+    static func writeFixed(_ value: Double, _ decimals: FixedDecimals, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        switch decimals {
+        case .three: return writeThree(value, into: p)
+        case .six: return writeSix(value, into: p)
+        }
+    }
+
+    /// The general form of `writeFixed` for any magnitude (the fast paths handle below 10^9 units);
+    /// also the reference the tests compare the fast paths with.
+    static func writeGeneral(
         _ value: Double, _ decimals: FixedDecimals, into p: UnsafeMutablePointer<UInt8>, _ nonFinite: inout Bool
     ) -> Int {
         // A switch over constants, so that each case divides by a literal (a multiply, not a division).

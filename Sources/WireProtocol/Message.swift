@@ -174,7 +174,7 @@ public enum Message: Hashable, Sendable {
         var w = JSONWriter()
         write(to: &w)
         w.newline()
-        bytes.append(contentsOf: w.bytes)
+        w.withBytes { bytes.append(contentsOf: $0) }  // without `bytes`' intermediate array
     }
 
     /// Writes the message as one JSON object (no newline): `"type"` first, then the body's fields.

@@ -48,10 +48,13 @@ public struct TouchesMessage: Hashable, Sendable {
         static let all = [device, region, role, reason, time, fingers, isSemiMT, touches]
     }
 
+    /// The most bytes the head (`device` to the `touches` array's bracket) puts through its cursor.
+    private static let maximumHeadLength = 160
+
     func writeFields(to w: inout JSONWriter) {
-        w.key(Keys.device)
-        w.int(device)
-        if let routing {
+        if let routing {  // escaped strings: through the writer
+            w.key(Keys.device)
+            w.int(device)
             w.key(Keys.region)
             w.string(routing.region)
             w.key(Keys.role)
@@ -61,17 +64,32 @@ public struct TouchesMessage: Hashable, Sendable {
                 w.string(reason.rawValue)
             }
         }
-        w.key(Keys.time)
-        w.time(time)
-        w.key(Keys.fingers)
-        w.int(fingers)
-        if isSemiMT {
-            w.key(Keys.isSemiMT)
-            w.bool(true)
+        // The numbers of the head through one reservation; the array is open after it (no comma due).
+        w.withCursor(reserving: Self.maximumHeadLength, thenComma: false) { cursor in
+            var c = cursor  // a local in registers (see `JSONCursor`)
+            defer { cursor = c }
+            if routing == nil {
+                c.key(Keys.device, first: true)
+                c.int(device)
+                c.key(Keys.time)
+            } else {
+                c.key(Keys.time, first: true)  // `withCursor` wrote the comma
+            }
+            c.time(time)
+            c.key(Keys.fingers)
+            c.int(fingers)
+            if isSemiMT {
+                c.key(Keys.isSemiMT)
+                c.text("true")
+            }
+            c.key(Keys.touches)
+            c.byte(UInt8(ascii: "["))
         }
-        w.key(Keys.touches)
-        w.beginArray()
-        for touch in touches { touch.write(to: &w) }
+        // Each touch read in place, not copied out of the array first.
+        touches.withUnsafeBufferPointer { touches in
+            guard let first = touches.baseAddress else { return }
+            for i in touches.indices { TouchPoint.write(first + i, to: &w) }
+        }
         w.endArray()
     }
 
@@ -215,13 +233,17 @@ public struct TouchPoint: Hashable, Sendable {
     /// with room to spare. `coalesced` (of any length) is written through the writer after it.
     private static let maximumFixedLength = 1024
 
-    func write(to w: inout JSONWriter) {
-        w.withCursor(reserving: Self.maximumFixedLength) { c in
+    /// Writes the touch at `t` (read in place: copying a `TouchPoint` out of its array costs a
+    /// value-witness call per touch, for its `coalesced` array).
+    static func write(_ t: UnsafePointer<TouchPoint>, to w: inout JSONWriter) {
+        w.withCursor(reserving: Self.maximumFixedLength) { cursor in
+            var c = cursor  // a local in registers (see `JSONCursor`)
+            defer { cursor = c }
             c.byte(UInt8(ascii: "{"))
             c.key(Keys.id, first: true)
-            c.int(id)
+            c.int(t.pointee.id)
             c.key(Keys.phase)
-            switch phase {
+            switch t.pointee.phase {
             case .began: c.rawString("began")
             case .moved: c.rawString("moved")
             case .stationary: c.rawString("stationary")
@@ -229,56 +251,57 @@ public struct TouchPoint: Hashable, Sendable {
             case .cancelled: c.rawString("cancelled")
             }
             c.key(Keys.x)
-            c.double(location.x, .three)
+            c.double(t.pointee.location.x, .three)
             c.key(Keys.y)
-            c.double(location.y, .three)
+            c.double(t.pointee.location.y, .three)
             c.key(Keys.previousX)
-            c.double(previousLocation.x, .three)
+            c.double(t.pointee.previousLocation.x, .three)
             c.key(Keys.previousY)
-            c.double(previousLocation.y, .three)
+            c.double(t.pointee.previousLocation.y, .three)
             c.key(Keys.normalizedX)
-            c.double(normalized.x, .six)
+            c.double(t.pointee.normalized.x, .six)
             c.key(Keys.normalizedY)
-            c.double(normalized.y, .six)
+            c.double(t.pointee.normalized.y, .six)
             // Protocol 2: mmX/mmY only where they differ from x/y, that is when an output mapping
             // publishes pixels; a reader takes x/y for them when they are absent.
-            if millimeters != location {
+            if t.pointee.millimeters != t.pointee.location {
                 c.key(Keys.millimetersX)
-                c.double(millimeters.x, .three)
+                c.double(t.pointee.millimeters.x, .three)
                 c.key(Keys.millimetersY)
-                c.double(millimeters.y, .three)
+                c.double(t.pointee.millimeters.y, .three)
             }
             c.key(Keys.slot)
-            c.int(slot)
+            c.int(t.pointee.slot)
             c.key(Keys.tapCount)
-            c.int(tapCount)
+            c.int(t.pointee.tapCount)
             c.key(Keys.type)
-            switch type {
+            switch t.pointee.type {
             case .direct: c.rawString("direct")
             case .indirect: c.rawString("indirect")
             }
-            if let majorRadius {
+            if let majorRadius = t.pointee.majorRadius {
                 c.key(Keys.majorRadius)
                 c.double(majorRadius, .three)
             }
-            if let minorRadius {
+            if let minorRadius = t.pointee.minorRadius {
                 c.key(Keys.minorRadius)
                 c.double(minorRadius, .three)
             }
-            if let orientation {
+            if let orientation = t.pointee.orientation {
                 c.key(Keys.orientation)
                 c.double(orientation, .six)
             }
-            if let force {
+            if let force = t.pointee.force {
                 c.key(Keys.force)
                 c.double(force, .six)
             }
-            if let predicted {
+            if let predicted = t.pointee.predicted {
                 c.key(Keys.predicted)
                 c.point(predicted.x, predicted.y, .three)
             }
+            if t.pointee.coalesced == nil { c.byte(UInt8(ascii: "}")) }  // the object closed in the same reservation
         }
-        if let coalesced {
+        if let coalesced = t.pointee.coalesced {
             w.key(Keys.coalesced)
             w.beginArray()
             for sample in coalesced {
@@ -289,8 +312,8 @@ public struct TouchPoint: Hashable, Sendable {
                 w.endArray()
             }
             w.endArray()
+            w.endObject()
         }
-        w.endObject()
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {

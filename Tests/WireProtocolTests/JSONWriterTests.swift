@@ -75,6 +75,74 @@ import Testing
         #expect(w.nonFiniteCount == 2)
     }
 
+    /// `JSONCursor.writeGeneral` as text: the general form the fast paths must match byte for byte.
+    private func general(_ value: Double, _ decimals: FixedDecimals) -> String {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        var nonFinite = false
+        let length = bytes.withUnsafeMutableBufferPointer {
+            JSONCursor.writeGeneral(value, decimals, into: $0.baseAddress!, &nonFinite)
+        }
+        return String(decoding: bytes[..<length], as: UTF8.self)
+    }
+
+    /// A cursor's text for `body` (the path touch and gesture objects take).
+    private func cursorText(_ body: (inout JSONCursor) -> Void) -> String {
+        var w = JSONWriter()
+        w.withCursor(reserving: 256, body)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    @Test func fixedFastPathsMatchTheGeneralForm() {
+        var values: [Double] = [
+            0, -0.0, 1, -1, 0.5, 0.0005, -0.0005, 0.0004999, 0.001, 0.01, 0.1, 0.25, 0.999_999_5, 9.999_5,
+            99.999_5, 999.999_5, 999_999.999_4, 999_999.999_5, -999_999.999_5, 1_000_000, 123_456.7, 0.000_000_5,
+            0.000_001, 0.000_01, 0.000_1, 0.120_000_4, 0.100_001, 0.100_010, 0.100_100, 0.101, 0.11, 999.999_999_4,
+            -999.999_999_6, 1000, 1e9, 2e12, -3.5e14,
+        ]
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        for scale in [1e-3, 1.0, 300.0, 5e4, 2e6] {
+            for _ in 0..<2000 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                values.append((Double(state >> 11) / Double(1 << 53) - 0.5) * scale)
+            }
+        }
+        // Exact thousandths and millionths, where rounding and trailing zeros meet.
+        for units in stride(from: -20_000, through: 20_000, by: 7) {
+            values.append(Double(units) / 1000)
+            values.append(Double(units) / 1_000_000)
+        }
+        var mismatches = 0
+        for value in values {
+            for decimals in [FixedDecimals.three, .six] {
+                let expected = general(value, decimals)
+                let written = text { $0.double(value, decimals) }
+                let throughCursor = cursorText { $0.double(value, decimals) }
+                if written != expected || throughCursor != expected {
+                    mismatches += 1
+                    if mismatches < 10 {
+                        Issue.record("\(value) \(decimals): \(written) / \(throughCursor), want \(expected)")
+                    }
+                }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
+    @Test func cursorWritesIntegersAndCountsNonFinite() {
+        for value in [0, 7, 10, 99, 100, 999, 1000, 9999, 123_456_789, -1, -999, -1000] {
+            #expect(cursorText { $0.int(value) } == String(value))
+        }
+        #expect(cursorText { $0.int(UInt64.max) } == "18446744073709551615")
+        var w = JSONWriter()
+        w.withCursor(reserving: 64) { c in
+            c.double(.nan, .three)
+            c.byte(UInt8(ascii: ","))
+            c.double(.infinity, .six)
+        }
+        #expect(String(decoding: w.bytes, as: UTF8.self) == "null,null")
+        #expect(w.nonFiniteCount == 2)
+    }
+
     @Test func nonFiniteNumbersBecomeNullAndAreCounted() {
         var w = JSONWriter()
         w.beginArray()
