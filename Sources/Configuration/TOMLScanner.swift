@@ -47,8 +47,6 @@ struct TOMLScanner {
 
     // MARK: cursor
 
-    var atEnd: Bool { position >= bytes.count }
-
     /// The byte at the cursor (plus `offset`), nil past the end.
     func peek(_ offset: Int = 0) -> UInt8? {
         let index = position + offset

@@ -202,13 +202,6 @@ struct SegmentGeometry: Sendable {
         return (scale * v.x, v.y)
     }
 
-    /// The log scale past the limit the rubber band stretched (0 within the limits).
-    var stretch: Double {
-        if logScale > logHigh { return logScale - logHigh }
-        if logScale < logLow { return logScale - logLow }
-        return 0
-    }
-
     /// The spread changed enough in mm for zoom to engage.
     private var spreadPassed: Bool { spreadChangeMM >= Self.minimumSpreadChangeMillimeters }
 

@@ -173,5 +173,4 @@ struct ReplayPass {
     mutating func withPipeline<R>(device id: Int, _ body: (inout DevicePipeline) -> R) -> R? {
         schedule.withPipeline(device: id, body)
     }
-    var deviceCount: Int { schedule.pipelines.count }
 }
