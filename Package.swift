@@ -61,7 +61,7 @@ let package = Package(
             name: "Publishing",
             dependencies: [
                 "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "TouchRouting", "Recordings",
-                "Prediction", "Configuration",
+                "Prediction", "Configuration", "TouchScripting",
             ],
             swiftSettings: strict),
         .target(
@@ -97,6 +97,7 @@ let package = Package(
             dependencies: [
                 "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "Publishing", "TouchRouting",
                 "Recordings", "Configuration", "DeviceInput", "CLinuxSystem", "TUIOOutput", "SystemCalls",
+                "Prediction",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -186,7 +187,7 @@ let package = Package(
             name: "PublishingTests",
             dependencies: [
                 "Publishing", "TouchPipeline", "WireProtocol", "MultitouchTestKit", "Recordings", "TouchRouting",
-                "Gestures", "MultitouchCore", "Configuration",
+                "Gestures", "MultitouchCore", "Configuration", "TouchScripting",
             ]),
         .testTarget(name: "MultitouchTestKitTests", dependencies: ["MultitouchTestKit", "MultitouchCore"]),
         .testTarget(name: "MultitouchClientTests", dependencies: ["MultitouchClient"]),

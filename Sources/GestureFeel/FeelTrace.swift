@@ -113,9 +113,9 @@ public struct FeelTrace: Sendable {
         var trace = FeelTrace()
         mutating func take(_ output: PipelineOutput) {
             switch output {
-            case .frame(let f): trace.append(.frame(f.frame, f.events))
+            case .frame(let f) where !f.isWithheld: trace.append(.frame(f.frame, f.events))
             case .timers(_, let events, _): trace.append(.timers(events))
-            case .deviceAdded, .recordingNote, .dropped, .routed, .ended: break
+            case .frame, .deviceAdded, .recordingNote, .dropped, .routed, .answer, .ended: break
             }
         }
     }

@@ -109,6 +109,12 @@ public enum GestureEvent: Hashable, Sendable {
     case longPress(session: UInt64, time: Timestamp, phase: LongPressPhase, location: Point, fingers: Int)
 
     /// The session the event belongs to.
+    /// A segment update (the events that carry a matrix a predicted one can go with).
+    public var isSegmentUpdate: Bool {
+        if case .update = self { return true }
+        return false
+    }
+
     public var session: UInt64 {
         switch self {
         case .sessionBegan(let s, _), .sessionEnded(let s, _, _): return s

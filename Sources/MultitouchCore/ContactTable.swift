@@ -7,7 +7,12 @@ struct ContactTable {
     let mapper: CoordinateMapper
     let features: DeviceFeatures
     private let idSource: TouchIDSource
+    /// Tap counts of public touches, and of secure ones apart: a secure tap never makes a public touch
+    /// count as its second tap (nor the reverse).
     private var tapCounter: TapCounter
+    private var secureTapCounter: TapCounter
+    /// Where touches are secure; see `ContactTracker.secureAreas`.
+    var secureAreas: (any SecureAreas)?
 
     var slots: [SlotState]
     /// Slots whose touch is pending or active, in begin order.
@@ -32,6 +37,7 @@ struct ContactTable {
         self.features = features
         self.idSource = idSource
         tapCounter = TapCounter(parameters: tapCounting)
+        secureTapCounter = tapCounter
         let count = features.slotCount
         let placeholder = Touch(
             id: 0, slot: 0, trackingID: -1, phase: .ended, location: .zero, previousLocation: .zero,
@@ -109,6 +115,7 @@ struct ContactTable {
         }
         order.removeAll(keepingCapacity: true)
         tapCounter.reset()
+        secureTapCounter.reset()
         lastFingerCount = 0
         guard !detached.isEmpty else { return nil }
         return buildFrame(fingerCount: 0)
@@ -142,11 +149,17 @@ struct ContactTable {
         case .active:
             let touch = makeTouch(slot: slot, phase: phase)
             if phase == .ended {
-                tapCounter.touchEnded(
-                    at: frameTime, millimeters: touch.millimeters, beganAt: slots[slot].beganAt,
-                    travelMillimeters: max(
-                        slots[slot].travelMillimeters, touch.millimeterPoint.distance(to: slots[slot].startMillimeters)),
-                    tapCount: touch.tapCount)
+                let travel = max(
+                    slots[slot].travelMillimeters, touch.millimeterPoint.distance(to: slots[slot].startMillimeters))
+                if touch.isSecure {
+                    secureTapCounter.touchEnded(
+                        at: frameTime, millimeters: touch.millimeters, beganAt: slots[slot].beganAt,
+                        travelMillimeters: travel, tapCount: touch.tapCount)
+                } else {
+                    tapCounter.touchEnded(
+                        at: frameTime, millimeters: touch.millimeters, beganAt: slots[slot].beganAt,
+                        travelMillimeters: travel, tapCount: touch.tapCount)
+                }
             }
             detached.append(touch)
         case .pending:
@@ -308,9 +321,14 @@ struct ContactTable {
         let normalized = mapper.normalized(raw.position)
         let millimeters = mapper.millimeters(raw.position)
         let location = mapper.published(normalized, millimeters)
-        let tapCount = tapCounter.touchBegan(at: frameTime, millimeters: millimeters.point)
+        let secure = secureAreas?.isSecure(at: location) ?? false
+        let tapCount =
+            secure
+            ? secureTapCounter.touchBegan(at: frameTime, millimeters: millimeters.point)
+            : tapCounter.touchBegan(at: frameTime, millimeters: millimeters.point)
         var touch = Touch(
-            id: idSource.take(), slot: slot, trackingID: slots[slot].trackingID, phase: .began, location: location,
+            id: secure ? idSource.takeSecure() : idSource.take(), slot: publishedSlot(kernelSlot: slot, secure: secure),
+            trackingID: slots[slot].trackingID, phase: .began, location: location,
             previousLocation: location, millimeters: millimeters.point, normalized: normalized.point,
             timestamp: frameTime,
             tapCount: tapCount, type: features.touchType)
@@ -323,6 +341,31 @@ struct ContactTable {
         slots[slot].travelMillimeters = 0
         slots[slot].lastMotionMillimeters = 0
         return touch
+    }
+
+    /// The slot a beginning touch publishes: the kernel's, unless secure touches can exist (secure
+    /// areas set, or a secure touch still down); then the lowest slot no live touch of the same kind
+    /// (public or secure) publishes, so a public touch's slot never shows that a secure one is down.
+    private func publishedSlot(kernelSlot: Int, secure: Bool) -> Int {
+        var secureDown = false
+        for s in order where slots[s].status == .active && slots[s].touch.isSecure {
+            secureDown = true
+            break
+        }
+        guard secureAreas != nil || secureDown else { return kernelSlot }
+        var candidate = 0
+        while true {
+            var taken = false
+            for s in order where s != kernelSlot && slots[s].status == .active {
+                let t = slots[s].touch
+                if t.isSecure == secure && t.slot == candidate {
+                    taken = true
+                    break
+                }
+            }
+            if !taken { return candidate }
+            candidate += 1
+        }
     }
 
     /// The slot's touch with its current values, `previousLocation` the last published location.

@@ -1,14 +1,42 @@
 /// Hands out daemon-unique, increasing touch ids. One source is shared by every device of a process so
 /// that an id never repeats across devices; a replay makes its own and so starts at 1 every time.
+///
+/// Two sequences: public ids (1, 2, ...) for every touch other clients may see, and secure ids (from
+/// `firstSecureID`) for touches that begin in an exclusive region (DESIGN.md invariant 11). A secure
+/// touch takes nothing from the public sequence, so no other client can count secure touches from gaps
+/// in the ids it sees.
 public final class TouchIDSource {
     private var next: UInt64
+    private var nextSecure: UInt64
 
-    public init(first: UInt64 = 1) { next = first }
+    /// The first secure id: 2^32, above any public id a daemon hands out in practice, and exactly
+    /// representable as a JSON number (below 2^53).
+    public static let firstSecureID: UInt64 = 1 << 32
 
+    public init(first: UInt64 = 1) {
+        next = first
+        nextSecure = TouchIDSource.firstSecureID
+    }
+
+    /// The next public id.
     public func take() -> UInt64 {
         defer { next &+= 1 }
         return next
     }
+
+    /// The next secure id (a touch that began in an exclusive region).
+    public func takeSecure() -> UInt64 {
+        defer { nextSecure &+= 1 }
+        return nextSecure
+    }
+}
+
+/// Where touches are secure (they begin in an exclusive region: DESIGN.md invariant 11): set on a
+/// `ContactTracker` by the layer that knows the regions (the pipeline's routing stage) whenever they
+/// change. Asked once per touch, when it begins.
+public protocol SecureAreas: Sendable {
+    /// Whether a touch beginning at `location` (published space) is secure.
+    func isSecure(at location: Point) -> Bool
 }
 
 /// Parameters of UITouch.tapCount: a touch that begins within `interval` of the previous touch's end,
@@ -107,6 +135,13 @@ public struct ContactTracker {
 
     /// True when a touch began and ended in the last frame and its end has not been delivered yet.
     public var hasDeferredEnds: Bool { !table.deferredEnds.isEmpty }
+
+    /// Where touches that begin from now on are secure (`Touch.isSecure`): secure ids, their own tap
+    /// counts, and slots numbered apart from the public touches' (docs/SECURITY.md). Nil: no touch is.
+    public var secureAreas: (any SecureAreas)? {
+        get { table.secureAreas }
+        set { table.secureAreas = newValue }
+    }
 
     /// Applies one frame. Returns the touch frame when any touch began, moved, ended or was cancelled (or
     /// the finger count changed); nil when nothing touch-related changed.

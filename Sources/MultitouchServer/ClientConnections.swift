@@ -125,11 +125,24 @@ final class ClientConnections {
 
     // MARK: Output
 
-    /// Queues the messages the client wants (`Subscriber.take`) and writes what the socket takes; a
-    /// queue over the hard limit ends the connection. Returns true when any message was for it.
+    /// Queues what the client takes of a published batch (`Subscriber.take`) and writes what the socket
+    /// takes; a queue over the hard limit ends the connection. Returns true when any message was for it.
     @discardableResult
-    func deliver(_ messages: [OutboundMessage], to client: ClientSession) -> Bool {
-        guard client.subscriber.take(messages, softLimit: configuration.softQueueLimit) else { return false }
+    func deliver(_ batch: Publisher.Batch, to client: ClientSession) -> Bool {
+        guard client.subscriber.take(batch, softLimit: configuration.softQueueLimit) else { return false }
+        queued(for: client)
+        return true
+    }
+
+    /// Queues messages for this client alone (a frame) and writes what the socket takes.
+    func deliver(own messages: [OutboundMessage], to client: ClientSession) {
+        client.subscriber.take(own: messages, softLimit: configuration.softQueueLimit)
+        queued(for: client)
+    }
+
+    /// After queueing: a queue over the hard limit ends the connection, else what the socket takes is
+    /// written now.
+    private func queued(for client: ClientSession) {
         if client.pendingBytes > configuration.hardQueueLimitBytes {
             logger.warning(
                 "client: queue over the hard limit; disconnecting",
@@ -142,10 +155,9 @@ final class ClientConnections {
                 client, .queueOverflow,
                 "client queue passed \(configuration.hardQueueLimitBytes) bytes (the client does not read fast enough); disconnecting"
             )
-            return true
+            return
         }
         if !client.wantsWritable { flush(client) }
-        return true
     }
 
     /// Queues a reply (never coalesced) and writes what the socket takes.

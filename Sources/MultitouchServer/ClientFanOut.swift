@@ -2,11 +2,11 @@ import Publishing
 import TouchPipeline
 import WireProtocol
 
-/// Fan-out, one job: the devices' output published once (`Publisher`: each message encoded once, the
-/// open-session account) and its shared bytes handed to every served client that wants them, through
-/// `ClientConnections.deliver`; frame-aligned clients' share buffered for their `frame` requests; the
-/// prediction horizon the subscribers asked for; the latency statistics of the batches written.
-/// Owned by the loop thread.
+/// Fan-out, one job: the devices' output published once (`Publisher`: each item encoded once per form a
+/// client can need, the open-session account, request answers turned into their askers' replies in
+/// order) and handed to every served client (`Subscriber.take`: the form for its own horizon, its own
+/// regions' items, a frame-aligned client's share into its frames) through `ClientConnections.deliver`;
+/// the latency statistics of the batches written. Owned by the loop thread.
 final class ClientFanOut {
     private unowned let connections: ClientConnections
     private let clock: () -> UInt64
@@ -19,11 +19,10 @@ final class ClientFanOut {
     /// Batches with output for a client whose queue was not empty: their last write happened later
     /// than the histogram's time (they are counted here, not in the histogram).
     private var deferredBatches: UInt64 = 0
-
-    /// The `predictMs` of the subscribed clients that asked (one at a time); nil when none did.
-    private(set) var predictionHorizon: Int?
-    /// The horizon changed: the devices predict this far ahead from now on, or not at all (nil).
-    var horizonChanged: ((Int?) -> Void)?
+    /// Turns a pipeline's answer into its asker's reply (the request server).
+    var reply: (PipelineAnswer) -> RequestServer.AnswerReply? = { _ in nil }
+    /// Called after a batch that answered a region request (who predicts what may have changed).
+    var regionsAnswered: () -> Void = {}
 
     init(connections: ClientConnections, clock: @escaping () -> UInt64) {
         self.connections = connections
@@ -33,67 +32,52 @@ final class ClientFanOut {
     /// Whether a whole-device session is open on `device` (a routing switch waits for its end).
     func hasOpenSession(device: Int) -> Bool { publisher.hasOpenSession(device: device) }
 
-    /// Publishes the devices' output: each message it makes is encoded once (`Publisher`) and its shared
-    /// bytes handed to every subscribed client that wants them: the whole-device messages to the
-    /// subscribers of the device (a connection routed there skips them), each region's messages to its
-    /// client. `readAt` (monotonic ns of the device read) feeds the latency statistics.
+    /// Publishes the devices' output: each item it makes is encoded once per form (`Publisher`) and its
+    /// shared bytes handed to every subscribed client that wants them: whole-device items to the
+    /// subscribers of the device (a connection routed there skips them), each region's items to its
+    /// client, each answer to its asker (and a new transform's notice to the others). `readAt`
+    /// (monotonic ns of the device read) feeds the latency statistics, over batches that carry
+    /// whole-device output only (a batch for an exclusive region's client alone is not counted: its
+    /// count would show the region's secure touches, DESIGN.md invariant 11).
     func dispatch(_ outputs: [PipelineOutput], readAt: UInt64) {
-        publisher.publish(outputs, predicting: predictionHorizon != nil, into: &batch)
-        guard !batch.isEmpty else { return }
-        bufferFrames(batch.messages)
-        dispatchEncoded(readAt: readAt)
+        var notices: [(message: Message, except: Int)] = []
+        var answeredRegions = false
+        publisher.publish(outputs, into: &batch)
+        // Answers become their askers' replies in place (after publishing: a reply may read the
+        // publisher's account of open sessions).
+        for i in batch.items.indices {
+            guard case .answer(let answer) = batch.items[i].content, let r = reply(answer) else { continue }
+            if case .regions = r.message { answeredRegions = true }
+            if let notice = r.notice { notices.append((notice, r.client)) }
+            batch.setReply(i, client: r.client, r.message)
+        }
+        if !batch.isEmpty { dispatchBatch(readAt: readAt) }
+        if !notices.isEmpty {
+            publisher.publish(notices.map(\.message), into: &batch)
+            for i in batch.encoded.indices { batch.encoded[i].except = notices[i].except }
+            dispatchBatch(readAt: nil)
+        }
+        if answeredRegions { regionsAnswered() }
     }
 
     /// Whole-device messages that do not come from a pipeline (tests): published as a device's are.
     func dispatch(_ messages: [Message], readAt: UInt64) {
-        publisher.publish(messages, predicting: predictionHorizon != nil, into: &batch)
+        publisher.publish(messages, into: &batch)
         guard !batch.isEmpty else { return }
-        bufferFrames(batch.messages)
-        dispatchEncoded(readAt: readAt)
-    }
-
-    /// Like `dispatch(_:readAt:)` for messages already encoded, some of them addressed to one client
-    /// (a request's cancellations; `OutboundMessage.client`).
-    func dispatch(outbound: [OutboundMessage], readAt: UInt64) {
-        guard !outbound.isEmpty else { return }
-        batch.removeAll()
-        batch.encoded = outbound
-        bufferFrames(outbound: outbound)
-        dispatchEncoded(readAt: readAt)
-    }
-
-    /// One message to every served client but `except` that wants it (another client's new transform).
-    func deliver(_ message: OutboundMessage, toAllBut except: ClientSession) {
-        for other in connections.clients.values where other !== except && other.subscriber.wants(message) {
-            connections.deliver([message], to: other)
-        }
+        dispatchBatch(readAt: readAt)
     }
 
     // MARK: Frame-aligned clients
 
-    /// Frame-aligned clients' share of a batch: buffered until their next `frame` request.
-    private func bufferFrames(_ messages: [Message]) {
-        for client in connections.clients.values where client.subscriber.frames != nil && !client.closing {
-            let encoded = outbound(for: client)
-            for (i, message) in messages.enumerated()
-            where i < encoded.count && client.subscriber.wantsFramed(encoded[i]) {
-                let form = client.subscriber.predictMilliseconds == nil ? message.withoutPredictions : message
-                client.subscriber.frames?.push(form)
-            }
-            catchUpIfOverfull(client)
+    /// A frame for one frame-aligned client: its own, never coalesced.
+    func deliverFramed(_ messages: [Message], to client: ClientSession) {
+        guard !messages.isEmpty else { return }
+        let outbound = messages.map { message in
+            var m = OutboundMessage.reply(message)
+            m.client = client.id
+            return m
         }
-    }
-
-    /// `bufferFrames` for a batch that arrives encoded (a request's routed messages, tests): the
-    /// whole-device messages a frame-aligned client takes are read back from their bytes.
-    private func bufferFrames(outbound: [OutboundMessage]) {
-        for client in connections.clients.values where client.subscriber.frames != nil && !client.closing {
-            for message in outbound where client.subscriber.wantsFramed(message) {
-                let line = message.bytes.last == UInt8(ascii: "\n") ? message.bytes.dropLast() : message.bytes[...]
-                if let decoded = try? Message(decoding: line) { client.subscriber.frames?.push(decoded) }
-            }
-            catchUpIfOverfull(client)
-        }
+        connections.deliver(own: outbound, to: client)
     }
 
     /// A client that stops asking for frames still holds a bounded buffer: it gets what is due.
@@ -106,49 +90,16 @@ final class ClientFanOut {
         deliverFramed(out, to: client)
     }
 
-    /// A frame for one frame-aligned client: its own, past the whole-device filter, never coalesced.
-    func deliverFramed(_ messages: [Message], to client: ClientSession) {
-        guard !messages.isEmpty else { return }
-        let outbound = messages.map { message in
-            var m = OutboundMessage(message)
-            m.client = client.id  // this client's frame only, past the whole-device filter
-            m.wholeDevice = false
-            m.droppable = false  // a frame carries its coalesced samples: never coalesced away
-            return m
-        }
-        connections.deliver(outbound, to: client)
-    }
-
-    // MARK: Prediction
-
-    /// Re-reads the horizon from the subscribed clients (after a subscribe, unsubscribe or disconnect).
-    func updatePredictionHorizon() {
-        let horizon = connections.clients.values.first {
-            $0.subscriber.subscription != nil && $0.subscriber.predictMilliseconds != nil
-        }?
-        .subscriber.predictMilliseconds
-        guard horizon != predictionHorizon else { return }
-        predictionHorizon = horizon
-        horizonChanged?(horizon)
-    }
-
-    /// What `client` receives of the batch being dispatched: with predictions if it asked for them.
-    private func outbound(for client: ClientSession) -> [OutboundMessage] {
-        guard client.subscriber.predictMilliseconds != nil, batch.predicted.count == batch.encoded.count else {
-            return batch.encoded
-        }
-        return batch.predicted
-    }
-
-    private func dispatchEncoded(readAt: UInt64) {
+    private func dispatchBatch(readAt: UInt64?) {
         var wrote = false
         var deferred = false
-        for client in connections.clients.values where client.subscriber.subscription != nil && !client.closing {
+        for client in connections.clients.values where !client.closing {
             let backlogged = client.hasPendingOutput
-            if connections.deliver(outbound(for: client), to: client) {
+            if connections.deliver(batch, to: client) {
                 wrote = true
                 if backlogged || client.hasPendingOutput { deferred = true }
             }
+            if client.subscriber.frames != nil { catchUpIfOverfull(client) }
         }
         // Clients that were not served this batch switch too.
         for message in batch.encoded where message.closesLastSession {
@@ -156,6 +107,7 @@ final class ClientFanOut {
                 client.subscriber.applyRoutingSwitch(message.device)
             }
         }
+        guard let readAt, batch.encoded.contains(where: \.wholeDevice) else { return }
         if deferred {
             deferredBatches &+= 1
         } else if wrote {

@@ -6,52 +6,35 @@ import TouchPipeline
 import TouchRouting
 import WireProtocol
 
-/// What the client hub asks of the rest of the daemon: the devices it reports and transforms.
+/// What the client hub asks of the devices' side of the daemon, typed (no wire type crosses here):
+/// the devices it reports, requests carried to a device's pipeline, and the client events the devices
+/// need to know of.
 protocol ClientHubHost: AnyObject {
     /// Devices present now (the hello).
-    func currentDevices() -> [DeviceInfo]
-    /// Per-device frame counts for `stats`.
-    func deviceStatistics() -> [DeviceStatistics]
-    /// Replaces a device's cumulative transform; false when there is no such device.
-    func setTransform(device: Int, matrix: AffineTransform) -> Bool
+    func currentDevices() -> [PipelineDevice]
+    /// Per-device figures for `stats`.
+    func deviceFigures() -> [DeviceFigures]
+    /// Carries a request to the pipeline of `device`; its answer comes back in the device's output
+    /// (`ClientHub.dispatch`). False when the device is not present.
+    @discardableResult
+    func apply(_ request: PipelineRequest, device: Int, token: UInt64) -> Bool
     /// A client subscribed; `subscribers` clients are subscribed now (a replay may wait for them).
     func clientSubscribed(subscribers: Int)
     /// A client connected or left (the systemd status line counts them).
     func clientsChanged()
-    /// Applies a client's region request on a device, within what `grant` allows; nil when there is no
-    /// such device.
-    func regions(
-        _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-    ) -> DeviceHost.RegionAnswer?
-    /// The client's own recogniser recognised a gesture in its region; what that cancels.
-    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure>
-    /// Sets (`matrix`) or resets (nil) one of the client's regions' cumulative transform.
-    func setRegionTransform(
-        client: Int, device: Int, region: String, matrix: AffineTransform?
-    )
-        -> Result<AffineTransform, DeviceHost.RegionFailure>
     /// The client disconnected: its regions vanish.
-    func clientGone(_ client: Int)
-    /// The subscribed clients' prediction horizon (ms) changed (docs/PREDICTION.md): the devices
-    /// predict this far ahead from now on, or not at all (nil).
-    func predictionHorizon(_ horizon: Int?)
+    func clientGone(_ client: ClientID)
+    /// Who asked for predictions changed (`ClientHub.predictionRequests(device:)`).
+    func predictionsChanged()
 }
 
 extension ClientHubHost {
-    /// A host that routes nothing: every device is unknown to region requests.
-    func regions(
-        _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-    ) -> DeviceHost.RegionAnswer? { nil }
-    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure> {
-        .failure(.unknownDevice)
-    }
-    func setRegionTransform(
-        client: Int, device: Int, region: String, matrix: AffineTransform?
-    )
-        -> Result<AffineTransform, DeviceHost.RegionFailure>
-    { .failure(.unknownDevice) }
-    func clientGone(_ client: Int) {}
-    func predictionHorizon(_ horizon: Int?) {}
+    func deviceFigures() -> [DeviceFigures] { [] }
+    func apply(_ request: PipelineRequest, device: Int, token: UInt64) -> Bool { false }
+    func clientSubscribed(subscribers: Int) {}
+    func clientsChanged() {}
+    func clientGone(_ client: ClientID) {}
+    func predictionsChanged() {}
 }
 
 /// How the hub has client sockets watched: the daemon's `EventLoop`, or nothing in tests that drive the
@@ -77,9 +60,7 @@ final class ClientHub: RequestContext {
     let fanOut: ClientFanOut
     private let daemonVersion: String
     private let clock: () -> UInt64
-    weak var host: (any ClientHubHost)? {
-        didSet { requests.host = host }
-    }
+    weak var host: (any ClientHubHost)?
     /// Reused per request line: what serving it asks for.
     private var effects: [RequestServer.Effect] = []
 
@@ -93,13 +74,15 @@ final class ClientHub: RequestContext {
         requests = RequestServer(maximumLineBytes: configuration.maximumLineBytes, logger: logger, clock: clock)
         fanOut = ClientFanOut(connections: connections, clock: clock)
         connections.clientLeaving = { [unowned self] client in
-            if client.subscriber.predictMilliseconds != nil { fanOut.updatePredictionHorizon() }
+            requests.forget(client: client.id)
             // Its regions vanish (also those declared while a switch was pending); what that cancels is
             // for this connection only, which is closing.
-            if client.subscriber.hasRoutingState { host?.clientGone(client.id) }
+            if client.subscriber.hasRoutingState { host?.clientGone(ClientID(UInt64(client.id))) }
+            if client.subscriber.predictMilliseconds != nil { host?.predictionsChanged() }
         }
         connections.clientsChanged = { [unowned self] in host?.clientsChanged() }
-        fanOut.horizonChanged = { [unowned self] horizon in host?.predictionHorizon(horizon) }
+        fanOut.reply = { [unowned self] answer in requests.reply(to: answer, context: self) }
+        fanOut.regionsAnswered = { [unowned self] in host?.predictionsChanged() }
     }
 
     var configuration: ClientsConfiguration {
@@ -128,8 +111,10 @@ final class ClientHub: RequestContext {
         get { connections.closingChanged }
         set { connections.closingChanged = newValue }
     }
-    /// The `predictMs` of the subscribed clients that asked (one at a time); nil when none did.
-    var predictionHorizon: Int? { fanOut.predictionHorizon }
+    /// Who asked for predictions of `device` (`PredictionRequests(subscribers:device:)`).
+    func predictionRequests(device: Int) -> PredictionRequests {
+        PredictionRequests(subscribers: connections.clients.values.map(\.subscriber), device: device)
+    }
 
     // MARK: Connections
 
@@ -149,7 +134,8 @@ final class ClientHub: RequestContext {
             to: client,
             .hello(
                 HelloMessage(
-                    daemon: daemonVersion, devices: host?.currentDevices() ?? [], features: [ProtocolFeature.regions])))
+                    daemon: daemonVersion, devices: (host?.currentDevices() ?? []).map(PipelineMessages.deviceInfo),
+                    features: [ProtocolFeature.regions])))
         host?.clientsChanged()
         return client.id
     }
@@ -175,11 +161,11 @@ final class ClientHub: RequestContext {
         for effect in effects {
             switch effect {
             case .reply(let message): connections.reply(to: client, message)
-            case .deliver(let messages): connections.deliver(messages, to: client)
             case .deliverFramed(let messages): fanOut.deliverFramed(messages, to: client)
-            case .toOthers(let message): fanOut.deliver(message, toAllBut: client)
-            case .publish(let messages): fanOut.dispatch(outbound: messages, readAt: clock())
-            case .subscriptionsChanged: fanOut.updatePredictionHorizon()
+            case .device(let request, let device, let token):
+                // The answer and what the request cancelled come back through `dispatch`.
+                host?.apply(request, device: device, token: token)
+            case .subscriptionsChanged: host?.predictionsChanged()
             case .subscribed:
                 host?.clientSubscribed(
                     subscribers: connections.clients.values.filter { $0.subscriber.subscription != nil }.count)
@@ -189,6 +175,8 @@ final class ClientHub: RequestContext {
 
     var sessions: [ClientSession] { Array(connections.clients.values) }
     func hasOpenSession(device: Int) -> Bool { fanOut.hasOpenSession(device: device) }
+    func hasDevice(_ device: Int) -> Bool { host?.currentDevices().contains { $0.id == device } ?? false }
+    func deviceFigures() -> [DeviceFigures] { host?.deviceFigures() ?? [] }
     func latencyStatistics() -> LatencyStatistics { fanOut.latencyStatistics() }
 
     // MARK: Output
@@ -198,7 +186,4 @@ final class ClientHub: RequestContext {
 
     /// Whole-device messages that do not come from a pipeline (tests): published as a device's are.
     func dispatch(_ messages: [Message], readAt: UInt64) { fanOut.dispatch(messages, readAt: readAt) }
-
-    /// Messages already encoded, some of them addressed to one client (`ClientFanOut.dispatch(outbound:)`).
-    func dispatch(outbound: [OutboundMessage], readAt: UInt64) { fanOut.dispatch(outbound: outbound, readAt: readAt) }
 }

@@ -40,8 +40,8 @@ public struct DaemonOptions: Sendable {
 
 /// The daemon: one thread, one event loop. `run()` turns every wake-up into a `LoopInput` and handles
 /// it in one exhaustive switch; the state lives in the rooms that own it: the `EventLoop` (epoll and
-/// registrations), the `ClientHub` (coordinating `ClientConnections`,
-/// `RequestServer` and `ClientFanOut`) and the `DeviceHost` (live and replay devices, their pipelines, deadlines and stats). The
+/// registrations), the `ClientHub` (coordinating `ClientConnections`, `RequestServer` and `ClientFanOut`)
+/// and the `Devices` (live devices in `DeviceHost`, the replay, their pipelines, ids and stats). The
 /// daemon itself keeps only signals, reload, the systemd notifier and watchdog, and shutdown.
 /// Without input, `epoll_wait` blocks with no timeout: the only periodic wake-up is the watchdog.
 ///
@@ -58,7 +58,7 @@ public final class Daemon {
     private var listener: ListeningSocket?
     private let watcher: LoopClientWatcher
     private let hub: ClientHub
-    private let host: DeviceHost
+    private let devices: Devices
 
     private let notifier = SystemdNotifier.fromEnvironment(unsetEnvironment: true)
     private var lastStatus = ""
@@ -81,13 +81,14 @@ public final class Daemon {
             configuration: options.configuration.clients, daemonVersion: options.daemonVersion, logger: logger,
             watcher: watcher)
         hub.access = options.configuration.access
-        host = DeviceHost(
+        devices = Devices(
             configuration: options.configuration, replay: options.replay, logger: logger,
             loop: try EventLoopDevices(loop: loop))
         hub.host = self
         hub.closingChanged = { [unowned self] in graceTimer.arm(at: hub.nextCloseDeadline) }
-        host.sink = { [unowned hub] outputs, readAt in hub.dispatch(outputs, readAt: readAt) }
-        host.devicesChanged = { [unowned self] in updateStatus() }
+        devices.sink = { [unowned hub] outputs, readAt in hub.dispatch(outputs, readAt: readAt) }
+        devices.devicesChanged = { [unowned self] in updateStatus() }
+        devices.predictions = { [unowned hub] device in hub.predictionRequests(device: device) }
         startTUIO()
         // Writes to a vanished client must return EPIPE, not kill the daemon (send uses MSG_NOSIGNAL too).
         signal(SIGPIPE, SIG_IGN)
@@ -123,8 +124,8 @@ public final class Daemon {
             watchdogTimer.arm(at: Sys.monotonicNanoseconds() + ns, interval: ns)
             logger.info("systemd: watchdog enabled", metadata: ["watchdog.interval_ms": "\(ns / 1_000_000)"])
         }
-        if !options.noDevices { host.startLiveDevices() }
-        host.startReplayIfNotWaiting()
+        if !options.noDevices { devices.live.startLiveDevices() }
+        devices.startReplayIfNotWaiting()
 
         try? notifier?.ready()
         updateStatus()
@@ -147,7 +148,7 @@ public final class Daemon {
         case .signal:
             handleSignals()
         case .replayDue:
-            host.runReplay(stopping: stopRequested)
+            devices.runReplay(stopping: stopRequested)
         case .graceDue:
             graceTimer.acknowledge()
             hub.closeExpiredClients()
@@ -155,11 +156,11 @@ public final class Daemon {
             watchdogTimer.drain()
             try? notifier?.watchdogPing()
         case .devicesChanged:
-            host.handleHotplug()
+            devices.live.handleHotplug()
         case .deadlineDue:
-            host.fireDeadlines()
+            devices.live.fireDeadlines()
         case .deviceReadable(let id):
-            host.readDevice(id: id)
+            devices.live.readDevice(id: id)
         case .client(let id, let readable, let writable, let hangUp):
             hub.handle(client: id, readable: readable, writable: writable, hangUp: hangUp)
         }
@@ -205,8 +206,8 @@ public final class Daemon {
         hub.access = configuration.access
         hub.limitMaximumClientsToDescriptors()
         hub.logLevel = logger.logLevel
-        host.configuration = configuration
-        host.logger.logLevel = logger.logLevel
+        devices.configuration = configuration
+        devices.live.logger.logLevel = logger.logLevel
         if fresh.tuio != old.tuio { startTUIO() }
         logger.info(
             "config: reloaded",
@@ -219,13 +220,13 @@ public final class Daemon {
     /// (Re)starts the TUIO output from `configuration.tuio`; the old one (if any) reports and closes.
     private func startTUIO() {
         if let tuio { TUIOHook.summary(tuio, logger: logger) }
-        tuio = TUIOHook.start(configuration.tuio, host: host, logger: logger)
-        host.observer = tuio.map { broadcaster in { broadcaster.observe($0) } }
+        tuio = TUIOHook.start(configuration.tuio, devices: devices, logger: logger)
+        devices.observer = tuio.map { broadcaster in { broadcaster.observe($0) } }
     }
 
     private func updateStatus() {
         guard let notifier else { return }
-        let status = "\(host.currentDevices().count) device(s), \(hub.clientCount) client(s)"
+        let status = "\(devices.currentDevices().count) device(s), \(hub.clientCount) client(s)"
         guard status != lastStatus else { return }
         lastStatus = status
         try? notifier.status(status)
@@ -236,7 +237,7 @@ public final class Daemon {
     /// Cancels every touch and gesture, flushes the queues for a bounded time, closes everything.
     private func shutdown() {
         try? notifier?.stopping()
-        host.shutdown()
+        devices.shutdown()
         if let tuio { TUIOHook.summary(tuio, logger: logger) }
         let deadline = Sys.monotonicNanoseconds() + options.shutdownFlushNanoseconds
         while hub.hasPendingOutput {
@@ -261,30 +262,15 @@ public final class Daemon {
 }
 
 extension Daemon: ClientHubHost {
-    func currentDevices() -> [DeviceInfo] { host.currentDevices() }
-    func deviceStatistics() -> [DeviceStatistics] { host.deviceStatistics() }
-    func setTransform(device: Int, matrix: AffineTransform) -> Bool {
-        host.setTransform(device: device, matrix: matrix)
+    func currentDevices() -> [PipelineDevice] { devices.currentDevices() }
+    func deviceFigures() -> [DeviceFigures] { devices.statistics() }
+    func apply(_ request: PipelineRequest, device: Int, token: UInt64) -> Bool {
+        devices.apply(request, device: device, token: token)
     }
-    func clientSubscribed(subscribers: Int) { host.clientSubscribed(subscribers: subscribers) }
+    func clientSubscribed(subscribers: Int) { devices.clientSubscribed(subscribers: subscribers) }
     func clientsChanged() { updateStatus() }
-    func regions(
-        _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-    ) -> DeviceHost.RegionAnswer? {
-        host.regions(request, client: client, device: device, grant: grant)
-    }
-    func clientGone(_ client: Int) { host.clientGone(client) }
-    func predictionHorizon(_ horizon: Int?) { host.predictionHorizon(horizon) }
-    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], DeviceHost.RegionFailure> {
-        host.recognized(client: client, device: device, region: region)
-    }
-    func setRegionTransform(
-        client: Int, device: Int, region: String, matrix: AffineTransform?
-    )
-        -> Result<AffineTransform, DeviceHost.RegionFailure>
-    {
-        host.setRegionTransform(client: client, device: device, region: region, matrix: matrix)
-    }
+    func clientGone(_ client: ClientID) { devices.clientGone(client) }
+    func predictionsChanged() { devices.predictionsChanged() }
 }
 
 /// Client sockets watched through the daemon's event loop.

@@ -4,6 +4,7 @@ import Gestures
 import Glibc
 import Logging
 import MultitouchCore
+import Prediction
 import Publishing
 import TouchPipeline
 import TouchRouting
@@ -22,138 +23,67 @@ final class LiveSlot {
     }
 }
 
-/// The devices' side of the daemon, owning their state: live devices (discovery and hotplug, reading
-/// whole frames through the pipeline, SYN_DROPPED resync, removal with every touch and gesture
-/// cancelled), the gesture deadline timer, device ids and per-device statistics, the replay source
-/// (a `ReplayDriver`), and the region requests of clients (each pipeline's routing stage). The pipelines' typed
-/// output goes out through `sink` (the client hub's fan-out) with the time of the read. Owned by the loop
-/// thread.
+/// The live devices, one job: discovery and hotplug (udev, else inotify), reading whole frames through
+/// each device's pipeline, SYN_DROPPED resync, removal with every touch and gesture cancelled, and the
+/// one gesture deadline timer of their pipelines. Device ids, touch ids, statistics and the replay are
+/// `Devices`'; clients' requests reach a pipeline here through `withPipeline`. The pipelines' typed
+/// output goes out through `emit` with the time of the read. Owned by the loop thread.
 final class DeviceHost {
     var configuration: DaemonConfiguration
     var logger: Logger
     private let loop: any DeviceLoop
     /// CLOCK_MONOTONIC ns (the clock of the kernel's event times); a virtual clock in tests.
     private let clock: () -> UInt64
-    /// Where the pipelines' output goes (whole-device and routed alike, in pipeline order), with the
-    /// monotonic ns of the read that produced it.
-    var sink: ([PipelineOutput], UInt64) -> Void = { _, _ in }
-    /// Sees every batch the devices emit, after the clients' fan-out (the TUIO output, TUIOHook).
-    var observer: (([PipelineOutput]) -> Void)?
+    /// Where the pipelines' output goes, with the monotonic ns of the read that produced it.
+    var emit: ([PipelineOutput], UInt64) -> Void = { _, _ in }
     /// Called when the set of devices changed (the systemd status line counts them).
     var devicesChanged: () -> Void = {}
+    /// A fresh device id.
+    var allocateDevice: () -> Int = { 1 }
+    /// Who asked for predictions of a device (a new device's pipeline starts with it).
+    var predictions: (Int) -> PredictionRequests = { _ in .none }
+    /// A device left, with its last frame count (for the statistics of departed devices).
+    var departed: (PipelineDevice, UInt64) -> Void = { _, _ in }
 
     private var liveDevices: [Int: LiveSlot] = [:]
     /// One timer for every live pipeline's gesture deadlines.
     private let deadlineTimer: GestureDeadlineTimer
     private var discovery: DeviceDiscovery?
-    private var replay: ReplayDriver?
-    private var nextDeviceID = 1
-    private let idSource = TouchIDSource()
-    /// Frames per device id, for stats (present devices and the last `departedDevicesKept` departed ones).
-    private var framesByDevice: [Int: UInt64] = [:]
-    private var deviceNames: [Int: String] = [:]
-
-    /// Departed devices whose frame counts `stats` still reports; older ones are forgotten so a daemon
-    /// that sees endless hotplug (or a `--loop` replay, a new device id per pass) stays bounded.
-    static let departedDevicesKept = 16
+    private let idSource: TouchIDSource
 
     /// - Parameters:
-    ///   - loop: where the devices' descriptors are watched and the gesture deadline and replay timers
-    ///     armed (gesture deadlines on CLOCK_MONOTONIC, like the kernel's event times).
+    ///   - loop: where the devices' descriptors are watched and the gesture deadline timer armed
+    ///     (gesture deadlines on CLOCK_MONOTONIC, like the kernel's event times).
     ///   - clock: CLOCK_MONOTONIC ns.
+    ///   - idSource: touch ids shared with every other device of the daemon.
     init(
-        configuration: DaemonConfiguration, replay: ReplayOptions?, logger: Logger, loop: any DeviceLoop,
+        configuration: DaemonConfiguration, logger: Logger, loop: any DeviceLoop, idSource: TouchIDSource,
         clock: @escaping () -> UInt64 = Sys.monotonicNanoseconds
     ) {
         self.configuration = configuration
         self.logger = logger
         self.loop = loop
         self.clock = clock
+        self.idSource = idSource
         deadlineTimer = GestureDeadlineTimer(loop: loop)
-        guard let replay else { return }
-        let driver = ReplayDriver(options: replay, loop: loop, clock: clock, logger: logger, idSource: idSource)
-        driver.emit = { [unowned self] batch, taken in emit(batch, taken) }
-        driver.allocateDevices = { [unowned self] count in
-            defer { nextDeviceID += count }
-            return nextDeviceID
-        }
-        driver.pipelinesChanged = { [unowned self] pipelines in
-            for pipeline in pipelines {
-                if framesByDevice[pipeline.deviceID] == nil {
-                    registerDeviceStats(id: pipeline.deviceID, name: pipeline.device.name)
-                }
-                framesByDevice[pipeline.deviceID] = pipeline.frameCount
-            }
-        }
-        driver.devicesChanged = { [unowned self] in devicesChanged() }
-        driver.settings = { [unowned self] in pipelineSettings }
-        self.replay = driver
     }
 
-    var pipelineSettings: PipelineSettings { PipelineSettings(gestures: configuration.gestures) }
+    /// The live devices, by id.
+    var devices: [PipelineDevice] { liveDevices.keys.sorted().compactMap { liveDevices[$0]?.pipeline.device } }
 
-    /// Devices present now: the replay's, then the live ones by id.
-    func currentDevices() -> [DeviceInfo] {
-        ((replay?.devices ?? []) + liveDevices.keys.sorted().compactMap { liveDevices[$0]?.pipeline.device })
-            .map(PipelineMessages.deviceInfo)
+    /// Runs `body` on the pipeline of a live device; nil when there is none. Re-arms the deadline timer
+    /// (a request may have given a region's engine a deadline).
+    func withPipeline<R>(_ device: Int, _ body: (inout DevicePipeline) -> R) -> R? {
+        guard let slot = liveDevices[device] else { return nil }
+        let result = body(&slot.pipeline)
+        armDeadlineTimer()
+        return result
     }
 
-    /// Frame counts of present and recently departed devices, for `stats`.
-    func deviceStatistics() -> [DeviceStatistics] {
-        let present = Set(currentDevices().map(\.id))
-        return framesByDevice.keys.sorted().map { id in
-            DeviceStatistics(
-                device: id, name: deviceNames[id] ?? "", frames: framesByDevice[id] ?? 0, active: present.contains(id),
-                prediction: predictionStatistics(device: id))
-        }
+    /// Every pipeline reads who asked for predictions anew (a subscription changed).
+    func predictionsChanged() {
+        for (id, slot) in liveDevices { slot.pipeline.setPredictions(predictions(id)) }
     }
-
-    /// A present device's live prediction error, while predictions are on.
-    private func predictionStatistics(device: Int) -> PredictionStatistics? {
-        let pipeline = liveDevices[device]?.pipeline ?? replay?.withPipeline(device: device) { $0 }
-        guard let (horizon, error) = pipeline?.predictionError else { return nil }
-        return PredictionStatistics(
-            horizonMilliseconds: horizon, count: error.count, meanMillimeters: error.mean,
-            maximumMillimeters: error.maximum)
-    }
-
-    /// The prediction horizon (ms) subscribed clients asked for; nil when none did.
-    private var predictionHorizon: Int?
-
-    /// The clients' prediction horizon changed: every device predicts this far ahead (or not) from now.
-    func predictionHorizon(_ horizon: Int?) {
-        predictionHorizon = horizon
-        for slot in liveDevices.values { slot.pipeline.predict(horizonMilliseconds: horizon) }
-        replay?.predict(horizonMilliseconds: horizon)
-    }
-
-    /// Replaces a device's cumulative transform; false when there is no such device.
-    func setTransform(device: Int, matrix: AffineTransform) -> Bool {
-        withPipeline(device) { $0.setTransform(matrix) } != nil
-    }
-
-    /// Starts the stats of a new device and forgets the oldest departed ones beyond the bound.
-    private func registerDeviceStats(id: Int, name: String) {
-        deviceNames[id] = name
-        framesByDevice[id] = 0
-        let present = Set(currentDevices().map(\.id))
-        let departed = framesByDevice.keys.filter { !present.contains($0) }.sorted()
-        for old in departed.dropLast(DeviceHost.departedDevicesKept) {
-            framesByDevice[old] = nil
-            deviceNames[old] = nil
-        }
-    }
-
-    // MARK: Replay
-
-    /// Starts the replay (if there is one) now, unless it waits for subscribers (`ReplayDriver`).
-    func startReplayIfNotWaiting() { replay?.startIfNotWaiting() }
-
-    /// A client subscribed: a replay waiting for `subscribers` starts.
-    func clientSubscribed(subscribers: Int) { replay?.clientSubscribed(subscribers: subscribers) }
-
-    /// The replay timer fired.
-    func runReplay(stopping: Bool) { replay?.run(stopping: stopping) }
 
     // MARK: Live devices
 
@@ -186,15 +116,14 @@ final class DeviceHost {
     }
 
     private func serve(_ device: LiveDevice, decision: DeviceDecision, path: String) {
-        let id = nextDeviceID
-        nextDeviceID += 1
-        var settings = pipelineSettings
+        let id = allocateDevice()
+        var settings = PipelineSettings(gestures: configuration.gestures)
         settings.output = decision.output
         settings.sizeMillimeters = decision.sizeMillimeters
         var pipeline = DevicePipeline(
             deviceID: id, description: device.description, source: path, settings: settings, idSource: idSource,
             logger: logger)
-        if let predictionHorizon { pipeline.predict(horizonMilliseconds: predictionHorizon) }
+        pipeline.setPredictions(predictions(id))
         do {
             try loop.watch(device: id, fd: device.fileDescriptor)
         } catch {
@@ -202,7 +131,6 @@ final class DeviceHost {
             return
         }
         liveDevices[id] = LiveSlot(device: device, pipeline: pipeline)
-        registerDeviceStats(id: id, name: device.description.name)
         logger.info(
             "devices: serving",
             metadata: [
@@ -211,6 +139,14 @@ final class DeviceHost {
             ])
         emit([.deviceAdded(pipeline.device)], clock())
         devicesChanged()
+    }
+
+    /// Frames the live device `id` has seen.
+    func frameCount(_ id: Int) -> UInt64? { liveDevices[id]?.pipeline.frameCount }
+
+    /// The live device's prediction errors, per horizon.
+    func predictionErrors(_ id: Int) -> [(horizonMilliseconds: Int, error: RunningPredictionError)]? {
+        liveDevices[id]?.pipeline.predictionErrors
     }
 
     /// Drains a readable device: every whole frame goes through the pipeline and out to the clients at
@@ -245,7 +181,6 @@ final class DeviceHost {
             }
         }
         if !batch.isEmpty { emit(batch, readAt) }
-        framesByDevice[id] = slot.pipeline.frameCount
         if removed { removeDevice(id: id, reason: .unplugged) }
         armDeadlineTimer()
     }
@@ -259,6 +194,7 @@ final class DeviceHost {
         // The kernel stamps events with CLOCK_MONOTONIC; so does this.
         let time = Timestamp(microseconds: Int64(now / 1000))
         slot.pipeline.end(at: time, reason: reason, into: &out)
+        departed(slot.pipeline.device, slot.pipeline.frameCount)
         emit(out, now)
         logger.info("devices: removed", metadata: ["device.id": "\(id)", "reason": "\(reason)"])
         devicesChanged()
@@ -307,157 +243,14 @@ final class DeviceHost {
         armDeadlineTimer()
     }
 
-    // MARK: Output
-
-    /// Sends a batch of pipeline output to the clients, then to the observer (the socket clients'
-    /// latency does not include the TUIO sends).
-    private func emit(_ batch: [PipelineOutput], _ readAt: UInt64) {
-        sink(batch, readAt)
-        observer?(batch)
-    }
-
-    // MARK: Routing
-
-    /// What a client asks of its regions on a device.
-    enum RegionRequest {
-        /// `declareRegions`: replace them all (empty: routing off for the device).
-        case declare([Region])
-        /// `updateRegions`: add or replace some by id, remove others.
-        case update([Region], remove: [String])
-    }
-
-    /// What a region request did: the client's region ids now in force (empty: not routed any more)
-    /// and what the change cancelled (for that client), or why it was refused.
-    enum RegionAnswer {
-        case inForce([String], [RoutedMessage])
-        case rejected(RoutingRequestError)
-    }
-
-    /// Applies a client's region request on a device (the device pipeline's routing stage is made on
-    /// the first declaration and dropped when no client has regions there any more). Returns nil for a
-    /// device that is not present; the answer's messages are for the client only.
-    func regions(
-        _ request: RegionRequest, client: Int, device: Int, grant: RoutingGrant = .all
-    ) -> RegionAnswer? {
-        let key = ClientID(UInt64(client))
-        let outcome: DeviceRouting.Outcome?? = withPipeline(device) { pipeline in
-            if pipeline.routing == nil {
-                switch request {
-                case .declare(let list) where list.isEmpty:
-                    return .inForce([], [])
-                case .update(let list, let remove) where list.isEmpty && remove.isEmpty:
-                    return .inForce([], [])
-                case .declare, .update:
-                    pipeline.startRouting()
-                }
-            }
-            return pipeline.withRouting { routing in
-                routing.setGrant(grant, for: key)
-                switch request {
-                case .declare(let list): return routing.replace(client: key, with: list)
-                case .update(let list, let remove):
-                    return routing.update(client: key, upserting: list, removing: remove)
-                }
-            }
-        }
-        guard let found = outcome, let outcome = found else { return nil }
-        routingChanged()
-        switch outcome {
-        case .inForce(let ids, let cancelled):
-            return .inForce(ids, messages(cancelled, device: device))
-        case .rejected(let error):
-            return .rejected(error)
-        }
-    }
-
-    /// Why a request about one region failed.
-    enum RegionFailure: Error {
-        /// No such device.
-        case unknownDevice
-        /// The client has no such region there, or the router refused (the words say which).
-        case refused(String)
-    }
-
-    /// The client's own recogniser recognised a gesture in its region: what that cancels, to deliver.
-    func recognized(client: Int, device: Int, region: String) -> Result<[RoutedMessage], RegionFailure> {
-        guard
-            let found = withPipeline(
-                device,
-                { pipeline in
-                    pipeline.withRouting { $0.recognized(client: ClientID(UInt64(client)), region: region) }
-                })
-        else { return .failure(.unknownDevice) }
-        guard let cancelled = found ?? nil else {
-            return .failure(.refused("no region \"\(region)\" of this client on device \(device)"))
-        }
-        routingChanged()
-        return .success(messages(cancelled, device: device))
-    }
-
-    /// Sets (`matrix`) or resets (nil) a region's cumulative transform.
-    func setRegionTransform(
-        client: Int, device: Int, region: String, matrix: AffineTransform?
-    )
-        -> Result<AffineTransform, RegionFailure>
-    {
-        let key = ClientID(UInt64(client))
-        guard
-            let found = withPipeline(
-                device,
-                { pipeline in
-                    pipeline.withRouting { routing -> DeviceRouting.TransformOutcome? in
-                        guard routing.isRouted(key) else { return nil }
-                        return routing.setTransform(client: key, region: region, matrix ?? .identity)
-                    }
-                })
-        else { return .failure(.unknownDevice) }
-        guard let outcome = found ?? nil else {
-            return .failure(.refused("no region \"\(region)\" of this client on device \(device)"))
-        }
-        switch outcome {
-        case .set(let m): return .success(m)
-        case .rejected(let error): return .failure(.refused(error.description))
-        }
-    }
-
-    /// The client disconnected: its regions vanish everywhere.
-    func clientGone(_ client: Int) {
-        let key = ClientID(UInt64(client))
-        for id in liveDevices.keys { _ = withPipeline(id) { $0.withRouting { $0.clientGone(key) } } }
-        for id in replay?.pipelines.map(\.deviceID) ?? [] {
-            _ = withPipeline(id) { $0.withRouting { $0.clientGone(key) } }
-        }
-        routingChanged()
-    }
-
-    /// Runs `body` on the pipeline of a present device; nil when there is none.
-    private func withPipeline<R>(_ device: Int, _ body: (inout DevicePipeline) -> R) -> R? {
-        if let slot = liveDevices[device] { return body(&slot.pipeline) }
-        return replay?.withPipeline(device: device, body)
-    }
-
-    /// A routing stage came, went or has new deadlines: the timers that serve them are armed anew.
-    private func routingChanged() {
-        armDeadlineTimer()
-        replay?.wake()
-    }
-
-    /// Routed deliveries of `device` as messages for their clients.
-    private func messages(_ deliveries: [RoutingDelivery], device: Int) -> [RoutedMessage] {
-        guard !deliveries.isEmpty else { return [] }
-        let isSemiMT = withPipeline(device) { $0.gestureSurface.isSemiMT } ?? false
-        return PipelineMessages.routedMessages(deliveries, device: device, isSemiMT: isSemiMT)
-    }
-
     // MARK: Shutdown
 
-    /// Every live device's and the replay's touches and gestures end cancelled; devices are removed.
+    /// Every live device's touches and gestures end cancelled; devices are removed; hotplug stops.
     func shutdown() {
         for id in liveDevices.keys.sorted() { removeDevice(id: id, reason: .shutdown) }
         if let discovery {
             loop.unwatch(fd: discovery.fileDescriptor)
             self.discovery = nil
         }
-        if let outputs = replay?.shutdown(), !outputs.isEmpty { emit(outputs, clock()) }
     }
 }

@@ -19,14 +19,14 @@ final class ReplayDriver {
     var emit: ([PipelineOutput], UInt64) -> Void = { _, _ in }
     /// Device ids for a new pass: returns the first of `count` fresh ones.
     var allocateDevices: (_ count: Int) -> Int = { _ in 1 }
-    /// A new pass's pipelines (for their stats), and each run's (frame counts).
-    var pipelinesChanged: ([DevicePipeline]) -> Void = { _ in }
+    /// A pass ended: its pipelines (their last frame counts, for the statistics of departed devices).
+    var passEnded: ([DevicePipeline]) -> Void = { _ in }
     /// The set of devices changed: a waiting pass announced, or a pass ended.
     var devicesChanged: () -> Void = {}
-    /// The pipeline settings a new pass uses (the configuration may have been reloaded).
-    var settings: () -> PipelineSettings = { PipelineSettings() }
-    /// The subscribed clients' prediction horizon, for new passes too.
-    private var predictionHorizon: Int?
+    /// The pipeline settings a new pass gives each device (the configuration may have been reloaded).
+    var settings: (DeviceDescription) -> PipelineSettings = { _ in PipelineSettings() }
+    /// Who asked for predictions of a device, for new passes too.
+    var predictions: (Int) -> PredictionRequests = { _ in .none }
 
     init(
         options: ReplayOptions, loop: any DeviceLoop, clock: @escaping () -> UInt64, logger: Logger,
@@ -38,6 +38,9 @@ final class ReplayDriver {
         self.logger = logger
         self.idSource = idSource
     }
+
+    /// The recording's name (the device `source`).
+    var source: String { options.source }
 
     /// The devices clients see now: announced and not yet ended.
     var devices: [PipelineDevice] { pass?.devices ?? [] }
@@ -82,12 +85,12 @@ final class ReplayDriver {
         pass = nil  // taken out and put back: not copied
         let now = clock()
         let next = playing.run(now: now, clock: clock) { batch, taken in emit(batch, taken) }
-        pipelinesChanged(playing.pipelines)
         pass = playing
         if let next {
             loop.armReplay(at: next)
             return
         }
+        passEnded(playing.pipelines)
         pass = nil
         devicesChanged()
         if options.loop && !stopping {
@@ -111,10 +114,12 @@ final class ReplayDriver {
         return result
     }
 
-    /// Every device predicts this far ahead (or not) from now, and so will the next passes.
-    func predict(horizonMilliseconds horizon: Int?) {
-        predictionHorizon = horizon
-        pass?.predict(horizonMilliseconds: horizon)
+    /// Every device reads who asked for predictions anew (a subscription changed).
+    func predictionsChanged() {
+        guard var playing = pass else { return }
+        pass = nil
+        playing.setPredictions(predictions)
+        pass = playing
     }
 
     /// Ends the pass at shutdown: touches cancelled at the recording time playing now, devices removed.
@@ -129,9 +134,8 @@ final class ReplayDriver {
     private func makePass() -> ReplayPass {
         var fresh = ReplayPass(
             options: options, firstDeviceID: allocateDevices(options.recording.devices.count), idSource: idSource,
-            settings: settings(), now: clock())
-        if let predictionHorizon { fresh.predict(horizonMilliseconds: predictionHorizon) }
-        pipelinesChanged(fresh.pipelines)
+            settings: settings, now: clock())
+        fresh.setPredictions(predictions)
         return fresh
     }
 

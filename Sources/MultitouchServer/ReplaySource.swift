@@ -78,11 +78,16 @@ struct ReplayPass {
     /// False while announced and waiting for `start(now:)`: recording time stands at the origin.
     private var started = true
 
-    init(options: ReplayOptions, firstDeviceID: Int, idSource: TouchIDSource, settings: PipelineSettings, now: UInt64) {
+    /// - Parameter settings: each device's pipeline settings (the configuration's device rule that
+    ///   matches it, as for a live device).
+    init(
+        options: ReplayOptions, firstDeviceID: Int, idSource: TouchIDSource,
+        settings: @escaping (DeviceDescription) -> PipelineSettings, now: UInt64
+    ) {
         self.options = options
         schedule = ReplaySchedule(
-            recording: options.recording, source: options.source, settings: settings, firstDeviceID: firstDeviceID,
-            idSource: idSource)
+            recording: options.recording, source: options.source, settings: PipelineSettings(),
+            firstDeviceID: firstDeviceID, idSource: idSource, deviceSettings: settings)
         startNanoseconds = now
         originMicroseconds = schedule.origin?.microseconds ?? 0
     }
@@ -157,13 +162,9 @@ struct ReplayPass {
         schedule.stop(at: recordingTime(at: now), reason: reason)
     }
 
-    mutating func setTransform(index: Int, _ transform: AffineTransform) {
-        schedule.setTransform(index: index, transform)
-    }
-
-    /// Predictions this far ahead (ms), or none, on every device of the recording.
-    mutating func predict(horizonMilliseconds: Int?) {
-        schedule.predict(horizonMilliseconds: horizonMilliseconds)
+    /// Who asked for predictions of each device of the recording.
+    mutating func setPredictions(_ requests: (Int) -> PredictionRequests) {
+        schedule.setPredictions(requests)
     }
 
     /// The devices clients see now: announced and not yet ended.

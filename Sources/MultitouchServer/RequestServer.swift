@@ -3,40 +3,55 @@ import Gestures
 import Logging
 import MultitouchCore
 import Publishing
+import TouchPipeline
 import TouchRouting
 import WireProtocol
 
-/// What a request's answer needs of the other clients and of the fan-out (the hub; a fake in tests).
+/// What a request's answer needs of the other clients, the devices and the fan-out (the hub; a fake in
+/// tests).
 protocol RequestContext: AnyObject {
     /// Every connected client, the asker included.
     var sessions: [ClientSession] { get }
     /// Whether a whole-device session is open on `device` (a routing switch waits for its end).
     func hasOpenSession(device: Int) -> Bool
+    /// Whether `device` is present (requests naming another are answered `unknown-device` at once).
+    func hasDevice(_ device: Int) -> Bool
+    /// The devices' figures for `stats`.
+    func deviceFigures() -> [DeviceFigures]
     /// The latency part of `stats`.
     func latencyStatistics() -> LatencyStatistics
 }
 
 /// Serving requests, one job: a request line decoded (large lines charged to their user's byte budget
-/// first), the `Subscriber`/Publishing decision taken (subscribe, access rights, region refusals), the
-/// device side asked (`ClientHubHost`), and the answer returned as `Effect`s for the connections and the
-/// fan-out to carry out. No socket: a test serves lines to sessions without one.
+/// first), the `Subscriber`/Publishing decision taken (subscribe, access rights, region refusals), a
+/// device's part sent to its pipeline as a typed `PipelineRequest` with a token, and that pipeline's
+/// typed answer (`PipelineAnswer`, in the device's output) turned into the asker's reply
+/// (`reply(to:context:)`). Everything is returned as `Effect`s for the connections and the devices to
+/// carry out. No socket: a test serves lines to sessions without one.
 final class RequestServer {
     /// What serving one request asks for, in order.
     enum Effect {
         /// A reply line to the asker.
         case reply(Message)
-        /// Messages for the asker (what a region change cancelled), past its subscription filter.
-        case deliver([OutboundMessage])
         /// The asker's frame (a `frame` request).
         case deliverFramed([Message])
-        /// One message for every other client that wants it.
-        case toOthers(OutboundMessage)
-        /// Messages published to every client (what a recognised gesture cancelled).
-        case publish([OutboundMessage])
-        /// A subscription began or ended: the prediction horizon may change.
+        /// A request for the pipeline of `device`; its answer comes back through the device's output.
+        case device(PipelineRequest, device: Int, token: UInt64)
+        /// A subscription began, changed or ended: who predicts what may change.
         case subscriptionsChanged
         /// The asker subscribed (a replay may wait for subscribers).
         case subscribed
+    }
+
+    /// Requests waiting for their pipeline's answer.
+    private var answers = RequestAnswers()
+
+    /// What a pipeline's answer becomes: the asker's reply, and a notice for every other client (a new
+    /// device transform).
+    struct AnswerReply {
+        var client: Int
+        var message: Message
+        var notice: Message?
     }
 
     /// Who may observe, declare regions and set transforms; applies to clients connecting from now on.
@@ -58,7 +73,6 @@ final class RequestServer {
     var logger: Logger
     private let clock: () -> UInt64
     private let startTime: UInt64
-    weak var host: (any ClientHubHost)?
 
     init(maximumLineBytes: Int, logger: Logger, clock: @escaping () -> UInt64) {
         self.logger = logger
@@ -104,20 +118,11 @@ final class RequestServer {
         case .subscribe(let streams, let devices):
             let streams = streams ?? Set(MessageStream.allCases)
             let devices = devices ?? .all
-            if let refusal = client.subscriber.subscribe(
+            let subscribed = client.subscriber.subscribe(
                 streams: streams, devices: devices, predictMilliseconds: request.predictMilliseconds,
-                frameAligned: request.frameAligned, id: id, others: context.sessions.map(\.subscriber))
-            {
-                effects.append(.reply(.error(refusal)))
-                return
-            }
+                frameAligned: request.frameAligned, id: id, uid: client.peer?.uid)
             effects.append(.subscriptionsChanged)
-            effects.append(
-                .reply(
-                    .subscribed(
-                        SubscribedMessage(
-                            id: id, streams: streams, devices: devices,
-                            predictMilliseconds: request.predictMilliseconds))))
+            effects.append(.reply(.subscribed(subscribed)))
             logger.debug("client: subscribed", metadata: ["client.id": "\(client.id)"])
             effects.append(.subscribed)
         case .unsubscribe:
@@ -139,44 +144,66 @@ final class RequestServer {
             effects.append(.reply(.stats(statsMessage(id: id, for: client, context: context))))
         case .resetTransform(let device):
             guard permits(.transform, client, id, &effects) else { return }
-            setTransform(device: device, matrix: .identity, id: id, &effects)
+            send(.setTransform(.identity), device: device, .transform, client, id, context, &effects)
         case .setTransform(let device, let matrix):
             guard permits(.transform, client, id, &effects) else { return }
-            setTransform(device: device, matrix: matrix, id: id, &effects)
+            send(.setTransform(matrix), device: device, .transform, client, id, context, &effects)
         case .declareRegions(let device, let regions):
             guard permits(.regions, client, id, &effects), withinRegionRate(client, id, &effects) else { return }
-            answerRegions(
-                host?.regions(
-                    .declare(regions), client: client.id, device: device, grant: client.subscriber.routingGrant),
-                device, id, client, context, &effects)
+            let request = PipelineRequest.declareRegions(
+                client: ClientID(UInt64(client.id)), regions: regions, grant: client.subscriber.routingGrant)
+            send(request, device: device, .regions, client, id, context, &effects)
         case .updateRegions(let device, let regions, let remove):
             guard permits(.regions, client, id, &effects), withinRegionRate(client, id, &effects) else { return }
-            answerRegions(
-                host?.regions(
-                    .update(regions, remove: remove), client: client.id, device: device,
-                    grant: client.subscriber.routingGrant),
-                device, id, client, context, &effects)
+            let request = PipelineRequest.updateRegions(
+                client: ClientID(UInt64(client.id)), upserting: regions, removing: remove,
+                grant: client.subscriber.routingGrant)
+            send(request, device: device, .regions, client, id, context, &effects)
         case .recognized(let device, let region):
-            switch host?.recognized(client: client.id, device: device, region: region) ?? .failure(.unknownDevice) {
-            case .success(let routed):
-                effects.append(.reply(.recognized(RecognizedMessage(id: id, device: device, region: region))))
-                effects.append(.publish(routed.map(OutboundMessage.init(routed:))))
-            case .failure(let failure):
-                effects.append(.reply(Self.regionFailure(failure, device: device, id: id)))
-            }
+            send(
+                .recognized(client: ClientID(UInt64(client.id)), region: region), device: device,
+                .recognized(region: region), client, id, context, &effects)
         case .setRegionTransform(let device, let region, let matrix):
-            let result =
-                host?.setRegionTransform(client: client.id, device: device, region: region, matrix: matrix)
-                ?? .failure(.unknownDevice)
-            switch result {
-            case .success(let m):
-                effects.append(
-                    .reply(.transform(TransformMessage(id: id, device: device, matrix: m, region: region))))
-            case .failure(let failure):
-                effects.append(.reply(Self.regionFailure(failure, device: device, id: id)))
-            }
+            send(
+                .setRegionTransform(client: ClientID(UInt64(client.id)), region: region, matrix: matrix),
+                device: device,
+                .regionTransform(region: region), client, id, context, &effects)
         }
     }
+
+    /// Sends a device's part of a request to its pipeline, keeping what the answer needs; a device that
+    /// is not present is answered at once.
+    private func send(
+        _ request: PipelineRequest, device: Int, _ kind: RequestAnswers.Kind, _ client: ClientSession,
+        _ id: RequestID?, _ context: any RequestContext, _ effects: inout [Effect]
+    ) {
+        guard context.hasDevice(device) else {
+            effects.append(.reply(.error(ErrorMessage(.unknownDevice, "no device \(device)", id: id))))
+            return
+        }
+        let token = answers.register(client: client.id, id: id, kind: kind)
+        effects.append(.device(request, device: device, token: token))
+    }
+
+    /// The reply a pipeline's answer makes, for the client that asked (nil: the token is not a pending
+    /// request's, or its client is gone). A region answer also switches the asker's streams on the
+    /// device (`Subscriber.regionsChanged`) before anything that follows it is delivered.
+    func reply(to answer: PipelineAnswer, context: any RequestContext) -> AnswerReply? {
+        guard let asker = answers.client(of: answer), let session = context.sessions.first(where: { $0.id == asker })
+        else { return nil }
+        let open = context.hasOpenSession(device: answer.device)
+        guard let (message, notice) = answers.reply(to: answer, subscriber: &session.subscriber, sessionOpen: open)
+        else { return nil }
+        if case .regions(let m) = message {
+            logger.debug(
+                "client: regions",
+                metadata: ["client.id": "\(asker)", "device.id": "\(answer.device)", "regions": "\(m.regions)"])
+        }
+        return AnswerReply(client: asker, message: message, notice: notice)
+    }
+
+    /// A client left: its requests waiting for an answer are forgotten.
+    func forget(client: Int) { answers.forget(client: client) }
 
     /// Whether the client has `right`; if not, answers `forbidden` naming it.
     private func permits(
@@ -204,59 +231,34 @@ final class RequestServer {
         return false
     }
 
-    private static func regionFailure(_ failure: DeviceHost.RegionFailure, device: Int, id: RequestID?) -> Message {
-        switch failure {
-        case .unknownDevice: .error(ErrorMessage(.unknownDevice, "no device \(device)", id: id))
-        case .refused(let why): .error(ErrorMessage(.badField, why, id: id))
-        }
-    }
-
-    /// Replies to a region request: the ids now in force (the connection is routed on the device while
-    /// there are some), then what the change cancelled; or the error.
-    private func answerRegions(
-        _ outcome: DeviceHost.RegionAnswer?, _ device: Int, _ id: RequestID?, _ client: ClientSession,
-        _ context: any RequestContext, _ effects: inout [Effect]
-    ) {
-        switch outcome {
-        case nil:
-            effects.append(.reply(.error(ErrorMessage(.unknownDevice, "no device \(device)", id: id))))
-        case .rejected(let error)?:
-            effects.append(.reply(.error(Subscriber.refusal(error, id: id))))
-        case .inForce(let ids, let cancelled)?:
-            client.subscriber.regionsChanged(
-                device: device, routed: !ids.isEmpty, sessionOpen: context.hasOpenSession(device: device))
-            logger.debug(
-                "client: regions",
-                metadata: ["client.id": "\(client.id)", "device.id": "\(device)", "regions": "\(ids)"])
-            effects.append(.reply(.regions(RegionsMessage(id: id, device: device, regions: ids))))
-            if !cancelled.isEmpty { effects.append(.deliver(cancelled.map(OutboundMessage.init(routed:)))) }
-        }
-    }
-
-    private func setTransform(device: Int, matrix: AffineTransform, id: RequestID?, _ effects: inout [Effect]) {
-        guard host?.setTransform(device: device, matrix: matrix) == true else {
-            effects.append(.reply(.error(ErrorMessage(.unknownDevice, "no device \(device)", id: id))))
-            return
-        }
-        effects.append(.reply(.transform(TransformMessage(id: id, device: device, matrix: matrix))))
-        // Everyone else drawing this device's content learns of the new base too.
-        effects.append(
-            .toOthers(OutboundMessage(.transform(TransformMessage(id: nil, device: device, matrix: matrix)))))
-    }
-
     private func statsMessage(id: RequestID?, for asker: ClientSession, context: any RequestContext) -> StatsMessage {
-        // Other clients' pid and uid are root's business only (-1: not shown).
+        // Other clients' pid, uid and figures are root's business only (DESIGN.md invariant 11: what an
+        // exclusive region's client received counts its secure touches).
         let seesAll = asker.peer?.uid == 0
         let clientStats = context.sessions.sorted { $0.id < $1.id }.map { c in
             let shown = seesAll || c === asker
+            guard shown else {
+                return ClientStatistics(id: c.id, pid: -1, uid: -1, subscribed: c.subscriber.subscription != nil)
+            }
+            let grant = c.subscriber.grant
             return ClientStatistics(
-                id: c.id, pid: shown ? Int(c.peer?.pid ?? -1) : -1, uid: shown ? Int(c.peer?.uid ?? 0) : -1,
-                subscribed: c.subscriber.subscription != nil,
-                queued: c.subscriber.queue.count, queuedBytes: c.pendingBytes, delivered: c.subscriber.delivered,
-                dropped: c.subscriber.queue.droppedTotal)
+                id: c.id, pid: Int(c.peer?.pid ?? -1), uid: c.peer.map { Int($0.uid) } ?? -1,
+                subscribed: c.subscriber.subscription != nil, queued: c.subscriber.queue.count,
+                queuedBytes: c.pendingBytes, delivered: c.subscriber.delivered,
+                dropped: c.subscriber.queue.droppedTotal,
+                rights: grant.rights.sorted().map(\.rawValue), band: [grant.zBand.lowerBound, grant.zBand.upperBound])
+        }
+        let devices = context.deviceFigures().map { f in
+            DeviceStatistics(
+                device: f.device.id, name: f.device.name, frames: f.frames, active: f.active,
+                predictions: f.predictionErrors.map { p in
+                    PredictionStatistics(
+                        horizonMilliseconds: p.horizonMilliseconds, count: p.error.count, meanMillimeters: p.error.mean,
+                        maximumMillimeters: p.error.maximum)
+                })
         }
         return StatsMessage(
-            id: id, uptime: Double(clock() - startTime) / 1e9, clients: clientStats,
-            devices: host?.deviceStatistics() ?? [], latency: context.latencyStatistics())
+            id: id, uptime: Double(clock() - startTime) / 1e9, clients: clientStats, devices: devices,
+            latency: context.latencyStatistics())
     }
 }

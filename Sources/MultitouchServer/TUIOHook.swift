@@ -1,5 +1,6 @@
 import Configuration
 import Logging
+import Publishing
 import TUIOOutput
 import WireProtocol
 
@@ -9,7 +10,7 @@ import WireProtocol
 enum TUIOHook {
     /// The broadcaster for a configuration, nil when it names no target or the socket cannot be set up
     /// (logged; the daemon serves its socket clients either way).
-    static func start(_ configuration: TUIOConfiguration, host: DeviceHost, logger: Logger) -> TUIOBroadcaster? {
+    static func start(_ configuration: TUIOConfiguration, devices: Devices, logger: Logger) -> TUIOBroadcaster? {
         guard !configuration.targets.isEmpty else { return nil }
         let sender: UDPDatagramSender
         do {
@@ -21,7 +22,9 @@ enum TUIOHook {
         let broadcaster = TUIOBroadcaster(
             sender: sender, host: TUIOBroadcaster.localHostName(),
             maximumDatagramBytes: configuration.maximumDatagramBytes,
-            lookup: { [unowned host] id in host.currentDevices().first { $0.id == id } },
+            lookup: { [unowned devices] id in
+                devices.currentDevices().first { $0.id == id }.map(PipelineMessages.deviceInfo)
+            },
             includes: configuration.touchpads ? nil : { $0.deviceClass == .touchscreen })
         for target in configuration.targets where !target.isLoopback {
             logger.notice("tuio: touches leave this machine", metadata: ["tuio.target": "\(target)"])

@@ -20,6 +20,9 @@ public struct OutboundMessage: Sendable {
     public var client: Int
     /// The region a routed message is about: droppable messages coalesce per device, stream and region.
     public var region: String?
+    /// A message for every client but this one (another client's new transform: the asker has its
+    /// reply); 0: no exception.
+    public var except = 0
     /// A whole-device gesture message after which its device has no session or segment open (no touch
     /// down, no segment or animation under way): the point where a connection can switch between the
     /// whole-device and routed streams. Set by the `Publisher`, which keeps that account.

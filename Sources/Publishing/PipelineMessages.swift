@@ -25,55 +25,189 @@ public struct RoutedAddress: Hashable, Sendable {
     public var region: String
 }
 
-/// The one conversion from the pipeline's typed output to wire messages (docs/PROTOCOL.md), used by the
-/// daemon's publisher, `multitouchctl replay/listen/check` and the tests: the same output gives the same
-/// messages everywhere.
+/// One thing a pipeline output publishes, typed, before it is encoded: who it is for (the device's
+/// whole-device view, or one region of one client) and what it says, with its predictions at every
+/// horizon the view predicted. Each client takes the form for its own horizon (`message(horizon:)`);
+/// frame-aligned clients take the typed touches into their `FrameAligner`.
+public struct PublishedItem: Sendable {
+    public var device: Int
+    /// Nil: the whole-device view (every subscriber of the device that may see it); else one region of
+    /// one client.
+    public var address: RoutedAddress?
+    public var content: Content
+
+    public init(device: Int, address: RoutedAddress?, content: Content) {
+        self.device = device
+        self.address = address
+        self.content = content
+    }
+
+    /// What an item says.
+    public enum Content: Sendable {
+        /// A view's touches of one frame.
+        case touches(ViewTouches)
+        /// A gesture event; a segment update carries the predicted matrix at each horizon that has one.
+        case gesture(GestureMessage, predicted: [FramePrediction])
+        /// Anything else (device added or removed, drops, recording notes).
+        case message(Message)
+        /// The answer to a client's request: the daemon turns it into that client's reply.
+        case answer(PipelineAnswer)
+    }
+
+    /// The wire message for a client that predicts at `horizon` ms (nil: it asked for none); nil for an
+    /// answer, which is not a stream message.
+    public func message(horizon: Int?) -> Message? {
+        switch content {
+        case .touches(let t): return .touches(t.message(horizon: horizon))
+        case .gesture(var g, let predicted):
+            if let horizon, g.event.isSegmentUpdate,
+                let m = predicted.first(where: { $0.horizonMilliseconds == horizon })?.matrix
+            {
+                g.predictedMatrix = m
+            }
+            return .gesture(g)
+        case .message(let m): return m
+        case .answer: return nil
+        }
+    }
+
+    /// Whether some client's form of this item differs by horizon (whole-device predictions).
+    public var horizons: [Int] {
+        switch content {
+        case .touches(let t): return t.predictions.map(\.horizonMilliseconds)
+        case .gesture(let g, let predicted):
+            guard g.event.isSegmentUpdate else { return [] }
+            return predicted.compactMap { $0.matrix == nil ? nil : $0.horizonMilliseconds }
+        case .message, .answer: return []
+        }
+    }
+}
+
+/// One view's touches of one frame, typed (MultitouchCore's `Touch`), with their predicted locations.
+public struct ViewTouches: Sendable {
+    public var device: Int
+    public var time: Timestamp
+    public var fingers: Int
+    public var isSemiMT: Bool
+    public var touches: [Touch]
+    /// Set for a region's view (the region, the role, and why the daemon ended the touches, if it did).
+    public var routing: TouchesRouting?
+    /// The live touches' predicted locations, per horizon: every horizon the whole-device view
+    /// predicted, or the region client's own (one).
+    public var predictions: [FramePrediction]
+
+    public init(
+        device: Int, time: Timestamp, fingers: Int, isSemiMT: Bool, touches: [Touch], routing: TouchesRouting?,
+        predictions: [FramePrediction]
+    ) {
+        self.device = device
+        self.time = time
+        self.fingers = fingers
+        self.isSemiMT = isSemiMT
+        self.touches = touches
+        self.routing = routing
+        self.predictions = predictions
+    }
+
+    /// The predicted locations for `horizon` (a region's view: its one prediction whatever is asked).
+    public func predicted(horizon: Int?) -> [Point]? {
+        if routing != nil { return predictions.first?.locations }
+        guard let horizon else { return nil }
+        return predictions.first { $0.horizonMilliseconds == horizon }?.locations
+    }
+
+    /// The `touches` message for a client predicting at `horizon`.
+    public func message(horizon: Int?) -> TouchesMessage {
+        var message = TouchesMessage(
+            device: device, time: time, fingers: fingers, isSemiMT: isSemiMT, touches: touches.map(TouchPoint.init),
+            routing: routing)
+        if let predicted = predicted(horizon: horizon) {
+            var next = 0
+            for i in message.touches.indices where !message.touches[i].phase.isTerminal && next < predicted.count {
+                message.touches[i].predicted = predicted[next]
+                next += 1
+            }
+        }
+        return message
+    }
+}
+
+/// The one conversion from the pipeline's typed output to what clients receive (docs/PROTOCOL.md),
+/// used by the daemon's publisher, `multitouchctl replay/listen/check` and the tests: the same output
+/// gives the same messages everywhere.
 public enum PipelineMessages {
     /// The wire's device object of a pipeline device.
     public static func deviceInfo(_ device: PipelineDevice) -> DeviceInfo {
         DeviceInfo(id: device.id, source: device.source, description: device.description, mapper: device.mapper)
     }
 
-    /// Every message `output` makes, in the order clients receive them, each with its addressee: nil for
-    /// the whole-device stream (every subscriber of the device), else one region of one client. A frame
-    /// gives its whole-device `touches`, then its routed deliveries, then its whole-device gestures.
+    /// Every item `output` publishes, in the order clients receive them. A frame gives its whole-device
+    /// `touches`, then its routed deliveries, then its whole-device gestures.
     @inline(__always)
-    public static func forEach(_ output: PipelineOutput, _ body: (Message, RoutedAddress?) -> Void) {
+    public static func forEachItem(_ output: PipelineOutput, _ body: (PublishedItem) -> Void) {
         switch output {
         case .deviceAdded(let device):
-            body(.deviceAdded(deviceInfo(device)), nil)
+            body(PublishedItem(device: device.id, address: nil, content: .message(.deviceAdded(deviceInfo(device)))))
         case .recordingNote(let note):
-            body(.error(ErrorMessage(.recording, note)), nil)
+            body(PublishedItem(device: 0, address: nil, content: .message(.error(ErrorMessage(.recording, note)))))
         case .frame(let f):
-            if !f.isWithheld { body(.touches(touches(f)), nil) }
-            if !f.routed.isEmpty {
-                for delivery in f.routed {
-                    if let (message, address) = routed(delivery, device: f.device, isSemiMT: f.isSemiMT) {
-                        body(message, address)
-                    }
-                }
+            if !f.isWithheld {
+                let touches = ViewTouches(
+                    device: f.device, time: f.frame.time, fingers: f.frame.fingerCount, isSemiMT: f.frame.isSemiMT,
+                    touches: f.frame.touches, routing: nil, predictions: f.predictions)
+                body(PublishedItem(device: f.device, address: nil, content: .touches(touches)))
             }
-            let matrix = f.prediction?.matrix
-            for event in f.events { body(.gesture(gesture(event, device: f.device, predictedMatrix: matrix)), nil) }
-        case .timers(let device, let events, let matrix):
-            for event in events { body(.gesture(gesture(event, device: device, predictedMatrix: matrix)), nil) }
+            for delivery in f.routed {
+                if let item = routed(delivery, device: f.device, isSemiMT: f.isSemiMT) { body(item) }
+            }
+            for event in f.events {
+                body(
+                    PublishedItem(
+                        device: f.device, address: nil,
+                        content: .gesture(GestureMessage(device: f.device, event: event), predicted: f.predictions)))
+            }
+        case .timers(let device, let events, let predictions):
+            for event in events {
+                body(
+                    PublishedItem(
+                        device: device, address: nil,
+                        content: .gesture(GestureMessage(device: device, event: event), predicted: predictions)))
+            }
         case .dropped(let device, let time, let drop):
-            body(.dropped(dropped(drop, device: device, time: time)), nil)
+            body(
+                PublishedItem(
+                    device: device, address: nil, content: .message(.dropped(dropped(drop, device: device, time: time)))
+                ))
         case .routed(let r):
             for delivery in r.deliveries {
-                if let (message, address) = routed(delivery, device: r.device, isSemiMT: r.isSemiMT) {
-                    body(message, address)
-                }
+                if let item = routed(delivery, device: r.device, isSemiMT: r.isSemiMT) { body(item) }
             }
+        case .answer(let a):
+            body(PublishedItem(device: a.device, address: nil, content: .answer(a)))
         case .ended(let device, let time, let reason):
-            body(.deviceRemoved(DeviceRemovedMessage(device: device, time: time, reason: reason.rawValue)), nil)
+            body(
+                PublishedItem(
+                    device: device, address: nil,
+                    content: .message(
+                        .deviceRemoved(DeviceRemovedMessage(device: device, time: time, reason: reason.rawValue)))))
+        }
+    }
+
+    /// Every message `output` makes, in order, each with its addressee: nil for the whole-device stream
+    /// (every subscriber of the device), else one region of one client. Whole-device messages carry the
+    /// predictions at `horizon` (nil: none); routed ones carry their client's.
+    @inline(__always)
+    public static func forEach(_ output: PipelineOutput, horizon: Int? = nil, _ body: (Message, RoutedAddress?) -> Void)
+    {
+        forEachItem(output) { item in
+            if let message = item.message(horizon: horizon) { body(message, item.address) }
         }
     }
 
     /// The whole-device messages of `outputs` (what a client without regions receives), appended to `out`.
-    public static func append(_ outputs: [PipelineOutput], to out: inout [Message]) {
+    public static func append(_ outputs: [PipelineOutput], horizon: Int? = nil, to out: inout [Message]) {
         for output in outputs {
-            forEach(output) { message, address in if address == nil { out.append(message) } }
+            forEach(output, horizon: horizon) { message, address in if address == nil { out.append(message) } }
         }
     }
 
@@ -89,31 +223,10 @@ public enum PipelineMessages {
     }
 
     /// The whole-device messages of `outputs`.
-    public static func messages(_ outputs: [PipelineOutput]) -> [Message] {
+    public static func messages(_ outputs: [PipelineOutput], horizon: Int? = nil) -> [Message] {
         var out: [Message] = []
-        append(outputs, to: &out)
+        append(outputs, horizon: horizon, to: &out)
         return out
-    }
-
-    /// A frame's `touches` message, with each live touch's prediction when predictions are on.
-    static func touches(_ f: PipelineFrame) -> TouchesMessage {
-        var message = TouchesMessage(device: f.device, frame: f.frame)
-        if let predicted = f.prediction?.locations {
-            var next = 0
-            for i in message.touches.indices where !message.touches[i].phase.isTerminal && next < predicted.count {
-                message.touches[i].predicted = predicted[next]
-                next += 1
-            }
-        }
-        return message
-    }
-
-    /// A whole-device gesture message; a segment update carries `predictedMatrix` when there is one.
-    static func gesture(_ event: GestureEvent, device: Int, predictedMatrix: AffineTransform?) -> GestureMessage {
-        if let predictedMatrix, case .update = event {
-            return GestureMessage(device: device, event: event, predictedMatrix: predictedMatrix)
-        }
-        return GestureMessage(device: device, event: event)
     }
 
     static func dropped(_ drop: PipelineDrop, device: Int, time: Timestamp) -> DroppedMessage {
@@ -131,35 +244,30 @@ public enum PipelineMessages {
         }
     }
 
-    /// A routing delivery as the message its client receives (docs/PROTOCOL.md "What a routed
-    /// connection receives"); nil for request answers, which become replies instead.
-    public static func routed(
-        _ delivery: RoutingDelivery, device: Int, isSemiMT: Bool
-    ) -> (Message, RoutedAddress)? {
+    /// A routing delivery as the item its client receives (docs/PROTOCOL.md "What a routed connection
+    /// receives"); nil for request answers, which become replies instead.
+    public static func routed(_ delivery: RoutingDelivery, device: Int, isSemiMT: Bool) -> PublishedItem? {
         switch delivery {
         case .touches(let t):
             let fingers = t.touches.reduce(0) { $0 + ($1.phase.isTerminal ? 0 : 1) }
-            let message = TouchesMessage(
-                device: device, time: t.time, fingers: fingers, isSemiMT: isSemiMT,
-                touches: t.touches.map(TouchPoint.init),
-                routing: TouchesRouting(region: t.recipient.key.region, role: t.recipient.role, reason: t.reason))
-            return (.touches(message), RoutedAddress(client: t.recipient.client, region: t.recipient.key.region))
-        case .gesture(let recipient, let event):
-            return (
-                .gesture(GestureMessage(device: device, event: event, region: recipient.key.region)),
-                RoutedAddress(client: recipient.client, region: recipient.key.region)
-            )
+            let touches = ViewTouches(
+                device: device, time: t.time, fingers: fingers, isSemiMT: isSemiMT, touches: t.touches,
+                routing: TouchesRouting(region: t.recipient.key.region, role: t.recipient.role, reason: t.reason),
+                predictions: t.predicted.map { [FramePrediction(horizonMilliseconds: 0, locations: $0, matrix: nil)] }
+                    ?? [])
+            return PublishedItem(
+                device: device, address: RoutedAddress(client: t.recipient.client, region: t.recipient.key.region),
+                content: .touches(touches))
+        case .gesture(let recipient, let event, let predictedMatrix):
+            return PublishedItem(
+                device: device, address: RoutedAddress(client: recipient.client, region: recipient.key.region),
+                content: .message(
+                    .gesture(
+                        GestureMessage(
+                            device: device, event: event, region: recipient.key.region,
+                            predictedMatrix: event.isSegmentUpdate ? predictedMatrix : nil))))
         case .transformSet, .rejected:
             return nil
-        }
-    }
-
-    /// Deliveries as routed messages (a request's cancellations, for its reply).
-    public static func routedMessages(_ deliveries: [RoutingDelivery], device: Int, isSemiMT: Bool) -> [RoutedMessage] {
-        deliveries.compactMap { delivery in
-            routed(delivery, device: device, isSemiMT: isSemiMT).map {
-                RoutedMessage(client: $0.1.client, region: $0.1.region, message: $0.0)
-            }
         }
     }
 }
@@ -183,7 +291,7 @@ public enum MessageReplay {
     ) {
         var messages: [Message] = []
         Replay.run(recording: recording, source: source, settings: settings) { batch in
-            PipelineMessages.append(batch, to: &messages)
+            PipelineMessages.append(batch, horizon: settings.predictionMilliseconds, to: &messages)
             if !messages.isEmpty { sink(messages) }
             messages.removeAll(keepingCapacity: true)
         }

@@ -37,11 +37,12 @@ struct DeviceChecks {
     mutating func check(_ output: PipelineOutput) {
         switch output {
         case .frame(let f):
+            guard !f.isWithheld else { return }
             touches.observe(f.frame)
             gestures.check(frame: f.frame, events: f.events)
         case .timers(_, let events, _):
             gestures.check(timerEvents: events)
-        case .deviceAdded, .recordingNote, .dropped, .routed, .ended:
+        case .deviceAdded, .recordingNote, .dropped, .routed, .answer, .ended:
             break
         }
     }

@@ -45,7 +45,7 @@ public enum RoutedReplay {
                     collect(checker, device: device, into: &result)
                 case .frame, .routed:
                     if keepingMessages { PipelineMessages.appendRouted([output], to: &result.messages) }
-                case .recordingNote, .timers, .dropped:
+                case .recordingNote, .timers, .dropped, .answer:
                     break
                 }
             }

@@ -5,7 +5,9 @@ import WireProtocol
 /// What the daemon publishes to one connection and under which rules, apart from its socket: its
 /// access grant, subscription, prediction horizon, frame-aligned buffer, outgoing queue, and the devices
 /// on which it receives its regions' streams instead of the whole device's (with the switches between
-/// them that wait for an open session to end). Pure: tests drive it without sockets.
+/// them that wait for an open session to end). Every stream it holds (the whole device's, each of its
+/// regions') gets every feature it asked for: its horizon's predictions and, when frame-aligned, its
+/// frames (DESIGN.md invariant 12). Pure: tests drive it without sockets.
 public struct Subscriber {
     public let id: Int
     /// What the access policy lets this client do (docs/SECURITY.md), fixed at connect.
@@ -14,11 +16,11 @@ public struct Subscriber {
     public var subscription: (streams: MessageStreams, devices: DeviceFilter)?
     /// The subscription's prediction horizon (`predictMs`), nil when it asked for none.
     public var predictMilliseconds: Int?
-    /// A frame-aligned subscription's buffered whole-device touches and gestures (`"frames": true`),
-    /// delivered one display frame at a time on `frame` requests; nil streams them as they come.
+    /// A frame-aligned subscription's buffered streams (`"frames": true`), delivered one display frame at
+    /// a time on `frame` requests; nil streams them as they come.
     public var frames: FrameAligner?
     public var queue = ClientQueue()
-    /// Messages that arrived for the client, for stats.
+    /// Messages that arrived for the client, for stats (the client's own figure: only it and root see it).
     public var delivered: UInt64 = 0
     /// Devices on which the client declared regions: it gets its regions' own touches and gestures
     /// there instead of the whole device's.
@@ -60,32 +62,47 @@ public struct Subscriber {
         RoutingGrant(zBand: grant.zBand, observesOthers: grant.has(.observe))
     }
 
-    /// Whether the client receives `message` as it is published (not through its frames).
+    /// Whether the client receives `message` (its subscription, its regions, its rights).
     public func wants(_ message: OutboundMessage) -> Bool {
-        if message.streams.isEmpty { return true }
+        if message.except == id { return false }
+        // Replies: to the one client they answer (client 0: a broadcast notice to everyone).
+        if message.streams.isEmpty { return message.client == 0 || message.client == id }
         if message.client != 0 {
             guard message.client == id else { return false }
         } else if message.wholeDevice {
             // Without `observe` a client sees its own regions' touches only (Wayland's model).
             if !grant.has(.observe) { return false }
             if !routedDevices.isEmpty && routedDevices.contains(message.device) { return false }
-            // A frame-aligned client gets the whole-device streams through its frames (`wantsFramed`).
-            if frames != nil { return false }
         }
         guard let subscription, !subscription.streams.isDisjoint(with: message.streams) else { return false }
         return message.device == 0 || subscription.devices.contains(message.device)
     }
 
-    /// Queues the messages of a batch this client wants (`wants`), coalescing droppable ones beyond
-    /// `softLimit`, and applies a pending routing switch where a message closes the device's last
-    /// session (nothing can be cut in two there), also after messages it does not take. Returns
-    /// whether any message was for this client.
-    public mutating func take(_ messages: [OutboundMessage], softLimit: Int) -> Bool {
+    /// Whether the client's whole-device view of `device` asked for predictions: it subscribed to the
+    /// device's touches or gestures with a horizon, may see the whole device, and is not routed there.
+    public func predictsWholeDevice(_ device: Int) -> Bool {
+        guard predictMilliseconds != nil, grant.has(.observe), let subscription, !routedDevices.contains(device),
+            !subscription.streams.isDisjoint(with: [.touches, .gestures])
+        else { return false }
+        return subscription.devices.contains(device)
+    }
+
+    /// Takes the batch's items this client wants (`wants`), each in the form for its horizon: streamed
+    /// ones into its queue (coalescing droppable ones beyond `softLimit`), a frame-aligned client's
+    /// touches and gestures into its `frames`. Applies a pending routing switch where a message closes
+    /// the device's last session (nothing can be cut in two there), also after messages it does not
+    /// take. Returns whether any message was queued for this client.
+    public mutating func take(_ batch: Publisher.Batch, softLimit: Int) -> Bool {
         var any = false
-        for message in messages {
+        for i in batch.encoded.indices {
+            let message = batch.message(i, horizon: predictMilliseconds)
             if wants(message) {
-                any = true
-                queue.enqueue(message, softLimit: softLimit)
+                if frames != nil && (message.wholeDevice || message.region != nil) {
+                    frames?.push(batch.items[i], horizon: predictMilliseconds)
+                } else {
+                    any = true
+                    queue.enqueue(message, softLimit: softLimit)
+                }
                 delivered &+= 1
             }
             if message.closesLastSession && !routingSwitch.isEmpty { applyRoutingSwitch(message.device) }
@@ -93,13 +110,12 @@ public struct Subscriber {
         return any
     }
 
-    /// Whether a frame-aligned client's frames take this message (what `wants` would give it unaligned).
-    public func wantsFramed(_ message: OutboundMessage) -> Bool {
-        guard message.wholeDevice, message.client == 0, grant.has(.observe),
-            !routedDevices.contains(message.device), let subscription,
-            !subscription.streams.isDisjoint(with: message.streams)
-        else { return false }
-        return subscription.devices.contains(message.device)
+    /// Queues messages addressed to this client alone (a reply, a frame): never filtered, counted.
+    public mutating func take(own messages: [OutboundMessage], softLimit: Int) {
+        for message in messages {
+            queue.enqueue(message, softLimit: softLimit)
+            delivered &+= 1
+        }
     }
 }
 
@@ -107,27 +123,24 @@ public struct Subscriber {
 
 extension Subscriber {
     /// `subscribe`: the streams, devices, prediction horizon and frame alignment asked for take effect,
-    /// unless it asks for a horizon another subscribed client (`others`) asked differently: every
-    /// device's pipeline predicts one horizon at a time. Returns the refusal; nil when it took effect.
+    /// for every stream the client holds (the whole device's and its regions'; each client has its own
+    /// horizon). Returns the `subscribed` reply, which names what the client will not receive: without
+    /// the `observe` right, the whole-device streams (it gets its own regions' only).
     public mutating func subscribe(
         streams: Set<MessageStream>, devices: DeviceFilter, predictMilliseconds: Int?, frameAligned: Bool,
-        id: RequestID?, others: [Subscriber]
-    ) -> ErrorMessage? {
-        if let asked = predictMilliseconds,
-            let other = others.first(where: {
-                $0.id != self.id && $0.subscription != nil && $0.predictMilliseconds != nil
-                    && $0.predictMilliseconds != asked
-            })?.predictMilliseconds
-        {
-            return ErrorMessage(
-                .badField,
-                "predictMs \(asked): the daemon predicts one horizon at a time and another client uses \(other) ms",
-                id: id)
-        }
+        id: RequestID?, uid: UInt32?
+    ) -> SubscribedMessage {
         subscription = (MessageStreams(streams), devices)
         self.predictMilliseconds = predictMilliseconds
         frames = frameAligned ? (frames ?? FrameAligner()) : nil
-        return nil
+        var withheld: String?
+        if !grant.has(.observe) && !streams.isDisjoint(with: [.touches, .gestures]) {
+            withheld =
+                "whole-device touches and gestures: missing right \"observe\" (the daemon's [access] configuration does not grant it to uid \(uid.map { String($0) } ?? "unknown")); this connection receives its own regions' touches and gestures only"
+        }
+        return SubscribedMessage(
+            id: id, streams: streams, devices: devices, predictMilliseconds: predictMilliseconds,
+            frameAligned: frameAligned, withheld: withheld)
     }
 
     /// `unsubscribe`: nothing is streamed any more (replies still are).

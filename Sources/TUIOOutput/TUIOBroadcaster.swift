@@ -52,7 +52,7 @@ public final class TUIOBroadcaster {
                 send(area.map { TUIOFrame(frame: f.frame, area: $0) } ?? TUIOFrame(axesOf: f.frame), device: f.device)
             case .ended(let device, _, _):
                 forget(device)
-            case .frame, .recordingNote, .timers, .dropped, .routed:
+            case .frame, .recordingNote, .timers, .dropped, .routed, .answer:
                 break
             }
         }

@@ -33,30 +33,54 @@ public struct PipelineSettings: Hashable, Sendable {
     }
 }
 
-/// One device's pure pipeline: frame assembly -> contact tracking -> gestures -> (optionally) touch
-/// routing -> typed output (`PipelineOutput`). Live devices and replays run exactly this code; only the
-/// source of events differs. Not thread-safe: owned by one thread (the daemon's event loop, or the
-/// replay driver).
+/// One device's pure pipeline: frame assembly -> contact tracking -> the device's views -> typed
+/// output (`PipelineOutput`). Live devices and replays run exactly this code; only the source of events
+/// differs. Not thread-safe: owned by one thread (the daemon's event loop, or the replay driver).
+///
+/// Every stream a client can hold is a view of the device's touches with every per-client feature
+/// (DESIGN.md invariant 12): the whole-device view (its own gesture engine over every touch but the
+/// secure ones, `[gestures]` settings, the whole-device subscribers' prediction horizons), and, with a
+/// routing stage, each region's view (the touches bound to it at `began`, its own engine with the
+/// region's settings, its client's horizon). One filter state per touch feeds every horizon.
+/// Secure touches (they began in an exclusive region) exist for their region's client only: the
+/// whole-device view, its engine, ids, slots, tap counts, timers and prediction scores never see them,
+/// so deleting them from the input changes nothing anyone else receives (DESIGN.md invariant 11).
 public struct DevicePipeline {
     public let deviceID: Int
     public let device: PipelineDevice
     /// What the gesture engine knows of the device (type, clickpad, height): also what each of its
     /// routed regions' sessions run on.
     public let gestureSurface: GestureSurface
-    /// The device's gesture thresholds (its routed regions' sessions use them too).
+    /// The device's gesture thresholds (its routed regions' sessions use them, under their own settings).
     public let gestureConfiguration: GestureConfiguration
     private var assembler = FrameAssembler()
     private var tracker: ContactTracker
+    /// The whole-device view's gesture engine: fed every frame's public touches only.
     private var engine: GestureEngine
+    /// What the whole-device view last published of the device: a frame whose public touches did not
+    /// change (only secure ones did) is not published, exactly as the tracker publishes no frame where
+    /// nothing changed.
+    private var wholeDeviceFingers = 0
+    private var wholeDeviceButton = false
     private var lastTime: Timestamp?
     /// Frames (SYN_REPORTs) seen, for stats.
     public private(set) var frameCount: UInt64 = 0
-    /// Predicted touches, when asked for (`predict(horizonMilliseconds:)`); nil costs nothing.
-    private var prediction: TouchPredictor?
+    /// One filter per live touch while anyone asked for predictions; nil costs nothing.
+    private var predictor: TouchPredictor?
+    /// Who asked for predictions here.
+    public private(set) var predictions = PredictionRequests.none
+    /// The whole-device view's horizons, ascending (from `predictions`, or `PipelineSettings`).
+    private var wholeDeviceHorizons: [Int] = []
+    /// Every horizon predicted here, ascending: the whole-device view's and the regions' clients'.
+    private var horizons: [Int] = []
     private let mapper: CoordinateMapper
-    /// The routing stage: present while some client declared regions here (`startRouting()`), and
-    /// until it is idle again (no regions, no exclusive touch down). Nil costs one branch per frame.
+    /// The routing stage: present while some client declared regions here, dropped once none has
+    /// (secure touches still down stay hidden without it: they are secure by id). Nil costs one branch
+    /// per frame.
     public private(set) var routing: DeviceRouting?
+    /// `PipelineSettings.predictionMilliseconds`: a whole-device horizon kept whatever clients ask
+    /// (`replay --predict-ms`).
+    private let fixedHorizon: Int?
 
     /// - Parameter logger: the gesture engine logs its state transitions at debug here.
     public init(
@@ -74,7 +98,8 @@ public struct DevicePipeline {
         gestureSurface = GestureSurface(description: description, mapper: mapper)
         gestureConfiguration = settings.gestures
         engine = GestureEngine(configuration: settings.gestures, surface: gestureSurface, logger: logger)
-        predict(horizonMilliseconds: settings.predictionMilliseconds)
+        fixedHorizon = settings.predictionMilliseconds.map { min(max($0, 0), PredictionRequests.maximumMilliseconds) }
+        updateHorizons()
     }
 
     /// Timer deadlines the engine or the router still reported after being advanced to them (a bug):
@@ -99,7 +124,7 @@ public struct DevicePipeline {
         return min(own, routed)
     }
 
-    /// The device's cumulative transform.
+    /// The whole-device view's cumulative transform.
     public var transform: AffineTransform { engine.transform }
 
     /// Feeds one raw event. When it closes a frame, the frame's output is appended to `out`.
@@ -143,23 +168,19 @@ public struct DevicePipeline {
 
     /// The whole-device engine's timers only: a frame's own routing fires its regions' timers itself.
     private mutating func advanceEngine(to time: Timestamp, into out: inout [PipelineOutput]) {
-        var events = engine.advance(to: time)
+        let events = engine.advance(to: time)
         if let deadline = engine.nextDeadline, deadline <= time { stuckDeadline = deadline }
         guard !events.isEmpty else { return }
-        var predictedMatrix: AffineTransform?
-        if let prediction {
-            // An animation's frame: the engine copy runs on to the predicted time.
-            var copy = engine
-            _ = copy.advance(to: Timestamp(microseconds: time.microseconds &+ prediction.horizon))
-            predictedMatrix = copy.transform
+        var predictions: [FramePrediction] = []
+        if !wholeDeviceHorizons.isEmpty, events.contains(where: \.isSegmentUpdate) {
+            for h in wholeDeviceHorizons {
+                // An animation's frame: the engine copy runs on to the predicted time.
+                var copy = engine
+                _ = copy.advance(to: Timestamp(microseconds: time.microseconds &+ Int64(h) * 1000))
+                predictions.append(FramePrediction(horizonMilliseconds: h, locations: [], matrix: copy.transform))
+            }
         }
-        if routing != nil {
-            events = routing?.wholeDevice(events: events) ?? events
-            // Predictions reach only the whole-device stream of devices nobody routes (docs/PREDICTION.md).
-            predictedMatrix = nil
-            if events.isEmpty { return }
-        }
-        out.append(.timers(device: deviceID, events: events, predictedMatrix: predictedMatrix))
+        out.append(.timers(device: deviceID, events: events, predictions: predictions))
     }
 
     private func appendRouted(_ deliveries: [RoutingDelivery], into out: inout [PipelineOutput]) {
@@ -178,10 +199,7 @@ public struct DevicePipeline {
         }
         let end = max(time, lastTime ?? time)
         advanceEngine(to: end, into: &out)
-        if let frame = tracker.cancelAll(at: end) {
-            let events = engine.process(frame)
-            emit(frame, events, into: &out)
-        }
+        if let frame = tracker.cancelAll(at: end) { emit(frame, into: &out) }
         // Timers still pending after the last touch (a tap waiting for double-tap failure, the frames
         // of an animation) fire at their deadlines: virtual time runs on past the end of input. Every
         // timer moves its deadline on and animations end (momentum after 20 s at most); a deadline that
@@ -194,22 +212,115 @@ public struct DevicePipeline {
         out.append(.ended(device: deviceID, time: time, reason: reason))
     }
 
-    /// Turns predicted touches on with a horizon in milliseconds (0-50 on the wire), or off with nil.
-    /// With it on, every frame carries a `FramePrediction` (docs/PREDICTION.md) and every timer batch
-    /// its predicted matrix.
-    public mutating func predict(horizonMilliseconds: Int?) {
-        prediction = horizonMilliseconds.map { TouchPredictor(horizonMilliseconds: $0, mapper: mapper) }
+    // MARK: Predictions
+
+    /// Sets who asked for predictions (docs/PREDICTION.md): the whole-device view predicts at every
+    /// horizon its subscribers asked for, each region's view at its client's. Horizons are clamped to
+    /// 0...`PredictionRequests.maximumMilliseconds`.
+    public mutating func setPredictions(_ requests: PredictionRequests) {
+        predictions = requests
+        updateHorizons()
     }
 
-    /// The horizon being predicted and how far its predictions were from where the fingers went (the
-    /// daemon's `stats`); nil when predictions are off.
-    public var predictionError: (horizonMilliseconds: Int, error: RunningPredictionError)? {
-        prediction.map { (Int($0.horizon / 1000), $0.error) }
+    private mutating func updateHorizons() {
+        let limit = PredictionRequests.maximumMilliseconds
+        var whole = Set(predictions.wholeDevice.map { min(max($0, 0), limit) })
+        if let fixedHorizon { whole.insert(fixedHorizon) }
+        wholeDeviceHorizons = whole.sorted()
+        if routing != nil {
+            for (client, h) in predictions.clients { routing?.setHorizon(min(max(h, 0), limit), for: client) }
+            for client in routing?.router.horizons.keys.map({ $0 }) ?? [] where predictions.clients[client] == nil {
+                routing?.setHorizon(nil, for: client)
+            }
+        }
+        let all = whole.union(routing?.router.requestedHorizons ?? []).sorted()
+        horizons = all
+        if all.isEmpty {
+            predictor = nil
+        } else {
+            if predictor == nil { predictor = TouchPredictor(mapper: mapper) }
+            predictor?.score(horizons: all)
+        }
     }
 
-    /// Replaces the cumulative transform (client set/reset).
-    public mutating func setTransform(_ transform: AffineTransform) {
-        engine.setTransform(transform)
+    /// How far each predicted horizon's predictions were from where the fingers went (the daemon's
+    /// `stats`; public touches only), ascending by horizon; empty when predictions are off.
+    public var predictionErrors: [(horizonMilliseconds: Int, error: RunningPredictionError)] {
+        predictor?.errors ?? []
+    }
+
+    // MARK: Requests
+
+    /// Carries out a client's request (`PipelineRequest`): appends its answer (`.answer`) and then what
+    /// it cancelled (the client's touches and sessions of removed regions, observers' touches a
+    /// recognition claimed).
+    public mutating func handle(_ request: PipelineRequest, token: UInt64, into out: inout [PipelineOutput]) {
+        let (outcome, cancelled) = carryOut(request)
+        out.append(.answer(PipelineAnswer(token: token, device: deviceID, outcome: outcome)))
+        appendRouted(cancelled, into: &out)
+    }
+
+    private mutating func carryOut(_ request: PipelineRequest) -> (PipelineAnswer.Outcome, [RoutingDelivery]) {
+        switch request {
+        case .declareRegions(let client, let regions, let grant):
+            return regionRequest(client: client, grant: grant, isEmpty: regions.isEmpty) {
+                $0.replace(client: client, with: regions)
+            }
+        case .updateRegions(let client, let upserting, let removing, let grant):
+            return regionRequest(client: client, grant: grant, isEmpty: upserting.isEmpty && removing.isEmpty) {
+                $0.update(client: client, upserting: upserting, removing: removing)
+            }
+        case .recognized(let client, let region):
+            guard let cancelled = withRouting({ $0.recognized(client: client, region: region) }) ?? nil else {
+                return (.rejected(Self.noRegion(region)), [])
+            }
+            return (.recognized, cancelled)
+        case .setRegionTransform(let client, let region, let matrix):
+            let outcome = withRouting { routing -> DeviceRouting.TransformOutcome? in
+                guard routing.isRouted(client) else { return nil }
+                return routing.setTransform(client: client, region: region, matrix ?? .identity)
+            }
+            switch outcome ?? nil {
+            case .set(let m)?: return (.transform(m), [])
+            case .rejected(let error)?: return (.rejected(error), [])
+            case nil: return (.rejected(Self.noRegion(region)), [])
+            }
+        case .setTransform(let matrix):
+            engine.setTransform(matrix)
+            return (.transform(matrix), [])
+        case .clientGone(let client):
+            _ = withRouting { $0.clientGone(client) }
+            updateHorizons()
+            return (.done, [])
+        }
+    }
+
+    private static func noRegion(_ region: String) -> RoutingRequestError {
+        RoutingRequestError(problems: ["no region \"\(region)\" of this client on this device"])
+    }
+
+    private mutating func regionRequest(
+        client: ClientID, grant: RoutingGrant, isEmpty: Bool, _ body: (inout DeviceRouting) -> DeviceRouting.Outcome
+    ) -> (PipelineAnswer.Outcome, [RoutingDelivery]) {
+        if routing == nil {
+            if isEmpty { return (.regions([]), []) }
+            routing = DeviceRouting(device: deviceID, surface: gestureSurface, gestures: gestureConfiguration)
+        }
+        let outcome = withRouting { routing -> DeviceRouting.Outcome in
+            routing.setGrant(grant, for: client)
+            return body(&routing)
+        }
+        updateHorizons()
+        switch outcome {
+        case .inForce(let ids, let cancelled)?: return (.regions(ids), cancelled)
+        case .rejected(let error)?: return (.rejected(error), [])
+        case nil: return (.regions([]), [])
+        }
+    }
+
+    /// The tracker asks the routing stage's hit index whether a beginning touch is secure.
+    private mutating func syncSecureAreas() {
+        tracker.secureAreas = routing?.secureAreas
     }
 
     // MARK: Routing stage
@@ -221,15 +332,18 @@ public struct DevicePipeline {
             device: deviceID, surface: gestureSurface, gestures: gestureConfiguration, budget: budget)
     }
 
-    /// Runs a request on the routing stage (nil without one) and drops the stage once it is idle; what
-    /// the request delivers is the caller's to send (a reply's cancellations).
+    /// Runs `body` on the routing stage (nil without one) and drops the stage once it is idle; the
+    /// tracker then learns where touches are secure. What `body` delivers is the caller's to send.
     public mutating func withRouting<R>(_ body: (inout DeviceRouting) -> R) -> R? {
         // Taken out and put back, not copied: a copy of the router would copy every region's engine.
         guard var stage = routing.take() else { return nil }
         let result = body(&stage)
         if !stage.isIdle { routing = stage }
+        syncSecureAreas()
         return result
     }
+
+    // MARK: Frames
 
     private mutating func process(_ frame: EventFrame, into out: inout [PipelineOutput]) {
         frameCount &+= 1
@@ -238,56 +352,116 @@ public struct DevicePipeline {
         // A new frame gives a stuck timer its next chance (the guarantee holds: one advance per frame).
         stuckDeadline = nil
         stuckRoutingDeadline = nil
-        if let touchFrame = tracker.process(frame) {
-            let events = engine.process(touchFrame)
-            emit(touchFrame, events, into: &out)
+        // The regions' timers due by the frame fire before it, whether or not the frame changes
+        // anything (a frame whose only change is a secure touch must not be when they fire).
+        if let due = routing?.nextDeadline, due <= frame.time {
+            appendRouted(routing?.advance(to: frame.time) ?? [], into: &out)
         }
+        if let touchFrame = tracker.process(frame) { emit(touchFrame, into: &out) }
         // A touch that began and ended within this one frame: its end follows at once, in a frame of
         // its own with the same time, so the engine sees began before ended.
-        if tracker.hasDeferredEnds, let ends = tracker.takeDeferredEnds() {
-            let events = engine.process(ends)
-            emit(ends, events, into: &out)
-        }
+        if tracker.hasDeferredEnds, let ends = tracker.takeDeferredEnds() { emit(ends, into: &out) }
     }
 
-    private mutating func emit(_ frame: TouchFrame, _ events: [GestureEvent], into out: inout [PipelineOutput]) {
-        var output = PipelineFrame(device: deviceID, frame: frame, events: events)
-        if prediction != nil { output.prediction = predicted(frame, events) }
-        if routing != nil { routeStage(&output) }
+    /// One tracked frame through the views: predictions updated once, the regions' views (routing),
+    /// then the whole-device view (its public touches, its engine, its horizons).
+    private mutating func emit(_ frame: TouchFrame, into out: inout [PipelineOutput]) {
+        var output = PipelineFrame(device: deviceID, frame: frame, events: [])
+        // Whether the frame changed anything of the public touches: a frame in which only secure
+        // touches changed does not exist for anyone else (no whole-device frame, no sample for a
+        // public touch's filter, no step of a public region's session), exactly as if the secure
+        // touches had never been (DESIGN.md invariant 11).
+        var publicChanged = true
+        if frame.touches.contains(where: \.isSecure) {
+            let (shown, changed) = wholeDeviceView(of: frame)
+            output.frame = shown
+            output.isWithheld = !changed
+            publicChanged = changed
+        }
+        var predicted: [PredictedFrame] = []
+        if predictor != nil { predicted = predict(frame, publicChanged: publicChanged) }
+        if routing != nil {
+            output.routed = routing?.route(frame, predicted: predicted, publicChanged: publicChanged) ?? []
+        }
+        guard publicChanged else {
+            if !output.routed.isEmpty { out.append(.frame(output)) }
+            return
+        }
+        wholeDeviceFingers = output.frame.fingerCount
+        wholeDeviceButton = output.frame.isButtonPressed
+        output.events = engine.process(output.frame)
+        if !wholeDeviceHorizons.isEmpty {
+            output.predictions = wholeDevicePredictions(output.frame, output.events, predicted)
+        }
         out.append(.frame(output))
     }
 
-    /// The routing stage's share of a frame: its deliveries, and the whole-device stream filtered for
-    /// exclusive regions. Out of line: the unrouted path stays as small as before routing existed.
-    @inline(never)
-    private mutating func routeStage(_ output: inout PipelineFrame) {
-        output.routed = routing?.route(output.frame) ?? []
-        if let shown = routing?.wholeDevice(output.frame) {
-            output.frame = shown
-        } else {
-            output.isWithheld = true
+    /// The frame as the whole-device view shows it: without secure touches, the fingers they add
+    /// taken off the count; `changed` false when none of its public touches changed (nor their count,
+    /// nor the button): the tracker would have published no frame without the secure touches.
+    private func wholeDeviceView(of frame: TouchFrame) -> (frame: TouchFrame, changed: Bool) {
+        var shown = frame
+        var hiddenLive = 0
+        var changed = false
+        shown.touches.removeAll(keepingCapacity: true)
+        for touch in frame.touches {
+            if touch.isSecure {
+                if !touch.phase.isTerminal { hiddenLive += 1 }
+            } else {
+                shown.touches.append(touch)
+                if touch.phase != .stationary { changed = true }
+            }
         }
-        output.events = routing?.wholeDevice(events: output.events) ?? output.events
-        // Predictions reach only the whole-device stream of devices nobody routes (docs/PREDICTION.md).
-        output.prediction = nil
-        // Kept past its regions' clients while it hides an exclusive touch; dropped once that ends.
-        if routing?.isIdle == true { routing = nil }
+        shown.fingerCount = max(0, frame.fingerCount - hiddenLive)
+        if shown.fingerCount != wholeDeviceFingers { changed = true }
+        if frame.isButtonPressed != wholeDeviceButton && !shown.touches.isEmpty { changed = true }
+        return (shown, changed)
     }
 
-    /// The frame's live touches predicted `horizon` ahead, and a copy of the engine (a struct: copying
-    /// shares its storage until written) fed that predicted frame for the matrix the content should
-    /// show then.
+    /// Every touch's filter takes the frame once (a public touch's only when the public touches
+    /// changed); the frame predicted at each horizon asked for here.
     @inline(never)
-    private mutating func predicted(_ frame: TouchFrame, _ events: [GestureEvent]) -> FramePrediction? {
-        // Optional chaining mutates the predictor in place (a copy out and back cost 15 % of this).
-        guard let predicted = prediction?.predict(after: frame) else { return nil }
-        let locations = predicted.touches.map(\.location)
-        guard events.contains(where: { if case .update = $0 { true } else { false } }) else {
-            return FramePrediction(locations: locations, matrix: nil)
+    private mutating func predict(_ frame: TouchFrame, publicChanged: Bool) -> [PredictedFrame] {
+        guard var predictor = predictor.take() else { return [] }
+        predictor.update(frame, publicChanged: publicChanged)
+        var predicted: [PredictedFrame] = []
+        predicted.reserveCapacity(horizons.count)
+        for h in horizons {
+            let p = predictor.predicted(frame, horizonMilliseconds: h)
+            if publicChanged { predictor.record(p) }
+            predicted.append(p)
         }
-        var copy = engine
-        _ = copy.advance(to: predicted.time)
-        if !predicted.touches.isEmpty { _ = copy.process(predicted) }
-        return FramePrediction(locations: locations, matrix: copy.transform)
+        self.predictor = predictor
+        return predicted
     }
+
+    /// The whole-device view's predictions: its touches' predicted locations at each of its horizons,
+    /// and a copy of its engine (a struct: copying shares its storage until written) fed those touches
+    /// for the matrix the content should show then.
+    @inline(never)
+    private func wholeDevicePredictions(
+        _ frame: TouchFrame, _ events: [GestureEvent], _ predicted: [PredictedFrame]
+    ) -> [FramePrediction] {
+        let updates = events.contains(where: \.isSegmentUpdate)
+        var out: [FramePrediction] = []
+        for h in wholeDeviceHorizons {
+            guard let p = predicted.first(where: { $0.horizonMilliseconds == h }) else { continue }
+            var matrix: AffineTransform?
+            if updates {
+                let touches = p.frame(of: frame.touches)
+                var copy = engine
+                _ = copy.advance(to: touches.time)
+                if !touches.touches.isEmpty { _ = copy.process(touches) }
+                matrix = copy.transform
+            }
+            out.append(
+                FramePrediction(horizonMilliseconds: h, locations: p.locations(of: frame.touches), matrix: matrix))
+        }
+        return out
+    }
+}
+
+extension PredictionRequests {
+    /// The longest horizon (ms) a client may ask for (the wire's `predictMs` range).
+    public static let maximumMilliseconds = 50
 }

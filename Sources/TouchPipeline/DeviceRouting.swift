@@ -8,30 +8,18 @@ import TouchRouting
 /// per-region deliveries.
 ///
 /// A `TouchRouter` hit-tests each touch once at `began`, binds it to its region for life and runs each
-/// owning region's own `GestureEngine` over only its bound touches (the same engine and surface as the
-/// device's). It also filters the whole-device stream for exclusive regions (`wholeDevice(_:)`,
-/// `wholeDevice(events:)`). Pure: no I/O and no clock (time comes from the frames and `advance(to:)`).
+/// owning region's own `GestureEngine` over only its bound touches, with the region's own gesture
+/// settings and the prediction horizon of the region's client. Exclusive regions make their touches
+/// secure (`secureAreas`, which the pipeline gives the contact tracker): the whole-device view never
+/// sees them. Pure: no I/O and no clock (time comes from the frames and `advance(to:)`).
 public struct DeviceRouting: Sendable {
     public let device: Int
     public private(set) var router: TouchRouter
     public let isSemiMT: Bool
-    /// Touches bound to an `exclusive` owner region and still down: whole-device gesture sessions that
-    /// see them are withheld (`wholeDevice(_:)`).
-    private var exclusiveDown: Set<UInt64> = []
-    /// Whether the last frame ended such a touch (the gestures of that frame and the timers after it,
-    /// a tap waiting for its double-tap, belong to its session).
-    private var exclusiveJustEnded = false
-    /// Whole-device gesture sessions that included such a touch, newest last (a few: a timer's tap or
-    /// long press may come after its session ended).
-    private var hiddenSessions: [UInt64] = []
-    /// Whole-device sessions whose `began` was sent, so their end is sent too (a session that an
-    /// exclusive touch joins later ends without its updates in between).
-    private var shownSessions: Set<UInt64> = []
-    static let hiddenSessionsKept = 16
 
     /// - Parameters:
     ///   - surface: the device's gesture surface (`DevicePipeline.gestureSurface`).
-    ///   - gestures: the device's gesture thresholds.
+    ///   - gestures: the device's gesture thresholds (each region's own settings apply over them).
     ///   - budget: the limits of what clients may declare here.
     public init(
         device: Int, surface: GestureSurface, gestures: GestureConfiguration, budget: RoutingBudget = .default
@@ -39,6 +27,15 @@ public struct DeviceRouting: Sendable {
         self.device = device
         isSemiMT = surface.isSemiMT
         router = TouchRouter(gestureConfiguration: gestures, surface: surface, budget: budget)
+    }
+
+    /// Where touches beginning now are secure (an exclusive region would own them); nil when no
+    /// region here is exclusive.
+    public var secureAreas: ExclusiveAreas? { router.regions.secureAreas }
+
+    /// Sets (or clears) the prediction horizon of `client`'s regions' streams.
+    public mutating func setHorizon(_ milliseconds: Int?, for client: ClientID) {
+        router.setHorizon(milliseconds, for: client)
     }
 
     /// Sets what `client` may do here (z band, observing other clients' touches), from the access policy.
@@ -138,77 +135,19 @@ public struct DeviceRouting: Sendable {
         handle(.advance(to: time)).filter(\.isSent)
     }
 
-    /// Routes one tracked frame of the device (every frame, in order). Afterwards `wholeDevice(_:)`
-    /// filters the same frame for the whole-device stream.
-    public mutating func route(_ frame: TouchFrame) -> [RoutingDelivery] {
-        handle(.frame(frame)).filter(\.isSent)
+    /// Routes one tracked frame of the device (every frame, in order), with its live touches predicted
+    /// at the horizons its clients asked for (`router.requestedHorizons`).
+    /// `publicChanged` false: only secure touches changed, so streams of public touches only take no
+    /// step (for them the frame does not exist).
+    public mutating func route(
+        _ frame: TouchFrame, predicted: [PredictedFrame] = [], publicChanged: Bool = true
+    ) -> [RoutingDelivery] {
+        handle(.frame(frame, predicted: predicted, publicChanged: publicChanged)).filter(\.isSent)
     }
 
-    /// What the whole-device stream shows of the frame just routed: every subscriber but a region's
-    /// owner reads it. Touches bound to an `exclusive` owner region (a PIN pad) are left out (nil when
-    /// nothing is left) and the live ones among them no longer count as fingers. Unchanged while no
-    /// exclusive region has a touch.
-    public mutating func wholeDevice(_ frame: TouchFrame) -> TouchFrame? {
-        let hidden = router.exclusiveTouchesOfLastFrame
-        exclusiveJustEnded = false
-        guard !hidden.isEmpty else { return frame }
-        var frame = frame
-        for touch in frame.touches where hidden.contains(touch.id) {
-            if touch.phase.isTerminal {
-                exclusiveDown.remove(touch.id)
-                exclusiveJustEnded = true
-            } else {
-                exclusiveDown.insert(touch.id)
-            }
-        }
-        let hiddenLive = frame.touches.reduce(0) { $0 + (hidden.contains($1.id) && !$1.phase.isTerminal ? 1 : 0) }
-        frame.touches.removeAll { hidden.contains($0.id) }
-        guard !frame.touches.isEmpty else { return nil }
-        frame.fingerCount = max(0, frame.fingerCount - hiddenLive)
-        return frame
-    }
-
-    /// The whole-device gesture events the whole-device stream shows (after `wholeDevice(_:)` of their
-    /// frame, or for timers): the sessions that saw an exclusive touch are withheld, taps, double taps
-    /// and long presses included, since the whole-device engine ran over those touches and its events
-    /// could give them away (docs/SECURITY.md). A session shown before such a touch joined it still
-    /// ends.
-    public mutating func wholeDevice(events: [GestureEvent]) -> [GestureEvent] {
-        guard !exclusiveDown.isEmpty || exclusiveJustEnded || !hiddenSessions.isEmpty else {
-            for event in events { note(shown: event) }
-            return events
-        }
-        return events.filter { shows($0) }
-    }
-
-    private mutating func note(shown event: GestureEvent) {
-        if case .sessionBegan(let session, _) = event { shownSessions.insert(session) }
-        if case .sessionEnded(let session, _, _) = event { shownSessions.remove(session) }
-    }
-
-    private mutating func shows(_ event: GestureEvent) -> Bool {
-        let session = event.session
-        if !exclusiveDown.isEmpty || exclusiveJustEnded, !hiddenSessions.contains(session) {
-            hiddenSessions.append(session)
-            if hiddenSessions.count > Self.hiddenSessionsKept { hiddenSessions.removeFirst() }
-        }
-        let hidden = hiddenSessions.contains(session)
-        switch event {
-        case .sessionBegan:
-            if hidden { return false }
-            shownSessions.insert(session)
-            return true
-        case .sessionEnded:
-            return shownSessions.remove(session) != nil || !hidden
-        case .update, .tap, .doubleTap, .longPress:
-            return !hidden
-        }
-    }
-
-    /// No client has regions here and no touch of an exclusive region is still down: the device can be
-    /// served without a router again (until then the whole-device stream keeps hiding such a touch,
-    /// even after its region's client left).
-    public var isIdle: Bool { router.regions.byClient.isEmpty && exclusiveDown.isEmpty }
+    /// No client has regions here: the device can be served without a router again. (Secure touches
+    /// still down stay hidden from the whole-device view without it: they are secure by id.)
+    public var isIdle: Bool { router.regions.byClient.isEmpty }
 
     /// The device is gone: pending gesture timers fire (virtual time runs on past the end of input,
     /// as `DevicePipeline.finish` does for the whole device), then every touch and session still open

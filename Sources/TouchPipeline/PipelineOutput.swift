@@ -46,32 +46,36 @@ public enum PipelineDrop: Hashable, Sendable {
     case partialFrame(count: Int)
 }
 
-/// One frame's predicted touches (docs/PREDICTION.md), when predictions are on.
+/// One frame's predicted touches at one horizon (docs/PREDICTION.md), for the streams that asked for it.
 public struct FramePrediction: Hashable, Sendable {
-    /// Where each live (not ending) touch of the frame is predicted to be, in the frame's order.
+    public var horizonMilliseconds: Int
+    /// Where each live (not ending) touch of the frame is predicted to be, in the frame's order (empty
+    /// for a timer's animation frame).
     public var locations: [Point]
     /// The cumulative transform content should show at the predicted time; nil when the frame's events
     /// carry no segment update.
     public var matrix: AffineTransform?
 
-    public init(locations: [Point], matrix: AffineTransform?) {
+    public init(horizonMilliseconds: Int, locations: [Point], matrix: AffineTransform?) {
+        self.horizonMilliseconds = horizonMilliseconds
         self.locations = locations
         self.matrix = matrix
     }
 }
 
-/// One tracked frame of one device and what it did.
+/// One tracked frame of one device and what each of its views made of it.
 public struct PipelineFrame: Hashable, Sendable {
     public var device: Int
-    /// The device's touches as the whole-device stream shows them. With a routing stage, touches bound
-    /// to an `exclusive` owner region are left out (docs/SECURITY.md) and `fingerCount` drops by the
-    /// live ones among them.
+    /// The device's touches as the whole-device view shows them: secure touches (they began in an
+    /// exclusive region) are left out and `fingerCount` drops by the live ones among them.
     public var frame: TouchFrame
-    /// Every touch of the frame was withheld: the whole-device stream gets no `touches` for it.
+    /// None of the whole-device view's touches changed (only secure ones did): the whole-device
+    /// stream gets nothing for this frame.
     public var isWithheld: Bool
-    /// The whole-device gesture engine's events, minus the sessions an exclusive touch took part in.
+    /// The whole-device view's gesture events.
     public var events: [GestureEvent]
-    public var prediction: FramePrediction?
+    /// The whole-device view's predictions, one per horizon its subscribers asked for, ascending.
+    public var predictions: [FramePrediction]
     /// What the routing stage delivered for the frame, in order (empty without one): each region's
     /// touches and its own gesture session's events.
     public var routed: [RoutingDelivery]
@@ -80,14 +84,19 @@ public struct PipelineFrame: Hashable, Sendable {
 
     public init(
         device: Int, frame: TouchFrame, isWithheld: Bool = false, events: [GestureEvent],
-        prediction: FramePrediction? = nil, routed: [RoutingDelivery] = []
+        predictions: [FramePrediction] = [], routed: [RoutingDelivery] = []
     ) {
         self.device = device
         self.frame = frame
         self.isWithheld = isWithheld
         self.events = events
-        self.prediction = prediction
+        self.predictions = predictions
         self.routed = routed
+    }
+
+    /// The prediction at `horizon` ms, if the whole-device view made one.
+    public func prediction(horizonMilliseconds horizon: Int) -> FramePrediction? {
+        predictions.first { $0.horizonMilliseconds == horizon }
     }
 }
 
@@ -114,12 +123,15 @@ public enum PipelineOutput: Hashable, Sendable {
     case recordingNote(String)
     /// A tracked frame, its gesture events and (with a routing stage) its routed deliveries.
     case frame(PipelineFrame)
-    /// Gesture timers that fired (tap after its double-tap wait, long press, animation frames).
-    /// `predictedMatrix` is set when predictions are on.
-    case timers(device: Int, events: [GestureEvent], predictedMatrix: AffineTransform?)
+    /// The whole-device view's gesture timers that fired (tap after its double-tap wait, long press,
+    /// animation frames), with the predicted matrix at each of its horizons for an animation frame.
+    case timers(device: Int, events: [GestureEvent], predictions: [FramePrediction])
     case dropped(device: Int, time: Timestamp, PipelineDrop)
     /// Routing-stage deliveries no frame caused.
     case routed(RoutedOutput)
+    /// The answer to a client's request (`DevicePipeline.handle(_:token:into:)`); what the request
+    /// cancelled follows as `.routed`.
+    case answer(PipelineAnswer)
     /// The device's input ended at `time`: everything it had open was cancelled before this.
     case ended(device: Int, time: Timestamp, reason: DeviceEndReason)
 
@@ -131,6 +143,7 @@ public enum PipelineOutput: Hashable, Sendable {
         case .frame(let f): return f.device
         case .timers(let device, _, _), .dropped(let device, _, _), .ended(let device, _, _): return device
         case .routed(let r): return r.device
+        case .answer(let a): return a.device
         }
     }
 }

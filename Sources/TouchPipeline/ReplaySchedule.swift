@@ -43,17 +43,19 @@ public struct ReplaySchedule {
     private var ended = 0
 
     /// - Parameters:
+    ///   - settings: every device's settings, unless `deviceSettings` gives a device its own (the
+    ///     configuration's device rule that matches it: output mapping, size).
     ///   - firstDeviceID: the daemon id of the recording's first device (the others follow it).
     ///   - idSource: touch ids, shared with the other devices of the same process.
     public init(
         recording: Recording, source: String, settings: PipelineSettings, firstDeviceID: Int = 1,
-        idSource: TouchIDSource = TouchIDSource()
+        idSource: TouchIDSource = TouchIDSource(), deviceSettings: ((DeviceDescription) -> PipelineSettings)? = nil
     ) {
         self.recording = recording
         pipelines = recording.devices.enumerated().map { index, device in
             DevicePipeline(
-                deviceID: firstDeviceID + index, description: device.description, source: source, settings: settings,
-                idSource: idSource)
+                deviceID: firstDeviceID + index, description: device.description, source: source,
+                settings: deviceSettings?(device.description) ?? settings, idSource: idSource)
         }
         cursors = Array(repeating: 0, count: recording.devices.count)
     }
@@ -147,14 +149,8 @@ public struct ReplaySchedule {
         return out
     }
 
-    /// Predictions this far ahead (ms) on every device, or none (the daemon's clients' `predictMs`;
-    /// `DevicePipeline.predict(horizonMilliseconds:)`).
-    public mutating func predict(horizonMilliseconds: Int?) {
-        for index in pipelines.indices { pipelines[index].predict(horizonMilliseconds: horizonMilliseconds) }
-    }
-
-    /// Replaces a device's cumulative transform (client set/reset); `index` in the recording's order.
-    public mutating func setTransform(index: Int, _ transform: AffineTransform) {
-        pipelines[index].setTransform(transform)
+    /// Who asked for predictions of each device (`DevicePipeline.setPredictions`).
+    public mutating func setPredictions(_ requests: (Int) -> PredictionRequests) {
+        for index in pipelines.indices { pipelines[index].setPredictions(requests(pipelines[index].deviceID)) }
     }
 }

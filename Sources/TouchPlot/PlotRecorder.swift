@@ -20,9 +20,9 @@ public struct PlotRecorder {
     /// Takes one output of the device's pipeline (its frames and timers; the rest draws nothing).
     public mutating func take(_ output: PipelineOutput) {
         switch output {
-        case .frame(let f): observe(frame: f.frame, events: f.events)
+        case .frame(let f) where !f.isWithheld: observe(frame: f.frame, events: f.events)
         case .timers(_, let events, _): observe(timerEvents: events)
-        case .deviceAdded, .recordingNote, .dropped, .routed, .ended: break
+        case .frame, .deviceAdded, .recordingNote, .dropped, .routed, .answer, .ended: break
         }
     }
 

@@ -1,3 +1,4 @@
+import Gestures
 import MultitouchCore
 
 /// A connected client as the daemon numbers it (the same id `stats` shows).
@@ -44,21 +45,27 @@ public struct RegionOptions: Hashable, Sendable {
     /// Raw touches are held back while the session is undecided: discarded (never delivered) when a
     /// gesture is recognised, delivered in one go when the session ends without one.
     public var delaysTouchesUntilFailure: Bool
-    /// On recognition the region claims its touches: every observer of them gets `cancelled` and
-    /// nothing more of them.
+    /// Secure input (DESIGN.md invariant 11): a touch that begins here exists for this region's client
+    /// only, from `began` (secure id, no other client's observer, no whole-device stream, engine, TUIO
+    /// output or statistic). The client's own observer regions see it until the region's session
+    /// recognises a gesture, which claims it from them.
     public var exclusive: Bool
     /// The region gets a gesture session over its touches. On by default for owners; an observer gets
     /// gestures only when it asks.
     public var gestures: Bool
+    /// The region's own gesture settings over the device's `[gestures]` (momentum for a map, no double
+    /// tap zoom for a keypad); empty: the device's. They apply from the region's next gesture session.
+    public var settings: GestureSettings
 
     public init(
         cancelsTouchesOnRecognition: Bool = false, delaysTouchesUntilFailure: Bool = false, exclusive: Bool = false,
-        gestures: Bool = true
+        gestures: Bool = true, settings: GestureSettings = GestureSettings()
     ) {
         self.cancelsTouchesOnRecognition = cancelsTouchesOnRecognition
         self.delaysTouchesUntilFailure = delaysTouchesUntilFailure
         self.exclusive = exclusive
         self.gestures = gestures
+        self.settings = settings
     }
 }
 
@@ -117,6 +124,9 @@ public struct Region: Hashable, Sendable {
             return "region \"\(id)\": a passthrough region needs a mask (where it is solid it owns the touch)"
         case .opaque, .passthrough, .observer:
             break
+        }
+        if !options.gestures && !options.settings.isEmpty {
+            return "region \"\(id)\": gesture settings given to a region without gestures (\"gestures\": false)"
         }
         if mode == .observer
             && (options.cancelsTouchesOnRecognition || options.delaysTouchesUntilFailure || options.exclusive)

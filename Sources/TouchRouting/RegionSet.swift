@@ -157,3 +157,25 @@ public struct RegionSet: Sendable {
         index = HitIndex(entries: entries)
     }
 }
+
+/// The exclusive regions' share of a hit index, as the contact tracker asks it (`SecureAreas`): a touch
+/// is secure where the region that would own it is `exclusive`. The same index the router binds
+/// touches with, so the tracker's and the router's answers cannot differ.
+public struct ExclusiveAreas: SecureAreas {
+    public let index: HitIndex
+
+    public init(index: HitIndex) { self.index = index }
+
+    public func isSecure(at location: Point) -> Bool {
+        guard let i = index.owner(at: location) else { return false }
+        return index.entries[i].region.options.exclusive
+    }
+}
+
+extension RegionSet {
+    /// Where touches are secure now; nil when no region here is exclusive (nothing can be).
+    public var secureAreas: ExclusiveAreas? {
+        guard regions.values.contains(where: { $0.options.exclusive }) else { return nil }
+        return ExclusiveAreas(index: index)
+    }
+}

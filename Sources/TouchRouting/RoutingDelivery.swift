@@ -45,12 +45,19 @@ public struct RoutedTouches: Hashable, Sendable {
     public var touches: [Touch]
     /// Set when the router itself cancelled these touches; then every touch here is `cancelled`.
     public var reason: RoutingCancelReason?
+    /// Where each live (not ending) touch is predicted to be at the recipient client's horizon, in the
+    /// touches' order; nil when its client asked for no prediction.
+    public var predicted: [Point]?
 
-    public init(recipient: Recipient, time: Timestamp, touches: [Touch], reason: RoutingCancelReason? = nil) {
+    public init(
+        recipient: Recipient, time: Timestamp, touches: [Touch], reason: RoutingCancelReason? = nil,
+        predicted: [Point]? = nil
+    ) {
         self.recipient = recipient
         self.time = time
         self.touches = touches
         self.reason = reason
+        self.predicted = predicted
     }
 }
 
@@ -58,8 +65,9 @@ public struct RoutedTouches: Hashable, Sendable {
 public enum RoutingDelivery: Hashable, Sendable {
     /// Raw touches for a region.
     case touches(RoutedTouches)
-    /// An event of the region's own gesture session (over only its bound touches).
-    case gesture(Recipient, GestureEvent)
+    /// An event of the region's own gesture session (over only its bound touches); a segment update
+    /// carries the matrix predicted at the client's horizon when it asked for predictions.
+    case gesture(Recipient, GestureEvent, predictedMatrix: AffineTransform?)
     /// The reply to `setTransform`: the region's cumulative transform is now this.
     case transformSet(Recipient, AffineTransform)
     /// A `regionsReplaced` or `setTransform` was refused; the client's regions are unchanged. A client bug the daemon
@@ -70,7 +78,7 @@ public enum RoutingDelivery: Hashable, Sendable {
     public var client: ClientID {
         switch self {
         case .touches(let t): return t.recipient.client
-        case .gesture(let r, _), .transformSet(let r, _): return r.client
+        case .gesture(let r, _, _), .transformSet(let r, _): return r.client
         case .rejected(let c, _): return c
         }
     }

@@ -37,7 +37,7 @@ public struct RoutingInvariantChecker: Sendable {
             if gone.contains(d.client) { violations.append("delivery to \(d.client) after it left: \(d)") }
             switch d {
             case .touches(let m): check(m)
-            case .gesture(let r, let e): check(r, e)
+            case .gesture(let r, let e, _): check(r, e)
             case .rejected, .transformSet: break
             }
         }

@@ -21,8 +21,10 @@ public struct TouchRouter: Sendable {
     /// Everything that can happen to the router.
     public enum Event: Sendable {
         /// One frame of the device's touches from the pipeline (every touch that is down plus those
-        /// ending, ordered by id).
-        case frame(TouchFrame)
+        /// ending, ordered by id), with its live touches predicted at each horizon a client here asked
+        /// for (`setHorizon`; empty when none did). `publicChanged` false: only secure touches changed
+        /// in it, and a stream holding public touches only takes no step for it (DESIGN.md invariant 11).
+        case frame(TouchFrame, predicted: [PredictedFrame], publicChanged: Bool = true)
         /// A client declared or updated its regions on this device: the new set replaces the old one
         /// atomically (an empty array removes them all). Refused whole, with a `.rejected` delivery,
         /// when any region is invalid.
@@ -57,19 +59,19 @@ public struct TouchRouter: Sendable {
     private struct Binding {
         var owner: Int?
         var observers: [Int]
-        /// The owner region was `exclusive` when the touch began: hidden from the whole-device stream.
-        var exclusive = false
     }
     private var bindings: [UInt64: Binding] = [:]
-    /// The touches of the last frame (terminal ones too) that are bound to an `exclusive` owner region:
-    /// the whole-device stream leaves them out (docs/SECURITY.md).
-    public private(set) var exclusiveTouchesOfLastFrame: Set<UInt64> = []
+    /// Prediction horizons (ms) of the clients that asked for predictions, for their streams.
+    public private(set) var horizons: [ClientID: Int] = [:]
 
     /// Delivery state of one recipient (region, role): created when a touch first binds to it, dropped
     /// when the region goes away.
     private struct Stream {
         var recipient: Recipient
         var engine: GestureEngine?
+        /// The region's gesture settings the engine was made with (a region update with new settings
+        /// takes effect at the stream's next session).
+        var settings: GestureSettings
         /// Touches bound here and still down, with their latest state (to cancel them when needed).
         var live: [UInt64: Touch] = [:]
         /// Touches whose `began` this recipient received and whose end it has not.
@@ -140,6 +142,17 @@ public struct TouchRouter: Sendable {
         regions.setGrant(grant, for: client)
     }
 
+    /// Sets (or, with nil, clears) the prediction horizon of `client`'s streams: their raw touches carry
+    /// `predicted` and their segment updates the predicted matrix (docs/PREDICTION.md).
+    public mutating func setHorizon(_ milliseconds: Int?, for client: ClientID) {
+        horizons[client] = milliseconds
+    }
+
+    /// The distinct horizons clients with regions here asked for, ascending.
+    public var requestedHorizons: [Int] {
+        Array(Set(horizons.compactMap { regions.hasRegions($0.key) ? $0.value : nil })).sorted()
+    }
+
     /// Touches currently bound (began, not yet ended), for stats and tests.
     public var boundTouchCount: Int { bindings.count }
 
@@ -147,10 +160,10 @@ public struct TouchRouter: Sendable {
     public mutating func handle(_ event: Event) -> [RoutingDelivery] {
         var out: [RoutingDelivery] = []
         switch event {
-        case .frame(let frame):
+        case .frame(let frame, let predicted, let publicChanged):
             fireTimers(upTo: frame.time, into: &out)
             now = max(now, frame.time)
-            route(frame, into: &out)
+            route(frame, predicted: predicted, publicChanged: publicChanged, into: &out)
         case .regionsReplaced(let client, let list):
             replace(client: client, with: list, into: &out)
         case .clientGone(let client):
@@ -242,7 +255,7 @@ public struct TouchRouter: Sendable {
             var touches = inSession.sorted().compactMap { s.live[$0] }.map { cancelled($0) }
             touches.sort { $0.id < $1.id }
             for e in engine.process(TouchFrame(time: now, touches: touches, fingerCount: 0, isSemiMT: isSemiMT)) {
-                out.append(.gesture(s.recipient, e))
+                out.append(.gesture(s.recipient, e, predictedMatrix: nil))
             }
             s.engine = engine
         }
@@ -251,13 +264,13 @@ public struct TouchRouter: Sendable {
 
     // MARK: - Frames
 
-    private mutating func route(_ frame: TouchFrame, into out: inout [RoutingDelivery]) {
+    private mutating func route(
+        _ frame: TouchFrame, predicted: [PredictedFrame], publicChanged: Bool, into out: inout [RoutingDelivery]
+    ) {
         frameStreams.removeAll(keepingCapacity: true)
-        if !exclusiveTouchesOfLastFrame.isEmpty { exclusiveTouchesOfLastFrame.removeAll(keepingCapacity: true) }
         for touch in frame.touches {
             if touch.phase == .began { bind(touch) }
             guard let b = bindings[touch.id] else { continue }
-            if b.exclusive { exclusiveTouchesOfLastFrame.insert(touch.id) }
             if let o = b.owner { collect(touch, for: o) }
             for sid in b.observers { collect(touch, for: sid) }
             if touch.phase.isTerminal { bindings[touch.id] = nil }
@@ -265,7 +278,8 @@ public struct TouchRouter: Sendable {
         for sid in frameStreams {
             let touches = frameTouches[sid] ?? []
             frameTouches[sid] = nil
-            deliver(touches, to: sid, frame: frame, into: &out)
+            if !publicChanged && !touches.contains(where: \.isSecure) { continue }
+            deliver(touches, to: sid, frame: frame, predicted: predicted, into: &out)
         }
     }
 
@@ -280,7 +294,9 @@ public struct TouchRouter: Sendable {
         }
     }
 
-    /// Hit-tests a beginning touch and records what it is bound to for its life.
+    /// Hit-tests a beginning touch and records what it is bound to for its life. A secure touch (it
+    /// began in an exclusive region: the tracker asked the same hit index, `SecureAreas`) reaches no
+    /// other client's observer, from its `began` on.
     private mutating func bind(_ touch: Touch) {
         let index = regions.index
         var binding = Binding(owner: nil, observers: [])
@@ -291,7 +307,6 @@ public struct TouchRouter: Sendable {
             owningEntry = entry
             let sid = stream(for: Recipient(key: entry.key, role: .owner), region: entry.region)
             binding.owner = sid
-            binding.exclusive = entry.region.options.exclusive
             if let i = streams.index(forKey: sid) {
                 claimed = Self.land(touch.id, on: &streams.values[i], options: entry.region.options)
             }
@@ -302,6 +317,7 @@ public struct TouchRouter: Sendable {
             let owner = binding.owner == nil ? nil : owningEntry
             for i in observerScratch {
                 let entry = index.entries[i]
+                if touch.isSecure && entry.key.client != owner?.key.client { continue }
                 if let owner, !mayObserve(entry.key.client, touchOwnedBy: owner) { continue }
                 binding.observers.append(stream(for: Recipient(key: entry.key, role: .observer), region: entry.region))
             }
@@ -335,11 +351,27 @@ public struct TouchRouter: Sendable {
         let sid = nextStream
         nextStream += 1
         streamOf[recipient] = sid
+        let settings = region.options.settings
         let engine =
             region.options.gestures
-            ? GestureEngine(configuration: gestureConfiguration, surface: surface) : nil
-        streams[sid] = Stream(recipient: recipient, engine: engine)
+            ? GestureEngine(configuration: settings.applied(to: gestureConfiguration), surface: surface) : nil
+        streams[sid] = Stream(recipient: recipient, engine: engine, settings: settings)
         return sid
+    }
+
+    /// A stream between sessions whose region now has other gesture settings gets an engine made with
+    /// them, continuing from the old engine's cumulative transform (no jump). An engine with a timer
+    /// pending (an animation, a tap waiting for a double tap) keeps its settings until it is idle.
+    private static func adoptSettings(
+        _ s: inout Stream, region: Region?, base: GestureConfiguration, surface: GestureSurface
+    ) {
+        guard let region, region.options.settings != s.settings, let old = s.engine, old.nextDeadline == nil else {
+            return
+        }
+        var engine = GestureEngine(configuration: region.options.settings.applied(to: base), surface: surface)
+        _ = engine.setTransform(old.transform)
+        s.engine = engine
+        s.settings = region.options.settings
     }
 
     /// One frame's touches for one stream: raw delivery (or holding back), then its gesture session,
@@ -347,11 +379,23 @@ public struct TouchRouter: Sendable {
     ///
     /// The stream is changed in place (`streams.values[i]`): moving it out of the table and back, or
     /// copying it, costs more than the routing itself (it holds a whole gesture engine).
-    private mutating func deliver(_ touches: [Touch], to sid: Int, frame: TouchFrame, into out: inout [RoutingDelivery])
-    {
+    private mutating func deliver(
+        _ touches: [Touch], to sid: Int, frame: TouchFrame, predicted: [PredictedFrame],
+        into out: inout [RoutingDelivery]
+    ) {
         guard let i = streams.index(forKey: sid) else { return }
+        let horizon = horizons[streams.values[i].recipient.client]
+        let prediction = horizon.flatMap { h in predicted.first { $0.horizonMilliseconds == h } }
+        if streams.values[i].live.isEmpty {
+            Self.adoptSettings(
+                &streams.values[i], region: regions.regions[streams.values[i].recipient.key],
+                base: gestureConfiguration,
+                surface: surface)
+        }
         // Only `inout` accesses to `streams.values[i]` (a getter would copy the stream).
-        let r = Self.step(&streams.values[i], touches: touches, frame: frame, regions: regions.regions, into: &out)
+        let r = Self.step(
+            &streams.values[i], touches: touches, frame: frame, prediction: prediction, regions: regions.regions,
+            into: &out)
         if r.deadline { timed.insert(sid) } else { timed.remove(sid) }
         if r.recognized && r.isOwner { recognize(sid, into: &out) }
         // recognize() may have moved streams around: look the stream up again.
@@ -372,8 +416,8 @@ public struct TouchRouter: Sendable {
     /// The part of `deliver` that touches only the stream. Returns whether its session recognised a
     /// gesture in this frame, whether its engine has a deadline pending, and whether it is an owner.
     private static func step(
-        _ s: inout Stream, touches: [Touch], frame: TouchFrame, regions: [RegionKey: Region],
-        into out: inout [RoutingDelivery]
+        _ s: inout Stream, touches: [Touch], frame: TouchFrame, prediction: PredictedFrame?,
+        regions: [RegionKey: Region], into out: inout [RoutingDelivery]
     ) -> (recognized: Bool, deadline: Bool, isOwner: Bool) {
         let isOwner = s.recipient.role == .owner
         if s.live.isEmpty {
@@ -391,7 +435,8 @@ public struct TouchRouter: Sendable {
             if t.phase != .stationary { changed = true }
         }
         if changed {
-            let message = RoutedTouches(recipient: s.recipient, time: frame.time, touches: raw)
+            let message = RoutedTouches(
+                recipient: s.recipient, time: frame.time, touches: raw, predicted: prediction?.locations(of: raw))
             if s.delaying && !s.recognized { s.delayed.append(message) } else { emit(message, &s, into: &out) }
         }
         if !s.cancelAfterBegan.isEmpty {
@@ -423,14 +468,30 @@ public struct TouchRouter: Sendable {
             if !t.phase.isTerminal { active += 1 }
         }
         var recognizedNow = false
-        if !sub.isEmpty {
+        if !sub.isEmpty, var engine = s.engine {
+            s.engine = nil  // moved out and back: no copy of the engine's storage
             let sessionFrame = TouchFrame(time: frame.time, touches: sub, fingerCount: active, isSemiMT: frame.isSemiMT)
-            for e in s.engine?.process(sessionFrame) ?? [] {
-                out.append(.gesture(s.recipient, e))
+            let events = engine.process(sessionFrame)
+            var matrix: AffineTransform?
+            if let prediction, events.contains(where: \.isSegmentUpdate) {
+                matrix = predictedTransform(engine, prediction.frame(of: sub))
+            }
+            for e in events {
+                out.append(.gesture(s.recipient, e, predictedMatrix: e.isSegmentUpdate ? matrix : nil))
                 if isRecognition(e) { recognizedNow = true }
             }
+            s.engine = engine
         }
         return (recognizedNow, s.engine?.nextDeadline != nil, isOwner)
+    }
+
+    /// The cumulative transform a copy of `engine` reaches when fed the stream's predicted touches: what
+    /// the content should show at the predicted time.
+    static func predictedTransform(_ engine: GestureEngine, _ predicted: TouchFrame) -> AffineTransform {
+        var copy = engine
+        _ = copy.advance(to: predicted.time)
+        if !predicted.touches.isEmpty { _ = copy.process(predicted) }
+        return copy.transform
     }
 
     /// Sends a raw message and keeps the open set in step with it.
@@ -520,7 +581,7 @@ public struct TouchRouter: Sendable {
                 for e in engine.process(
                     TouchFrame(time: now, touches: touches, fingerCount: active, isSemiMT: isSemiMT))
                 {
-                    out.append(.gesture(o.recipient, e))
+                    out.append(.gesture(o.recipient, e, predictedMatrix: nil))
                 }
                 if engine.nextDeadline != nil { timed.insert(oid) } else { timed.remove(oid) }
                 o.engine = engine
@@ -577,8 +638,16 @@ public struct TouchRouter: Sendable {
             s.engine = nil
             now = max(now, deadline)
             var recognizedNow = false
-            for e in engine.advance(to: time) {
-                out.append(.gesture(s.recipient, e))
+            let events = engine.advance(to: time)
+            var matrix: AffineTransform?
+            if let h = horizons[s.recipient.client], events.contains(where: \.isSegmentUpdate) {
+                // An animation's frame: the engine copy runs on to the predicted time.
+                var copy = engine
+                _ = copy.advance(to: Timestamp(microseconds: time.microseconds &+ Int64(h) * 1000))
+                matrix = copy.transform
+            }
+            for e in events {
+                out.append(.gesture(s.recipient, e, predictedMatrix: e.isSegmentUpdate ? matrix : nil))
                 if Self.isRecognition(e) {
                     recognizedNow = true
                     now = max(now, e.time)

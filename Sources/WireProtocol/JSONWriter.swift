@@ -308,11 +308,12 @@ public struct JSONWriter {
     }
 
     private mutating func appendDigits<T: BinaryInteger>(_ value: T) {
+        // Through the magnitude: negating `Int64.min` would trap.
         if value < 0 {
             append(UInt8(ascii: "-"))
-            appendMagnitude(UInt64(truncatingIfNeeded: (0 - Int64(value)).magnitude))
+            appendMagnitude(UInt64(truncatingIfNeeded: Int64(truncatingIfNeeded: value).magnitude))
         } else {
-            appendMagnitude(UInt64(value))
+            appendMagnitude(UInt64(truncatingIfNeeded: value))
         }
     }
 

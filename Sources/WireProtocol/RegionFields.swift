@@ -1,3 +1,4 @@
+import Gestures
 import MultitouchCore
 import TouchRouting
 
@@ -59,7 +60,18 @@ enum RegionFields {
             w.bool(true)
         }
         let defaultGestures = region.mode != .observer
-        if region.options.gestures != defaultGestures {
+        if !region.options.settings.isEmpty {
+            w.key("gestures")
+            w.beginObject()
+            for (key, value) in region.options.settings.orderedFields {
+                w.key(string: key)
+                switch value {
+                case .number(let v): w.double(v)
+                case .flag(let v): w.bool(v)
+                }
+            }
+            w.endObject()
+        } else if region.options.gestures != defaultGestures {
             w.key("gestures")
             w.bool(region.options.gestures)
         }
@@ -181,11 +193,34 @@ enum RegionFields {
         }
         let hidden = flag("hidden", false)
         let disabled = flag("disabled", false)
+        // "gestures": true or false (a gesture session or none), or an object of `[gestures]` settings
+        // for this region's session (which implies one).
+        var settings = GestureSettings()
+        var gestures = mode != .observer
+        switch object["gestures"] {
+        case nil: break
+        case .bool(let b)?: gestures = b
+        case .object(let fields)?:
+            gestures = true
+            for member in fields.members {
+                let (key, value) = (member.key, member.value)
+                let problem: String?
+                switch value {
+                case .number(let n) where n.doubleValue.isFinite: problem = settings.set(key, number: n.doubleValue)
+                case .bool(let b): problem = settings.set(key, flag: b)
+                default: problem = "gesture setting \"\(key)\" must be a number or true/false, got \(value.jsonText)"
+                }
+                if let problem { problems.append("\"gestures\": \(problem)") }
+            }
+        case let other?:
+            problems.append(
+                "\"gestures\" must be true, false or an object of gesture settings, got \(other.jsonText)")
+        }
         let options = RegionOptions(
             cancelsTouchesOnRecognition: flag("cancelsTouchesOnRecognition", false),
             delaysTouchesUntilFailure: flag("delaysTouchesUntilFailure", false),
             exclusive: flag("exclusive", false),
-            gestures: flag("gestures", mode != .observer))
+            gestures: gestures, settings: settings)
         guard problems.isEmpty, let shape else {
             let named = id.isEmpty ? problems : problems.map { "region \(JSONValue.string(id).jsonText): \($0)" }
             return .failure(Problems(problems: named))

@@ -21,12 +21,22 @@ public struct SubscribedMessage: Hashable, Sendable {
     public var devices: DeviceFilter
     /// The prediction horizon the subscription carries (`predictMs`), echoed when asked for.
     public var predictMilliseconds: Int?
+    /// The subscription is frame-aligned (`"frames": true`), echoed when asked for.
+    public var frameAligned: Bool
+    /// What the client will not receive of what it subscribed to, and why (a whole-device subscription
+    /// without the `observe` right gets its own regions' streams only); nil when it gets everything.
+    public var withheld: String?
 
-    public init(id: RequestID?, streams: Set<MessageStream>, devices: DeviceFilter, predictMilliseconds: Int? = nil) {
+    public init(
+        id: RequestID?, streams: Set<MessageStream>, devices: DeviceFilter, predictMilliseconds: Int? = nil,
+        frameAligned: Bool = false, withheld: String? = nil
+    ) {
         self.id = id
         self.streams = streams
         self.devices = devices
         self.predictMilliseconds = predictMilliseconds
+        self.frameAligned = frameAligned
+        self.withheld = withheld
     }
 
     /// The key table: the members after "type" and "id", in the order they are written.
@@ -34,7 +44,9 @@ public struct SubscribedMessage: Hashable, Sendable {
         static let streams = FieldKey("streams")
         static let devices = FieldKey("devices")
         static let predictMilliseconds = FieldKey("predictMs")
-        static let all = [streams, devices, predictMilliseconds]
+        static let frames = FieldKey("frames")
+        static let withheld = FieldKey("withheld")
+        static let all = [streams, devices, predictMilliseconds, frames, withheld]
     }
 
     func writeFields(to w: inout JSONWriter) {
@@ -46,13 +58,23 @@ public struct SubscribedMessage: Hashable, Sendable {
         w.key(Keys.devices)
         devices.write(to: &w)
         w.optionalField(Keys.predictMilliseconds.text, predictMilliseconds)
+        if frameAligned {
+            w.key(Keys.frames)
+            w.bool(true)
+        }
+        if let withheld {
+            w.key(Keys.withheld)
+            w.string(withheld)
+        }
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
             id: try f.requestID(), streams: try f.streams(Keys.streams.name),
             devices: try f.deviceFilter(Keys.devices.name),
-            predictMilliseconds: try f.optionalInteger(Keys.predictMilliseconds.name))
+            predictMilliseconds: try f.optionalInteger(Keys.predictMilliseconds.name),
+            frameAligned: try f.optionalBool(Keys.frames.name) ?? false,
+            withheld: try f.optionalString(Keys.withheld.name))
     }
 }
 

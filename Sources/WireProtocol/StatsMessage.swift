@@ -59,22 +59,30 @@ public struct StatsMessage: Hashable, Sendable {
     }
 }
 
-/// One client in `stats`.
+/// One client in `stats`. Every client sees every connection's id and whether it subscribed; its own
+/// figures, rights and z band, and other clients' pid, uid and figures only for itself (root sees all):
+/// what another client received says what it was shown, and an exclusive region's client's counters
+/// would count its secure touches (DESIGN.md invariant 11).
 public struct ClientStatistics: Hashable, Sendable {
     public var id: Int
-    /// The peer's pid and uid (SO_PEERCRED; -1 and 0 when unknown).
+    /// The peer's pid and uid (SO_PEERCRED; -1 when not shown or unknown).
     public var pid: Int
     public var uid: Int
     public var subscribed: Bool
-    /// Messages and bytes waiting in the daemon for this client.
-    public var queued: Int
-    public var queuedBytes: Int
-    /// Messages queued for it so far, and how many of those were coalesced away.
-    public var delivered: UInt64
-    public var dropped: Int
+    /// Messages and bytes waiting in the daemon for this client (nil: not shown).
+    public var queued: Int?
+    public var queuedBytes: Int?
+    /// Messages queued for it so far, and how many of those were coalesced away (nil: not shown).
+    public var delivered: UInt64?
+    public var dropped: Int?
+    /// Its rights under the daemon's `[access]` configuration, and the z band its regions must lie in
+    /// (nil: not shown).
+    public var rights: [String]?
+    public var band: [Int]?
 
     public init(
-        id: Int, pid: Int, uid: Int, subscribed: Bool, queued: Int, queuedBytes: Int, delivered: UInt64, dropped: Int
+        id: Int, pid: Int, uid: Int, subscribed: Bool, queued: Int? = nil, queuedBytes: Int? = nil,
+        delivered: UInt64? = nil, dropped: Int? = nil, rights: [String]? = nil, band: [Int]? = nil
     ) {
         self.id = id
         self.pid = pid
@@ -84,6 +92,8 @@ public struct ClientStatistics: Hashable, Sendable {
         self.queuedBytes = queuedBytes
         self.delivered = delivered
         self.dropped = dropped
+        self.rights = rights
+        self.band = band
     }
 
     func write(to w: inout JSONWriter) {
@@ -96,23 +106,52 @@ public struct ClientStatistics: Hashable, Sendable {
         w.int(uid)
         w.key("subscribed")
         w.bool(subscribed)
-        w.key("queued")
-        w.int(queued)
-        w.key("queuedBytes")
-        w.int(queuedBytes)
-        w.key("delivered")
-        w.int(delivered)
-        w.key("dropped")
-        w.int(dropped)
+        if let queued, let queuedBytes, let delivered, let dropped {
+            w.key("queued")
+            w.int(queued)
+            w.key("queuedBytes")
+            w.int(queuedBytes)
+            w.key("delivered")
+            w.int(delivered)
+            w.key("dropped")
+            w.int(dropped)
+        }
+        if let rights {
+            w.key("rights")
+            w.beginArray()
+            for right in rights { w.string(right) }
+            w.endArray()
+        }
+        if let band, band.count == 2 {
+            w.key("band")
+            w.beginArray()
+            w.int(band[0])
+            w.int(band[1])
+            w.endArray()
+        }
         w.endObject()
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
             id: try f.integer("id"), pid: try f.integer("pid"), uid: try f.integer("uid"),
-            subscribed: try f.bool("subscribed"), queued: try f.integer("queued"),
-            queuedBytes: try f.integer("queuedBytes"), delivered: try f.integer("delivered", as: UInt64.self),
-            dropped: try f.integer("dropped"))
+            subscribed: try f.bool("subscribed"), queued: try f.optionalInteger("queued"),
+            queuedBytes: try f.optionalInteger("queuedBytes"),
+            delivered: try f.optionalInteger("delivered", as: UInt64.self), dropped: try f.optionalInteger("dropped"),
+            rights: f.optionalValue("rights") == nil
+                ? nil
+                : try f.array("rights") { (item, path) throws(WireDecodingError) in
+                    guard case .string(let s) = item else { throw WireDecodingError("\(path) must be a string") }
+                    return s
+                },
+            band: f.optionalValue("band") == nil
+                ? nil
+                : try f.array("band") { (item, path) throws(WireDecodingError) in
+                    guard case .number(let n) = item, let v = n.integer(as: Int.self) else {
+                        throw WireDecodingError("\(path) must be an integer")
+                    }
+                    return v
+                })
     }
 }
 
@@ -124,16 +163,17 @@ public struct DeviceStatistics: Hashable, Sendable {
     public var frames: UInt64
     /// False for a device that has gone.
     public var active: Bool
-    /// `prediction`: while a client asks for predicted touches, the horizon and how far the device's
-    /// predictions were from where the fingers went (docs/PREDICTION.md); nil otherwise.
-    public var prediction: PredictionStatistics?
+    /// `predictions`: while clients ask for predicted touches, one entry per horizon asked for here
+    /// with how far the device's predictions were from where the (public) fingers went
+    /// (docs/PREDICTION.md); empty otherwise.
+    public var predictions: [PredictionStatistics]
 
-    public init(device: Int, name: String, frames: UInt64, active: Bool, prediction: PredictionStatistics? = nil) {
+    public init(device: Int, name: String, frames: UInt64, active: Bool, predictions: [PredictionStatistics] = []) {
         self.device = device
         self.name = name
         self.frames = frames
         self.active = active
-        self.prediction = prediction
+        self.predictions = predictions
     }
 
     func write(to w: inout JSONWriter) {
@@ -146,33 +186,39 @@ public struct DeviceStatistics: Hashable, Sendable {
         w.int(frames)
         w.key("active")
         w.bool(active)
-        if let prediction {
-            w.key("prediction")
-            w.beginObject()
-            w.key("horizonMs")
-            w.int(prediction.horizonMilliseconds)
-            w.key("count")
-            w.int(prediction.count)
-            w.key("meanMm")
-            w.double(prediction.meanMillimeters)
-            w.key("maxMm")
-            w.double(prediction.maximumMillimeters)
-            w.endObject()
+        if !predictions.isEmpty {
+            w.key("predictions")
+            w.beginArray()
+            for prediction in predictions {
+                w.beginObject()
+                w.key("horizonMs")
+                w.int(prediction.horizonMilliseconds)
+                w.key("count")
+                w.int(prediction.count)
+                w.key("meanMm")
+                w.double(prediction.meanMillimeters)
+                w.key("maxMm")
+                w.double(prediction.maximumMillimeters)
+                w.endObject()
+            }
+            w.endArray()
         }
         w.endObject()
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
-        var prediction: PredictionStatistics?
-        if let p = try f.optionalObject("prediction") {
-            prediction = PredictionStatistics(
-                horizonMilliseconds: try p.integer("horizonMs"), count: try p.integer("count", as: UInt64.self),
-                meanMillimeters: try p.double("meanMm"), maximumMillimeters: try p.double("maxMm"))
-        }
+        let predictions =
+            f.optionalValue("predictions") == nil
+            ? []
+            : try f.objects("predictions") { (p) throws(WireDecodingError) in
+                PredictionStatistics(
+                    horizonMilliseconds: try p.integer("horizonMs"), count: try p.integer("count", as: UInt64.self),
+                    meanMillimeters: try p.double("meanMm"), maximumMillimeters: try p.double("maxMm"))
+            }
         self.init(
             device: try f.integer("device"), name: try f.string("name"),
             frames: try f.integer("frames", as: UInt64.self),
-            active: try f.bool("active"), prediction: prediction)
+            active: try f.bool("active"), predictions: predictions)
     }
 }
 

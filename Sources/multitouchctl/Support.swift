@@ -38,27 +38,27 @@ struct StandardOutput {
 }
 
 /// Prints pipeline output as multitouchd publishes it: with `json` the very bytes the daemon queues for
-/// a subscribed client (`Publisher`: each message encoded once), with `predictions` those a client
-/// that asked for them gets; else the readable line of each message.
+/// a subscribed whole-device client (`Publisher`: each message encoded once), in the form for a client
+/// predicting at `horizon` ms (nil: none); else the readable line of each message.
 struct PublishedOutput {
     let json: Bool
-    let predictions: Bool
+    let horizon: Int?
     private var publisher = Publisher()
     private var batch = Publisher.Batch()
 
-    init(json: Bool, predictions: Bool = false) {
+    init(json: Bool, horizon: Int? = nil) {
         self.json = json
-        self.predictions = predictions
+        self.horizon = horizon
     }
 
     mutating func print(_ outputs: [PipelineOutput], to output: inout StandardOutput) {
-        publisher.publish(outputs, predicting: predictions, into: &batch)
-        guard json else {
-            for message in batch.messages { output.write(ReadableFormat.line(for: message)) }
-            return
-        }
-        for message in predictions ? batch.predicted : batch.encoded where message.client == 0 {
-            output.write(bytes: message.bytes)
+        publisher.publish(outputs, into: &batch)
+        for i in batch.encoded.indices where batch.items[i].address == nil {
+            if json {
+                output.write(bytes: batch.message(i, horizon: horizon).bytes)
+            } else if let message = batch.items[i].message(horizon: horizon) {
+                output.write(ReadableFormat.line(for: message))
+            }
         }
     }
 }

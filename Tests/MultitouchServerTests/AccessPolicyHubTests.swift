@@ -21,6 +21,7 @@ struct AccessPolicyHubTests {
             watcher: watcher, clock: { 1 })
         host.devices = [ClientHubTests.device]
         hub.host = host
+        host.hub = hub
         // A multi-program deployment: nobody gets anything by default, uid 1000 gets everything.
         hub.access = AccessPolicy(
             defaultGrant: AccessGrant(rights: []), rules: [AccessRule(uid: 1000, grant: .everything)])

@@ -15,40 +15,18 @@ import WireProtocol
 /// connection switches between the whole-device stream and its regions' streams.
 @Suite("ClientHub routing")
 struct ClientHubRoutingTests {
-    /// A host whose device 1 accepts any region request and answers with the ids given.
-    final class RoutingHost: ClientHubHost {
-        var gone: [Int] = []
-        func currentDevices() -> [DeviceInfo] { [ClientHubTests.device] }
-        func deviceStatistics() -> [DeviceStatistics] { [] }
-        func setTransform(device: Int, matrix: AffineTransform) -> Bool { false }
-        func clientSubscribed(subscribers: Int) {}
-        func clientsChanged() {}
-        func regions(
-            _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-        ) -> DeviceHost.RegionAnswer? {
-            guard device == 1 else { return nil }
-            switch request {
-            case .declare(let list):
-                if list.contains(where: { $0.id == "bad" }) {
-                    return .rejected(RoutingRequestError(problems: ["bad one"]))
-                }
-                return .inForce(list.map(\.id), [])
-            case .update(let list, _):
-                return .inForce(list.map(\.id), [])
-            }
-        }
-        func clientGone(_ client: Int) { gone.append(client) }
-    }
-
     let watcher = ClientHubTests.RecordingWatcher()
-    let host = RoutingHost()
+    /// Device 1 accepts any region request (an id "bad" is refused) and answers through the hub.
+    let host = ClientHubTests.FakeHost()
     let hub: ClientHub
 
     init() {
         hub = ClientHub(
             configuration: ClientsConfiguration(), daemonVersion: "multitouchd test", logger: Logger(label: "test"),
             watcher: watcher, clock: { 1 })
+        host.devices = [ClientHubTests.device]
         hub.host = host
+        host.hub = hub
     }
 
     func connect() throws -> ClientHubTests.Peer {
@@ -120,15 +98,20 @@ struct ClientHubRoutingTests {
         #expect(ending.last == #"{"type":"session","device":1,"time":5.000000,"session":1,"phase":"ended"}"#)
 
         // From there on only its regions' messages reach it.
-        let routed = Message.touches(
-            TouchesMessage(
-                device: 1, time: Self.t, fingers: 1, isSemiMT: false, touches: [Self.touch(2, .began)],
-                routing: TouchesRouting(region: "map", role: .owner)))
-        // (Whole-device messages are published from typed events, which keep the account of open
-        // sessions; the region's message comes encoded, addressed to the connection.)
+        let recipient = Recipient(key: RegionKey(client: ClientID(UInt64(peer.id)), region: "map"), role: .owner)
+        let p = Point(x: 10, y: 10)
+        let touch = Touch(
+            id: 2, slot: 0, trackingID: 2, phase: .began, location: p, previousLocation: p, millimeters: p,
+            normalized: Point(x: 0.1, y: 0.1), timestamp: Self.t, type: .direct)
+        let routed = PipelineOutput.routed(
+            RoutedOutput(
+                device: 1, isSemiMT: false,
+                deliveries: [.touches(RoutedTouches(recipient: recipient, time: Self.t, touches: [touch]))]))
+        var expected: [RoutedMessage] = []
+        PipelineMessages.appendRouted([routed], to: &expected)
         hub.dispatch([Self.wholeTouches(.began, id: 2), Self.session(true, 2)], readAt: 1)
-        hub.dispatch(outbound: [OutboundMessage(routed, client: peer.id, region: "map")], readAt: 1)
-        #expect(peer.lines() == [routed.jsonLine()])
+        hub.dispatch([routed], readAt: 1)
+        #expect(peer.lines() == expected.map { $0.message.jsonLine() })
 
         // Removing its regions mid-session: back to the whole device only once that session is over.
         request(peer, #"{"type":"declareRegions","device":1,"id":5,"regions":[]}"#)
@@ -147,12 +130,17 @@ struct ClientHubRoutingTests {
         request(routed, #"{"type":"declareRegions","device":1,"regions":[{"id":"map","rect":[0,0,100,100]}]}"#)
         _ = plain.lines()
         _ = routed.lines()
+        let recipient = Recipient(key: RegionKey(client: ClientID(UInt64(routed.id)), region: "map"), role: .owner)
         let mine = Message.gesture(
             GestureMessage(device: 1, event: .sessionBegan(session: 1, time: Self.t), region: "map"))
+        hub.dispatch([Self.wholeTouches(.began), Self.session(true)], readAt: 1)
         hub.dispatch(
-            outbound: [
-                OutboundMessage(Self.wholeTouches(.began)), OutboundMessage(Self.session(true)),
-                OutboundMessage(mine, client: routed.id, region: "map"),
+            [
+                .routed(
+                    RoutedOutput(
+                        device: 1, isSemiMT: false,
+                        deliveries: [.gesture(recipient, .sessionBegan(session: 1, time: Self.t), predictedMatrix: nil)]
+                    ))
             ], readAt: 1)
         #expect(plain.lines().count == 2)
         #expect(routed.lines() == [mine.jsonLine()])

@@ -3,8 +3,11 @@ import Gestures
 import Glibc
 import Logging
 import MultitouchCore
+import MultitouchTestKit
 import Publishing
 import Testing
+import TouchPipeline
+import TouchRouting
 import WireProtocol
 
 @testable import MultitouchServer
@@ -26,22 +29,48 @@ struct ClientHubTests {
         func watchListener(fd: Int32) { watched[fd] = (true, false) }
     }
 
+    /// A device side whose pipelines answer at once: transforms are taken (and counted), regions are
+    /// accepted (an id "bad" is refused), every answer goes back through the hub's `dispatch`, as the
+    /// daemon's `Devices` sends it through its sink.
     final class FakeHost: ClientHubHost {
-        var devices: [DeviceInfo] = []
+        var devices: [PipelineDevice] = []
         var transforms: [(Int, AffineTransform)] = []
         var subscriberCounts: [Int] = []
+        var gone: [Int] = []
         var changes = 0
-        func currentDevices() -> [DeviceInfo] { devices }
-        func deviceStatistics() -> [DeviceStatistics] {
-            devices.map { DeviceStatistics(device: $0.id, name: $0.name, frames: 7, active: true) }
+        var predictionChanges = 0
+        weak var hub: ClientHub?
+        func currentDevices() -> [PipelineDevice] { devices }
+        func deviceFigures() -> [DeviceFigures] {
+            devices.map { DeviceFigures(device: $0, frames: 7, active: true, predictionErrors: []) }
         }
-        func setTransform(device: Int, matrix: AffineTransform) -> Bool {
+        func apply(_ request: PipelineRequest, device: Int, token: UInt64) -> Bool {
             guard devices.contains(where: { $0.id == device }) else { return false }
-            transforms.append((device, matrix))
+            let outcome: PipelineAnswer.Outcome
+            switch request {
+            case .setTransform(let m):
+                transforms.append((device, m))
+                outcome = .transform(m)
+            case .declareRegions(_, let regions, _):
+                outcome =
+                    regions.contains { $0.id == "bad" }
+                    ? .rejected(RoutingRequestError(problems: ["bad one"])) : .regions(regions.map(\.id))
+            case .updateRegions(_, let regions, _, _):
+                outcome = .regions(regions.map(\.id))
+            case .recognized:
+                outcome = .recognized
+            case .setRegionTransform(_, _, let m):
+                outcome = .transform(m ?? .identity)
+            case .clientGone:
+                outcome = .done
+            }
+            hub?.dispatch([.answer(PipelineAnswer(token: token, device: device, outcome: outcome))], readAt: 1)
             return true
         }
         func clientSubscribed(subscribers: Int) { subscriberCounts.append(subscribers) }
         func clientsChanged() { changes += 1 }
+        func clientGone(_ client: ClientID) { gone.append(Int(client.rawValue)) }
+        func predictionsChanged() { predictionChanges += 1 }
     }
 
     /// The test's end of one connection.
@@ -85,10 +114,23 @@ struct ClientHubTests {
     let host = FakeHost()
     let hub: ClientHub
 
-    static let device = DeviceInfo(
-        id: 1, name: "screen", source: "test", deviceClass: .touchscreen, multitouchProtocol: .b, slots: 10,
-        isSemiMT: false, units: .pixels, width: 100, height: 100, widthMillimeters: 100, heightMillimeters: 100,
-        sizeSource: "resolution")
+    /// 100 x 100 mm, published in millimetres.
+    static let device = DevicePipeline(
+        deviceID: 1, description: TestDevices.touchscreen(slots: 10, maximum: 1000, resolution: 10), source: "test"
+    ).device
+
+    /// A whole-device frame of device 1 with one touch (id 1) at `x` mm, for the typed path.
+    static func frame(_ ms: Int64, _ phase: TouchPhase, x: Double) -> PipelineOutput {
+        let time = Timestamp(microseconds: ms * 1000)
+        let p = Point(x: x, y: 0)
+        let touch = Touch(
+            id: 1, slot: 0, trackingID: 1, phase: phase, location: p, previousLocation: p, millimeters: p,
+            normalized: Point(x: x / 100, y: 0), timestamp: time, type: .direct)
+        return .frame(
+            PipelineFrame(
+                device: 1, frame: TouchFrame(time: time, touches: [touch], fingerCount: phase.isTerminal ? 0 : 1),
+                events: []))
+    }
 
     init() {
         var configuration = ClientsConfiguration()
@@ -101,6 +143,7 @@ struct ClientHubTests {
             watcher: watcher, clock: { clock.now })
         host.devices = [Self.device]
         hub.host = host
+        host.hub = hub
     }
 
     /// A socket pair: the hub adopts one end, the test keeps the other.
@@ -152,9 +195,9 @@ struct ClientHubTests {
         #expect(idle.lines().isEmpty)
     }
 
-    /// A frame-aligned subscriber gets no touches or gestures as they come, from the typed batches and
-    /// from the encoded ones (a routed device's) alike; a `frame` request delivers them, resampled; a
-    /// plain subscriber is not affected; a `frame` without `"frames": true` is refused.
+    /// A frame-aligned subscriber gets no touches or gestures as they come; a `frame` request delivers
+    /// them, resampled from the typed frames; a plain subscriber is not affected; a `frame` without
+    /// `"frames": true` is refused.
     @Test func aFrameAlignedSubscriberGetsItsTouchesOnlyOnAFrame() throws {
         var framed = try connect()
         var plain = try connect()
@@ -169,21 +212,9 @@ struct ClientHubTests {
         deliverRequests(plain)
         _ = framed.lines()
         _ = plain.lines()
-        func touch(_ phase: TouchPhase, x: Double) -> TouchPoint {
-            TouchPoint(
-                id: 1, phase: phase, location: Point(x: x, y: 0), previousLocation: Point(x: x, y: 0),
-                normalized: Point(x: x / 100, y: 0), millimeters: Point(x: x, y: 0), slot: 0, tapCount: 1,
-                type: .direct)
-        }
-        func touches(_ ms: Int64, _ point: TouchPoint) -> Message {
-            .touches(
-                TouchesMessage(
-                    device: 1, time: Timestamp(microseconds: ms * 1000), fingers: 1, isSemiMT: false, touches: [point]))
-        }
-        hub.dispatch([touches(0, touch(.began, x: 0))], readAt: clock.now)
-        // The encoded path (what a routed device's batches take): read back for the frame-aligned client.
-        hub.dispatch(outbound: [OutboundMessage(touches(10, touch(.moved, x: 10)))], readAt: clock.now)
-        hub.dispatch([touches(20, touch(.moved, x: 20))], readAt: clock.now)
+        hub.dispatch([Self.frame(0, .began, x: 0)], readAt: clock.now)
+        hub.dispatch([Self.frame(10, .moved, x: 10)], readAt: clock.now)
+        hub.dispatch([Self.frame(20, .moved, x: 20)], readAt: clock.now)
         #expect(plain.lines().count == 3)
         #expect(framed.lines().isEmpty)
         framed.send(#"{"type":"frame","time":0.020}"# + "\n")
@@ -403,7 +434,7 @@ struct ClientHubTests {
         #expect(stats.latency.count == 1)
         #expect(stats.latency.maximum == 12)
         #expect(stats.latency.buckets == [LatencyBucket(lessThan: 16, count: 1)])
-        #expect(stats.devices == [DeviceStatistics(device: 1, name: "screen", frames: 7, active: true)])
+        #expect(stats.devices == [DeviceStatistics(device: 1, name: Self.device.name, frames: 7, active: true)])
         #expect(stats.clients.map(\.delivered) == [1])
     }
 }

@@ -21,7 +21,7 @@ struct GestureDeadlineTimerTests {
     }
 
     @Test func armsAtTheEarliestDeadlineAndDisarmsWithoutOne() throws {
-        let loop = DeviceHostTests.VirtualLoop()
+        let loop = DevicesTests.VirtualLoop()
         let timer = GestureDeadlineTimer(loop: loop)
         let early = Self.pipelineHolding(id: 1, downAtMilliseconds: 0)
         let late = Self.pipelineHolding(id: 2, downAtMilliseconds: 100)

@@ -4,6 +4,7 @@ import MultitouchCore
 import MultitouchTestKit
 import Recordings
 import Testing
+import TouchPipeline
 
 @testable import MultitouchServer
 
@@ -51,7 +52,8 @@ struct ReplayOptionsTests {
                 format: .evemu, devices: [RecordedDevice(description: EvemuScript.device, events: events)]),
             source: "far", speed: 0.001)
         let pass = ReplayPass(
-            options: options, firstDeviceID: 1, idSource: TouchIDSource(), settings: .init(), now: 1_000)
+            options: options, firstDeviceID: 1, idSource: TouchIDSource(), settings: { _ in PipelineSettings() },
+            now: 1_000)
         #expect(pass.playTime(Timestamp(seconds: 9_000_000_000_000, microseconds: 0)) == .max)
         #expect(pass.playTime(Timestamp(seconds: 1, microseconds: 0)) == 1_000)
     }

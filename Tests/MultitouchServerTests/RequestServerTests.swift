@@ -3,6 +3,7 @@ import Gestures
 import Logging
 import Publishing
 import Testing
+import TouchPipeline
 import TouchRouting
 import WireProtocol
 
@@ -11,33 +12,16 @@ import WireProtocol
 /// Request serving without a socket: lines in, `RequestServer.Effect`s out, on a virtual clock.
 @Suite("RequestServer")
 struct RequestServerTests {
-    /// The other clients and the fan-out, as a request sees them.
+    /// The other clients, the devices and the fan-out, as a request sees them.
     final class Context: RequestContext {
         var sessions: [ClientSession] = []
         var openSessions: Set<Int> = []
+        var devices: Set<Int> = [1]
         func hasOpenSession(device: Int) -> Bool { openSessions.contains(device) }
+        func hasDevice(_ device: Int) -> Bool { devices.contains(device) }
+        func deviceFigures() -> [DeviceFigures] { [] }
         func latencyStatistics() -> LatencyStatistics {
             LatencyStatistics(count: 0, maximum: 0, buckets: [], deferred: 0, recent: nil)
-        }
-    }
-
-    /// A device side that accepts every region request and counts them.
-    final class RegionHost: ClientHubHost {
-        var regionRequests = 0
-        var transforms = 0
-        func currentDevices() -> [DeviceInfo] { [] }
-        func deviceStatistics() -> [DeviceStatistics] { [] }
-        func setTransform(device: Int, matrix: AffineTransform) -> Bool {
-            transforms += 1
-            return device == 1
-        }
-        func clientSubscribed(subscribers: Int) {}
-        func clientsChanged() {}
-        func regions(
-            _ request: DeviceHost.RegionRequest, client: Int, device: Int, grant: RoutingGrant
-        ) -> DeviceHost.RegionAnswer? {
-            regionRequests += 1
-            return .inForce(["a"], [])
         }
     }
 
@@ -46,14 +30,12 @@ struct RequestServerTests {
     }
 
     let clock = Clock()
-    let host = RegionHost()
     let context = Context()
     let server: RequestServer
 
     init() {
         server = RequestServer(
             maximumLineBytes: 1 << 20, logger: Logger(label: "test"), clock: { [clock] in clock.now })
-        server.host = host
     }
 
     /// A session with no socket (fd -1): the server never touches it.
@@ -71,6 +53,11 @@ struct RequestServerTests {
 
     func replies(_ effects: [RequestServer.Effect]) -> [Message] {
         effects.compactMap { if case .reply(let m) = $0 { m } else { nil } }
+    }
+
+    /// The requests sent to a device's pipeline, with their tokens.
+    func deviceRequests(_ effects: [RequestServer.Effect]) -> [(PipelineRequest, Int, UInt64)] {
+        effects.compactMap { if case .device(let r, let d, let t) = $0 { (r, d, t) } else { nil } }
     }
 
     @Test func pingIsAnsweredWithItsID() {
@@ -103,52 +90,101 @@ struct RequestServerTests {
         let other = session(id: 3, uid: 2000)
         let line = #"{"type":"declareRegions","device":1,"regions":[{"id":"a","rect":[0,0,10,10]}],"id":1}"#
         let limit = RequestServer.regionRequestsPerSecondPerUser
-        for i in 0..<limit { _ = serve(line, i.isMultiple(of: 2) ? a : b) }
-        #expect(host.regionRequests == limit)
-        let refused = replies(serve(line, b))
-        #expect(host.regionRequests == limit, "refused before the device side is asked")
+        var sent = 0
+        for i in 0..<limit { sent += deviceRequests(serve(line, i.isMultiple(of: 2) ? a : b)).count }
+        #expect(sent == limit)
+        let refusedEffects = serve(line, b)
+        #expect(deviceRequests(refusedEffects).isEmpty, "refused before the device side is asked")
+        let refused = replies(refusedEffects)
         guard case .error(let e)? = refused.first else {
             Issue.record("over budget expected: \(refused)")
             return
         }
         #expect(e.code == .overBudget)
         // Another user has its own budget; a second later the first has room again.
-        _ = serve(line, other)
-        #expect(host.regionRequests == limit + 1)
+        #expect(deviceRequests(serve(line, other)).count == 1)
         clock.now += 1_000_000_000
-        _ = serve(line, a)
-        #expect(host.regionRequests == limit + 2)
+        #expect(deviceRequests(serve(line, a)).count == 1)
     }
 
-    @Test func aRoutedDeviceSwitchesOnlyOnceNoSessionIsOpen() {
+    /// A region request travels typed: the pipeline request names the client, its regions and its
+    /// grant; the pipeline's typed answer (by its token) becomes the asker's reply, and the connection
+    /// switches streams on the device only once no whole-device session is open there.
+    @Test func aRegionAnswerIsTheAskersReplyAndSwitchesOnlyOnceNoSessionIsOpen() throws {
         let c = session(id: 1, uid: 1000)
         let line = #"{"type":"declareRegions","device":1,"regions":[{"id":"a","rect":[0,0,10,10]}],"id":1}"#
         context.openSessions = [1]
-        _ = serve(line, c)
+        let sent = try #require(deviceRequests(serve(line, c)).first)
+        guard case .declareRegions(let client, let regions, _) = sent.0 else {
+            Issue.record("a region declaration: \(sent.0)")
+            return
+        }
+        #expect(client == ClientID(1) && regions.map(\.id) == ["a"] && sent.1 == 1)
+        let reply = try #require(
+            server.reply(to: PipelineAnswer(token: sent.2, device: 1, outcome: .regions(["a"])), context: context))
+        #expect(reply.client == 1)
+        #expect(reply.message == .regions(RegionsMessage(id: 1, device: 1, regions: ["a"])))
         #expect(c.subscriber.routedDevices.isEmpty)
         #expect(c.subscriber.routingSwitch[1] == true, "pending while a whole-device session is open")
+        // The token is spent: a second answer to it is nobody's.
+        #expect(
+            server.reply(to: PipelineAnswer(token: sent.2, device: 1, outcome: .regions([])), context: context) == nil)
         context.openSessions = []
-        _ = serve(line, session(id: 2, uid: 1001))
-        #expect(context.sessions[1].subscriber.routedDevices == [1])
+        let d = session(id: 2, uid: 1001)
+        let second = try #require(deviceRequests(serve(line, d)).first)
+        _ = server.reply(to: PipelineAnswer(token: second.2, device: 1, outcome: .regions(["a"])), context: context)
+        #expect(d.subscriber.routedDevices == [1])
+    }
+
+    @Test func aRequestForADeviceThatIsNotPresentIsAnsweredAtOnce() {
+        let c = session(id: 1, uid: 1000)
+        let effects = serve(#"{"type":"declareRegions","device":7,"regions":[],"id":3}"#, c)
+        #expect(deviceRequests(effects).isEmpty)
+        #expect(
+            replies(effects) == [.error(ErrorMessage(.unknownDevice, "no device 7", id: 3))])
     }
 
     @Test func aTransformWithoutTheRightIsForbiddenAndTheDeviceSideIsNotAsked() {
         let c = session(id: 1, uid: 1000, grant: AccessGrant(rights: []))
-        let r = replies(serve(#"{"type":"setTransform","device":1,"matrix":[2,0,0,2,0,0],"id":1}"#, c))
+        let effects = serve(#"{"type":"setTransform","device":1,"matrix":[2,0,0,2,0,0],"id":1}"#, c)
+        let r = replies(effects)
         guard case .error(let e)? = r.first else {
             Issue.record("forbidden expected: \(r)")
             return
         }
         #expect(e.code == .forbidden)
-        #expect(host.transforms == 0)
+        #expect(deviceRequests(effects).isEmpty)
     }
 
-    @Test func aTransformIsAnsweredAndToldToTheOthers() {
+    @Test func aTransformIsAnsweredAndToldToTheOthers() throws {
         let c = session(id: 1, uid: 1000)
         let effects = serve(#"{"type":"setTransform","device":1,"matrix":[2,0,0,2,0,0],"id":1}"#, c)
-        #expect(host.transforms == 1)
-        #expect(effects.count == 2)
-        if case .reply(.transform) = effects.first {} else { Issue.record("the reply first: \(effects)") }
-        if case .toOthers = effects.last {} else { Issue.record("then the others: \(effects)") }
+        let sent = try #require(deviceRequests(effects).first)
+        let matrix = AffineTransform(a: 2, b: 0, c: 0, d: 2, tx: 0, ty: 0)
+        #expect(sent.0 == .setTransform(matrix))
+        let reply = try #require(
+            server.reply(to: PipelineAnswer(token: sent.2, device: 1, outcome: .transform(matrix)), context: context))
+        #expect(reply.message == .transform(TransformMessage(id: 1, device: 1, matrix: matrix)))
+        #expect(reply.notice == .transform(TransformMessage(id: nil, device: 1, matrix: matrix)))
+    }
+
+    /// `stats`: a client sees its own figures and rights; another client's figures only as root
+    /// (issue 27: an exclusive region's client's `delivered` would time its key presses).
+    @Test func statsShowOtherClientsFiguresToRootOnly() throws {
+        let pad = session(id: 1, uid: 1001)
+        pad.subscriber.delivered = 12
+        let shell = session(id: 2, uid: 1002)
+        let root = session(id: 3, uid: 0)
+        guard case .stats(let seen)? = replies(serve(#"{"type":"stats"}"#, shell)).first,
+            case .stats(let all)? = replies(serve(#"{"type":"stats"}"#, root)).first
+        else {
+            Issue.record("stats replies expected")
+            return
+        }
+        let padSeen = try #require(seen.clients.first { $0.id == 1 })
+        #expect(padSeen.delivered == nil && padSeen.queued == nil && padSeen.uid == -1 && padSeen.rights == nil)
+        let own = try #require(seen.clients.first { $0.id == 2 })
+        #expect(own.delivered != nil && own.uid == 1002 && own.rights == ["observe", "regions", "transform"])
+        #expect(all.clients.first { $0.id == 1 }?.delivered == 12)
     }
 }

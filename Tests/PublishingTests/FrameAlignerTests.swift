@@ -9,17 +9,21 @@ import WireProtocol
 
 /// Frame-aligned resampling (`FrameAligner`, `replay --frame-period-us`), on virtual time.
 @Suite struct FrameAlignerTests {
-    private func point(_ id: UInt64, _ phase: TouchPhase, x: Double) -> TouchPoint {
-        TouchPoint(
-            id: id, phase: phase, location: Point(x: x, y: 0), previousLocation: Point(x: x, y: 0),
-            normalized: Point(x: x / 100, y: 0), millimeters: Point(x: x, y: 0), slot: 0, tapCount: 1, type: .direct)
+    private func point(_ id: UInt64, _ phase: TouchPhase, x: Double) -> Touch {
+        let p = Point(x: x, y: 0)
+        return Touch(
+            id: id, slot: 0, trackingID: Int32(id), phase: phase, location: p, previousLocation: p,
+            millimeters: p, normalized: Point(x: x / 100, y: 0), timestamp: Timestamp(microseconds: 0), type: .direct)
     }
 
-    private func touches(_ ms: Int64, _ points: TouchPoint...) -> Message {
-        .touches(
-            TouchesMessage(
-                device: 1, time: Timestamp(microseconds: ms * 1000), fingers: points.count, isSemiMT: false,
-                touches: points))
+    /// A whole-device view's touches of device 1, as the publisher hands them to a frame-aligned client.
+    private func touches(_ ms: Int64, _ points: Touch...) -> PublishedItem {
+        PublishedItem(
+            device: 1, address: nil,
+            content: .touches(
+                ViewTouches(
+                    device: 1, time: Timestamp(microseconds: ms * 1000), fingers: points.count, isSemiMT: false,
+                    touches: points, routing: nil, predictions: [])))
     }
 
     private func frame(_ aligner: inout FrameAligner, ms: Int64) -> [TouchPoint] {
@@ -33,9 +37,9 @@ import WireProtocol
 
     @Test func interpolatesAtFrameTimeMinusLatencyAndCoalescesTheRawSamples() throws {
         var aligner = FrameAligner()
-        aligner.push(touches(0, point(1, .began, x: 0)))
-        aligner.push(touches(8, point(1, .moved, x: 8)))
-        aligner.push(touches(16, point(1, .moved, x: 16)))
+        aligner.push(touches(0, point(1, .began, x: 0)), horizon: nil)
+        aligner.push(touches(8, point(1, .moved, x: 8)), horizon: nil)
+        aligner.push(touches(16, point(1, .moved, x: 16)), horizon: nil)
         // Frame at 18 ms samples at 13 ms: between the 8 ms and 16 ms samples; 16 ms stays buffered.
         let first = try #require(frame(&aligner, ms: 18).first)
         #expect(first.phase == .began)
@@ -55,10 +59,10 @@ import WireProtocol
     @Test func aBufferThatNeverDrainsDeliversEverySampleOnceInOrder() throws {
         var aligner = FrameAligner()
         var delivered: [Int64] = []
-        aligner.push(touches(0, point(1, .began, x: 0)))
+        aligner.push(touches(0, point(1, .began, x: 0)), horizon: nil)
         // Samples every 8 ms, a frame every 16 ms right after each even sample: the odd one stays buffered.
         for k in Int64(1)...3000 {
-            aligner.push(touches(8 * k, point(1, .moved, x: Double(8 * k))))
+            aligner.push(touches(8 * k, point(1, .moved, x: Double(8 * k))), horizon: nil)
             guard k % 2 == 1 else { continue }
             for touch in frame(&aligner, ms: 8 * k + 4) {
                 delivered += (touch.coalesced ?? []).map(\.time.microseconds)
@@ -72,8 +76,8 @@ import WireProtocol
 
     @Test func neverExtrapolatesPastTheCapsNorMovesBack() throws {
         var aligner = FrameAligner()
-        aligner.push(touches(0, point(1, .began, x: 0)))
-        aligner.push(touches(10, point(1, .moved, x: 10)))
+        aligner.push(touches(0, point(1, .began, x: 0)), horizon: nil)
+        aligner.push(touches(10, point(1, .moved, x: 10)), horizon: nil)
         // Sample time 35 ms, newest sample 10 ms: at most half the 10 ms gap ahead (15 ms).
         let a = try #require(frame(&aligner, ms: 40).first)
         #expect(abs(a.location.x - 15) < 1e-9)
@@ -85,8 +89,8 @@ import WireProtocol
 
     @Test func aTouchThatBeganAndEndedBetweenFramesShowsBothPhases() throws {
         var aligner = FrameAligner()
-        aligner.push(touches(1, point(7, .began, x: 5)))
-        aligner.push(touches(3, point(7, .ended, x: 6)))
+        aligner.push(touches(1, point(7, .began, x: 5)), horizon: nil)
+        aligner.push(touches(3, point(7, .ended, x: 6)), horizon: nil)
         var out: [Message] = []
         aligner.frame(at: Timestamp(microseconds: 20_000), into: &out)
         let phases = out.compactMap { message -> [TouchPhase]? in
@@ -102,10 +106,10 @@ import WireProtocol
 
     @Test func anEndIsDeliveredWhereTheFingerLifted() throws {
         var aligner = FrameAligner()
-        aligner.push(touches(0, point(1, .began, x: 0)))
-        aligner.push(touches(10, point(1, .moved, x: 10)))
+        aligner.push(touches(0, point(1, .began, x: 0)), horizon: nil)
+        aligner.push(touches(10, point(1, .moved, x: 10)), horizon: nil)
         _ = frame(&aligner, ms: 12)
-        aligner.push(touches(20, point(1, .ended, x: 12)))
+        aligner.push(touches(20, point(1, .ended, x: 12)), horizon: nil)
         let end = try #require(frame(&aligner, ms: 30).first)
         #expect(end.phase == .ended && end.location.x == 12)
         #expect(end.coalesced?.map(\.location.x) == [10, 12])

@@ -50,17 +50,18 @@ struct PublisherTests {
         let outputs = Self.outputs(routed: true)
         var publisher = Publisher()
         var batch = Publisher.Batch()
-        publisher.publish(outputs, predicting: false, into: &batch)
-        #expect(batch.encoded.count == batch.messages.count)
-        #expect(batch.predicted.isEmpty)
-        for (message, encoded) in zip(batch.messages, batch.encoded) {
+        publisher.publish(outputs, into: &batch)
+        let messages = batch.items.compactMap { $0.message(horizon: nil) }
+        #expect(batch.encoded.count == messages.count)
+        #expect(batch.variants.isEmpty)
+        for (message, encoded) in zip(messages, batch.encoded) {
             #expect(encoded.bytes == Array((message.jsonLine() + "\n").utf8))
         }
         let routed = batch.encoded.filter { $0.client != 0 }
         #expect(!routed.isEmpty)
         #expect(routed.allSatisfy { $0.client == 7 && $0.region == "all" && !$0.wholeDevice })
         // The whole-device messages are the ones a client without regions receives.
-        let whole = zip(batch.messages, batch.encoded).filter { $0.1.client == 0 }.map(\.0)
+        let whole = zip(messages, batch.encoded).filter { $0.1.client == 0 }.map(\.0)
         #expect(whole == PipelineMessages.messages(outputs))
     }
 
@@ -70,7 +71,7 @@ struct PublisherTests {
         var marks: [Bool] = []
         var openAfter: [Bool] = []
         for output in Self.outputs(routed: false) {
-            publisher.publish([output], predicting: false, into: &batch)
+            publisher.publish([output], into: &batch)
             marks += batch.encoded.map(\.closesLastSession)
             openAfter.append(publisher.hasOpenSession(device: 3))
         }
@@ -82,9 +83,9 @@ struct PublisherTests {
         guard let last = marks.lastIndex(of: true) else { return }
         var all = Publisher.Batch()
         var fresh = Publisher()
-        fresh.publish(Self.outputs(routed: false), predicting: false, into: &all)
-        guard case .gesture(let g) = all.messages[last], case .sessionEnded = g.event else {
-            Issue.record("the mark is not on the session's end: \(all.messages[last])")
+        fresh.publish(Self.outputs(routed: false), into: &all)
+        guard case .gesture(let g)? = all.items[last].message(horizon: nil), case .sessionEnded = g.event else {
+            Issue.record("the mark is not on the session's end: \(all.items[last])")
             return
         }
     }
@@ -93,14 +94,47 @@ struct PublisherTests {
         let outputs = Self.outputs(routed: false, predictMilliseconds: 16)
         var publisher = Publisher()
         var batch = Publisher.Batch()
-        publisher.publish(outputs, predicting: true, into: &batch)
-        #expect(batch.predicted.count == batch.encoded.count)
-        let withPredictions = batch.predicted.map { String(decoding: $0.bytes, as: UTF8.self) }
+        publisher.publish(outputs, into: &batch)
+        let withPredictions = batch.encoded.indices.map {
+            String(decoding: batch.message($0, horizon: 16).bytes, as: UTF8.self)
+        }
         let without = batch.encoded.map { String(decoding: $0.bytes, as: UTF8.self) }
         #expect(withPredictions.contains { $0.contains("\"predicted") })
         #expect(!without.contains { $0.contains("\"predicted") })
+        // A horizon nobody predicted gets the form without.
+        #expect(batch.encoded.indices.allSatisfy { batch.message($0, horizon: 8).bytes == batch.encoded[$0].bytes })
         #expect(
             without
-                == batch.messages.map { $0.withoutPredictions.jsonLine() + "\n" })
+                == batch.items.compactMap { $0.message(horizon: 16)?.withoutPredictions.jsonLine() }.map { $0 + "\n" })
+    }
+
+    /// Several horizons of one whole-device view: each is encoded once, from the same filter state.
+    @Test func everyWholeDeviceHorizonGetsItsOwnForm() {
+        var pipeline = DevicePipeline(deviceID: 3, description: Self.device)
+        pipeline.setPredictions(PredictionRequests(wholeDevice: [8, 33]))
+        var s = TouchScripter(device: Self.device, start: Timestamp(seconds: 2, microseconds: 0))
+        s.down(finger: 0, x: 30, y: 30)
+        s.frame()
+        for i in 1...10 {
+            s.advance(ms: 10)
+            s.move(finger: 0, x: 30 + Double(i * 2), y: 30)
+            s.frame()
+        }
+        var out: [PipelineOutput] = []
+        for event in s.events { pipeline.push(event, into: &out) }
+        var publisher = Publisher()
+        var batch = Publisher.Batch()
+        publisher.publish(out, into: &batch)
+        var farther = 0
+        for i in batch.encoded.indices {
+            guard case .touches(let t8)? = batch.items[i].message(horizon: 8),
+                case .touches(let t33)? = batch.items[i].message(horizon: 33),
+                let p8 = t8.touches.first?.predicted, let p33 = t33.touches.first?.predicted,
+                let x = t8.touches.first?.location.x
+            else { continue }
+            #expect(p8.x >= x && p33.x >= p8.x)
+            if p33.x > p8.x { farther += 1 }
+        }
+        #expect(farther > 3, "a finger moving right is predicted farther right at 33 ms than at 8 ms")
     }
 }

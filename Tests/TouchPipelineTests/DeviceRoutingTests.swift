@@ -166,7 +166,9 @@ struct DeviceRoutingTests {
         s.frame()
         _ = Self.run(s, &pipeline)
         let deliveries = pipeline.withRouting { $0.finish() } ?? []
-        let gone = PipelineMessages.routedMessages(deliveries, device: 1, isSemiMT: false)
+        var gone: [RoutedMessage] = []
+        PipelineMessages.appendRouted(
+            [.routed(RoutedOutput(device: 1, isSemiMT: false, deliveries: deliveries))], to: &gone)
         let cancelled = gone.compactMap { r -> (ClientID, TouchesMessage)? in
             guard case .touches(let t) = r.message else { return nil }
             return (r.client, t)

@@ -55,9 +55,9 @@ struct Tally {
         Replay.run(recording: recording) { batch in
             for output in batch where output.device == 1 {
                 switch output {
-                case .frame(let f): tally.observe(frame: f.frame, events: f.events)
+                case .frame(let f) where !f.isWithheld: tally.observe(frame: f.frame, events: f.events)
                 case .timers(_, let events, _): tally.observe(timerEvents: events)
-                case .deviceAdded, .recordingNote, .dropped, .routed, .ended: break
+                case .frame, .deviceAdded, .recordingNote, .dropped, .routed, .answer, .ended: break
                 }
             }
         }

@@ -116,7 +116,7 @@ struct RouterTests {
         #expect(cancelled.map(\.reason) == [.clientGone])
         #expect(Set(cancelled.flatMap(\.touches).map(\.id)) == [b, c])
         #expect(cancelled.flatMap(\.touches).allSatisfy { $0.phase == .cancelled })
-        let gestures = out.compactMap { if case .gesture(_, let e) = $0 { return e } else { return nil } }
+        let gestures = out.compactMap { if case .gesture(_, let e, _) = $0 { return e } else { return nil } }
         #expect(gestures.updates.last?.phase == .cancelled)
         #expect(gestures.contains { if case .sessionEnded(_, _, true) = $0 { return true } else { return false } })
         // The fingers keep moving: nothing more for the gone client, the observer carries on.
@@ -142,7 +142,9 @@ struct RouterTests {
         // The raw touch and the region's gesture session are both cancelled, in that order.
         #expect(out.count == 2)
         #expect(
-            out.last.map { if case .gesture(_, .sessionEnded(_, _, true)) = $0 { return true } else { return false } }
+            out.last.map {
+                if case .gesture(_, .sessionEnded(_, _, true), _) = $0 { return true } else { return false }
+            }
                 == true)
         guard case .touches(let m) = out.first else {
             Issue.record("expected a cancellation, got \(out)")
@@ -330,7 +332,7 @@ struct RouterTests {
         #expect(out.count == 1)
         #expect(
             out.first.map {
-                if case .gesture(let r, .longPress(_, _, .began, _, _)) = $0 {
+                if case .gesture(let r, .longPress(_, _, .began, _, _), _) = $0 {
                     return r.key.region == "toolbar"
                 } else {
                     return false

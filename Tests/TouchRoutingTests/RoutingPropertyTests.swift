@@ -95,27 +95,27 @@ struct RoutingPropertyTests {
             .touches(RoutedTouches(recipient: r, time: f.time, touches: f.touches, reason: reason))
         }
         var c = RoutingInvariantChecker()
-        c.check(event: .frame(began), deliveries: [touches(owner, began), touches(other, began)])
+        c.check(event: .frame(began, predicted: []), deliveries: [touches(owner, began), touches(other, began)])
         #expect(c.violations.contains { $0.contains("two owners") })
 
         c = RoutingInvariantChecker()
-        c.check(event: .frame(moved), deliveries: [touches(owner, moved)])
+        c.check(event: .frame(moved, predicted: []), deliveries: [touches(owner, moved)])
         #expect(c.violations.contains { $0.contains("without began") })
 
         c = RoutingInvariantChecker()
-        c.check(event: .frame(began), deliveries: [touches(owner, began)])
+        c.check(event: .frame(began, predicted: []), deliveries: [touches(owner, began)])
         c.finish()
         #expect(c.violations.contains { $0.contains("never ended") })
 
         c = RoutingInvariantChecker()
-        c.check(event: .frame(began), deliveries: [touches(owner, began)])
+        c.check(event: .frame(began, predicted: []), deliveries: [touches(owner, began)])
         c.check(event: .clientGone(ClientID(1)), deliveries: [])
         #expect(c.violations.contains { $0.contains("left with touches") })
-        c.check(event: .frame(moved), deliveries: [touches(owner, moved)])
+        c.check(event: .frame(moved, predicted: []), deliveries: [touches(owner, moved)])
         #expect(c.violations.contains { $0.contains("after it left") })
 
         c = RoutingInvariantChecker()
-        c.check(event: .frame(began), deliveries: [touches(owner, began, reason: .claimed)])
+        c.check(event: .frame(began, predicted: []), deliveries: [touches(owner, began, reason: .claimed)])
         #expect(c.violations.contains { $0.contains("router message") })
     }
 }

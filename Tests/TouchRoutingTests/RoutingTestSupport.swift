@@ -82,7 +82,7 @@ struct RoutingHarness {
     }
 
     @discardableResult
-    mutating func feed(_ frame: TouchFrame) -> [RoutingDelivery] { send(.frame(frame)) }
+    mutating func feed(_ frame: TouchFrame) -> [RoutingDelivery] { send(.frame(frame, predicted: [])) }
 
     mutating func declare(_ client: UInt64, _ regions: [Region]) {
         let out = send(.regionsReplaced(client: ClientID(client), regions: regions))
@@ -104,7 +104,7 @@ struct RoutingHarness {
     /// Gesture events for `client`'s region `region`.
     func gestures(for client: UInt64, _ region: String) -> [GestureEvent] {
         all.compactMap {
-            if case .gesture(let r, let e) = $0, r.key == RegionKey(client: ClientID(client), region: region) {
+            if case .gesture(let r, let e, _) = $0, r.key == RegionKey(client: ClientID(client), region: region) {
                 return e
             }
             return nil

@@ -21,7 +21,9 @@ struct KeyTableTests {
         let cases: [(Message, [FieldKey])] = [
             (
                 .subscribed(
-                    SubscribedMessage(id: 1, streams: [.touches], devices: .all, predictMilliseconds: 8)),
+                    SubscribedMessage(
+                        id: 1, streams: [.touches], devices: .all, predictMilliseconds: 8, frameAligned: true,
+                        withheld: "whole-device touches and gestures: missing right \"observe\"")),
                 SubscribedMessage.Keys.all
             ),
             (

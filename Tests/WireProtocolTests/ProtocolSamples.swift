@@ -169,6 +169,10 @@ enum ProtocolSamples {
         .subscribed(SubscribedMessage(id: 1, streams: [.touches, .gestures, .devices], devices: .all)),
         .subscribed(SubscribedMessage(id: nil, streams: [.gestures], devices: .ids([3, 1]))),
         .subscribed(SubscribedMessage(id: 2, streams: [.touches, .gestures], devices: .all, predictMilliseconds: 16)),
+        .subscribed(
+            SubscribedMessage(
+                id: 3, streams: [.touches], devices: .all, predictMilliseconds: 8, frameAligned: true,
+                withheld: "whole-device touches and gestures: missing right \"observe\"")),
         .unsubscribed(UnsubscribedMessage(id: "u")),
         .unsubscribed(UnsubscribedMessage(id: nil)),
         .stats(
@@ -179,15 +183,21 @@ enum ProtocolSamples {
                         id: 1, pid: 4242, uid: 1000, subscribed: true, queued: 0, queuedBytes: 0, delivered: 1830,
                         dropped: 0),
                     ClientStatistics(
-                        id: 2, pid: -1, uid: 0, subscribed: false, queued: 3, queuedBytes: 612, delivered: 3, dropped: 7
-                    ),
+                        id: 2, pid: -1, uid: 0, subscribed: false, queued: 3, queuedBytes: 612, delivered: 3,
+                        dropped: 7,
+                        rights: ["observe", "regions"], band: [0, 99]),
+                    ClientStatistics(id: 3, pid: -1, uid: -1, subscribed: true),
                 ],
                 devices: [
                     DeviceStatistics(device: 1, name: "Atmel maXTouch Touchscreen", frames: 412, active: true),
                     DeviceStatistics(
                         device: 2, name: "predicting", frames: 90, active: true,
-                        prediction: PredictionStatistics(
-                            horizonMilliseconds: 16, count: 85, meanMillimeters: 0.375, maximumMillimeters: 2.5)),
+                        predictions: [
+                            PredictionStatistics(
+                                horizonMilliseconds: 8, count: 85, meanMillimeters: 0.125, maximumMillimeters: 1.5),
+                            PredictionStatistics(
+                                horizonMilliseconds: 16, count: 85, meanMillimeters: 0.375, maximumMillimeters: 2.5),
+                        ]),
                 ],
                 latency: LatencyStatistics(
                     count: 412, maximum: 61.2,

@@ -135,10 +135,10 @@ struct BenchRouting: ParsableCommand {
                 if let d = router.nextDeadline, d < f.time { count += router.handle(.advance(to: d)).count }
                 if f.touches.contains(where: { $0.phase == .began }) {
                     let start = ContinuousClock.now
-                    count += router.handle(.frame(f)).count
+                    count += router.handle(.frame(f, predicted: [])).count
                     beganTime += start.duration(to: .now)
                 } else {
-                    count += router.handle(.frame(f)).count
+                    count += router.handle(.frame(f, predicted: [])).count
                 }
             }
             count += router.handle(.deviceGone).count

@@ -25,7 +25,12 @@ struct Check: ParsableCommand {
             the worst pin error (pin=) and the largest one-frame step of the content under the fingers (step=). With --regions LAYOUT (a JSON array with one array of region objects per \
             client, as in declareRegions) each recording is also replayed with those clients' regions \
             declared on every device, and the routing invariants are checked: every touch has one owner, \
-            every touch and gesture session delivered to a region ends exactly once.
+            every touch and gesture session delivered to a region ends exactly once. With --noninterference N \
+            each recording is also rehearsed with N layouts of six programs, one of them an exclusive PIN pad \
+            (DESIGN.md invariant 11): once as it is and once with the pad's touches deleted from it; every \
+            other program must receive the same bytes. Devices whose contacts cannot be deleted one by one \
+            (protocol A, single touch, semi-mt, touchpads counting fingers beyond their slots) are said, not \
+            counted as checked.
             """)
 
     @Argument(help: "Recordings or directories of recordings.")
@@ -39,6 +44,17 @@ struct Check: ParsableCommand {
 
     @Option(name: .long, help: "Region layout (JSON): also check the routing invariants with these clients' regions.")
     var regions: String?
+
+    @Option(
+        name: .long,
+        help: "Also check noninterference: N seeded layouts with an exclusive pad per recording (1...1000).")
+    var noninterference: Int?
+
+    func validate() throws {
+        if let n = noninterference, !(1...1000).contains(n) {
+            throw ValidationError("--noninterference takes 1...1000 layouts")
+        }
+    }
 
     func run() throws {
         var jobs: [(events: String, description: String?)] = []
@@ -122,6 +138,9 @@ struct Check: ParsableCommand {
                     " | routing clients=\(layout.count) touch-messages=\(routed.touchMessages)"
                     + " gesture-events=\(routed.gestureEvents) router-cancelled=\(cancelled)"
             }
+            if let layouts = noninterference {
+                routingText += Self.noninterference(recording, layouts: layouts, into: &report)
+            }
             print(CheckFormat.line(report) + routingText)
             if report.passed {
                 passed += 1
@@ -143,6 +162,21 @@ struct Check: ParsableCommand {
 }
 
 extension Check {
+    /// The differential noninterference check's part of a recording's line (and its failures).
+    static func noninterference(_ recording: Recording, layouts: Int, into report: inout RecordingCheckReport) -> String
+    {
+        if let why = NoninterferenceCheck.unsupported(recording) { return " | noninterference not checked: \(why)" }
+        let outcomes = NoninterferenceCheck.run(recording: recording, layouts: layouts)
+        let compared = outcomes.filter { $0.skipped == nil && $0.secureContacts > 0 }
+        let skippedLayouts = outcomes.filter { $0.skipped != nil }.count
+        for o in outcomes { report.failures += o.differences.map { "noninterference (layout \(o.seed)): \($0)" } }
+        let hidden = compared.reduce(0) { $0 + $1.secureContacts }
+        let bytes = compared.reduce(0) { $0 + $1.comparedBytes }
+        return
+            " | noninterference layouts=\(compared.count)/\(layouts) secure-contacts=\(hidden) compared-bytes=\(bytes)"
+            + (skippedLayouts > 0 ? " skipped=\(skippedLayouts)" : "")
+    }
+
     /// Why a recording is no touch recording to check (nil when it is one): no device serves touch, or
     /// no device recorded any event.
     static func notTouch(_ recording: Recording) -> String? {

@@ -116,7 +116,7 @@ struct Replay: ParsableCommand {
             if !result.violations.isEmpty { throw ExitCode.failure }
             return
         }
-        var published = PublishedOutput(json: json, predictions: predictMilliseconds != nil)
+        var published = PublishedOutput(json: json, horizon: predictMilliseconds)
         TouchPipeline.Replay.run(recording: recording, source: baseName(file), settings: settings) { batch in
             published.print(batch, to: &output)
         }

@@ -73,13 +73,19 @@ enum StatsFormat {
         for c in stats.clients {
             out += "  #\(c.id) pid \(c.pid) uid \(c.uid)"
             out += " \(c.subscribed ? "subscribed" : "not subscribed")"
-            out += ", delivered \(c.delivered), dropped \(c.dropped)"
-            out += ", queued \(c.queued) (\(c.queuedBytes) bytes)\n"
+            if let delivered = c.delivered, let dropped = c.dropped, let queued = c.queued,
+                let bytes = c.queuedBytes
+            {
+                out += ", delivered \(delivered), dropped \(dropped), queued \(queued) (\(bytes) bytes)"
+            }
+            if let rights = c.rights { out += ", rights [\(rights.joined(separator: ", "))]" }
+            if let band = c.band, band.count == 2 { out += ", z band \(band[0])...\(band[1])" }
+            out += "\n"
         }
         out += "devices: \(stats.devices.count)\n"
         for d in stats.devices {
             out += "  \(d.device) \"\(d.name)\": \(d.frames) frames"
-            if let p = d.prediction {
+            for p in d.predictions {
                 out +=
                     "; predicted \(p.horizonMilliseconds) ms ahead: \(p.count) scored, mean \(fmt(p.meanMillimeters, 3)) mm"
                 out += ", max \(fmt(p.maximumMillimeters, 3)) mm"

@@ -10,11 +10,11 @@ import TouchRouting
 
 @testable import MultitouchServer
 
-/// `DeviceHost` built in a test: no epoll, no timerfd, a virtual clock. Its replay driver, paced by the
+/// `Devices` built in a test: no epoll, no timerfd, a virtual clock. Its replay driver, paced by the
 /// timer it arms, publishes exactly `replay --json`'s messages, and a region declared before the replay
-/// plays gets its routed messages through the same sink.
-@Suite("DeviceHost on virtual time")
-struct DeviceHostTests {
+/// plays gets its answer and its routed messages through the same sink.
+@Suite("Devices on virtual time")
+struct DevicesTests {
     /// Records what the host arms and watches; the test plays the loop.
     final class VirtualLoop: DeviceLoop {
         var now: UInt64 = 1_000_000_000
@@ -30,15 +30,15 @@ struct DeviceHostTests {
         func acknowledgeReplay() {}
     }
 
-    static func host(_ recording: Recording, wait: Int, loop: VirtualLoop) -> DeviceHost {
-        DeviceHost(
+    static func host(_ recording: Recording, wait: Int, loop: VirtualLoop) -> Devices {
+        Devices(
             configuration: DaemonConfiguration(),
             replay: ReplayOptions(recording: recording, source: "fixture", speed: 4, waitForSubscribers: wait),
             logger: Logger(label: "test"), loop: loop, clock: { [unowned loop] in loop.now })
     }
 
     /// Runs the replay timer until the pass is over, the clock jumping to each armed time.
-    static func play(_ host: DeviceHost, _ loop: VirtualLoop) {
+    static func play(_ host: Devices, _ loop: VirtualLoop) {
         var turns = 0
         while let due = loop.replayAt, turns < 1_000_000 {
             loop.now = max(loop.now, due)
@@ -79,11 +79,13 @@ struct DeviceHostTests {
         host.startReplayIfNotWaiting()
         #expect(host.currentDevices().map(\.id) == [1])
         let region = Region(id: "all", shape: .rectangle(RegionRect(x: -1e6, y: -1e6, width: 2e6, height: 2e6)))
-        guard case .inForce(let ids, _)? = host.regions(.declare([region]), client: 5, device: 1) else {
-            Issue.record("the region was not accepted")
+        #expect(host.apply(.declareRegions(client: ClientID(5), regions: [region], grant: .all), device: 1, token: 9))
+        guard case .answer(let answer)? = published.last, answer.token == 9, answer.outcome == .regions(["all"]) else {
+            Issue.record("the region was not accepted: \(published.last.map { "\($0)" } ?? "nothing")")
             return
         }
-        #expect(ids == ["all"])
+        #expect(!host.apply(.declareRegions(client: ClientID(5), regions: [], grant: .all), device: 7, token: 10))
+        published.removeLast()
         host.clientSubscribed(subscribers: 1)
         Self.play(host, loop)
         var routed: [RoutedMessage] = []
