@@ -47,6 +47,9 @@ stage "check with regions" "$ctl" check --regions clients/examples/regions/layou
 if [ -d ../shared/recordings ]; then
   stage "check shared recordings" "$ctl" check ../shared/recordings ../shared/recordings/evemu-devices
   stage "feel report" "$ctl" feel --recordings ../shared/recordings
+  # Every contact's updates reach a predicting and a frame-aligned client, on every real recording
+  # (docs/PREDICTION.md "Report rate kept"; --self-test: a dropped sample fails it).
+  stage "report rate kept" bash -c 'python3 checks/prediction/report-rate.py --self-test && python3 checks/prediction/report-rate.py "$0" ../shared/recordings' "$ctl"
 fi
 # The schema against the Swift protocol (golden files both ways, enums), then every recording's replay.
 stage "protocol schema" bash -c 'python3 protocol/check-golden.py && bash protocol/check-replays.sh "$0" checks/fixtures ../shared/recordings' "$ctl"

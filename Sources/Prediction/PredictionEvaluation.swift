@@ -36,6 +36,8 @@ public struct PredictionEvaluation: Sendable {
     /// Horizons in milliseconds.
     public let horizons: [Int]
     public let parameters: PredictorParameters
+    /// The parameters of `PredictorKind.issue20`.
+    public let issue20Parameters: PredictorParameters
     /// Errors per kind and horizon (index kind * horizons.count + horizon).
     private var errors: [[Double]]
     private var wrong: [Int]
@@ -43,10 +45,14 @@ public struct PredictionEvaluation: Sendable {
     private var stopErrors: [[Double]]
     private var overshoot: [Double]
 
-    public init(kinds: [PredictorKind], horizons: [Int], parameters: PredictorParameters = .direct) {
+    public init(
+        kinds: [PredictorKind], horizons: [Int], parameters: PredictorParameters = .direct,
+        issue20Parameters: PredictorParameters = .issue20(for: .direct)
+    ) {
         self.kinds = kinds
         self.horizons = horizons
         self.parameters = parameters
+        self.issue20Parameters = issue20Parameters
         let n = kinds.count * horizons.count
         errors = Array(repeating: [], count: n)
         wrong = Array(repeating: 0, count: n)
@@ -114,7 +120,7 @@ public struct PredictionEvaluation: Sendable {
     public mutating func add(track: [TrackSample]) {
         let stops = Self.stops(in: track)
         for (k, kind) in kinds.enumerated() {
-            var predictor = TrackPredictor(kind: kind, parameters: parameters)
+            var predictor = TrackPredictor(kind: kind, parameters: kind == .issue20 ? issue20Parameters : parameters)
             var stopIndex = 0
             for (i, sample) in track.enumerated() {
                 predictor.add(time: sample.time, millimeters: sample.millimeters)

@@ -11,14 +11,18 @@ public enum PredictorKind: String, Hashable, Sendable, CaseIterable {
     case lastTwo = "last-two"
     /// A least-squares line over the samples of the last 50 ms, evaluated at the predicted time.
     case leastSquares = "least-squares"
-    /// A constant-acceleration Kalman filter with Chromium's constants (kalman_filter.cc: process
-    /// noise 0.01, measurement noise 1.0, in DIPs and sample intervals; kalman_predictor.cc predicts
-    /// position + velocity t + acceleration t²/2 from the filtered state).
+    /// A constant-acceleration Kalman filter with fixed parameters, Chromium's constants
+    /// (kalman_filter.cc: process noise 0.01, measurement noise 1.0, in DIPs and sample intervals;
+    /// kalman_predictor.cc predicts position + velocity t + acceleration t²/2 from the filtered state).
     case kalman
+    /// Issue 20's predictor with its parameters, as it was before issue 30 (the "before" of
+    /// docs/PREDICTION.md): the filter fed every sample, a touch whose newest sample did not move
+    /// predicted still, the prediction held to the newest sample step's speed.
+    case issue20 = "issue-20"
 }
 
 /// What the daemon's predictor does with a touch's samples (see docs/PREDICTION.md for how the
-/// numbers were chosen on the project's recordings).
+/// numbers were chosen: leave-one-device-out cross-validation over the project's recordings).
 public struct PredictorParameters: Hashable, Sendable {
     /// Spectral density of the white jerk of the finger model, mm²/s⁵.
     public var jerkDensity: Double
@@ -34,38 +38,43 @@ public struct PredictorParameters: Hashable, Sendable {
     /// A sample further from the previous one than this speed allows (mm/s) is a jump (a sensor
     /// glitch, two fingers read as one): the filter starts over there instead of reading a velocity.
     public var jumpSpeed: Double
-    /// The prediction goes no faster than this many times the newest step's speed: a finger that
-    /// slows sharply is followed at once, before the filter's velocity catches up.
+    /// The prediction goes no faster than this many times the newest reading step's speed: a finger
+    /// that slows sharply is followed at once, before the filter's velocity catches up.
     public var stepSpeedFactor: Double
+    /// A touch rests once its position has been held this many of its sensor's update intervals
+    /// (the touch's own mean interval between position changes): stationarity is decided over a time
+    /// window, so a sensor slower than the report rate does not look like a stopping finger.
+    public var restIntervals: Double
+    /// The newest step's speed is read over this many reading steps (1 or 2).
+    public var stepReadings: Int
 
     public init(
         jerkDensity: Double, measurementNoise: Double, stationarySpeed: Double, accelerationWeight: Double,
-        maximumDisplacement: Double, jumpSpeed: Double, stepSpeedFactor: Double
+        maximumDisplacement: Double, jumpSpeed: Double, stepSpeedFactor: Double, restIntervals: Double,
+        stepReadings: Int
     ) {
-        self.jumpSpeed = jumpSpeed
-        self.stepSpeedFactor = stepSpeedFactor
         self.jerkDensity = jerkDensity
         self.measurementNoise = measurementNoise
         self.stationarySpeed = stationarySpeed
         self.accelerationWeight = accelerationWeight
         self.maximumDisplacement = maximumDisplacement
+        self.jumpSpeed = jumpSpeed
+        self.stepSpeedFactor = stepSpeedFactor
+        self.restIntervals = restIntervals
+        self.stepReadings = stepReadings
     }
 
-    /// The daemon's values for a touchscreen finger, tuned on ../shared/recordings and its
-    /// evemu-devices with `predict-report --parameters` (a grid over jerk density 3e5-1e8, noise
-    /// 0.03-0.3 mm, acceleration weight 0-1, jump speed 300-3000, step factor 1-3; docs/PREDICTION.md):
-    /// any acceleration weight above 0 raised the errors, so only a decelerating finger's acceleration
-    /// is used (to find where it stops).
+    /// The daemon's values for a touchscreen finger: what `predict-report --scripted --cross-validate`
+    /// chooses on every recording of ../shared/recordings (docs/PREDICTION.md gives the grid and the
+    /// held-out figures of the same procedure).
     public static let direct = PredictorParameters(
-        jerkDensity: 1e6, measurementNoise: 0.05, stationarySpeed: 5, accelerationWeight: 0,
-        maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: 1.25)
+        jerkDensity: 1e6, measurementNoise: 0.1, stationarySpeed: 5, accelerationWeight: 0,
+        maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: 1, restIntervals: 1.5, stepReadings: 2)
 
-    /// The same for touchpads: the same filter, held to the newest step's speed (touchpads report at
-    /// ~80 Hz, so a step is long enough to be a good speed reading), and the jump test for glitches
-    /// such as freedesktop.org bug 23890's.
+    /// The same for touchpads.
     public static let indirect = PredictorParameters(
-        jerkDensity: 1e6, measurementNoise: 0.05, stationarySpeed: 5, accelerationWeight: 0,
-        maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: 1)
+        jerkDensity: 3e5, measurementNoise: 0.03, stationarySpeed: 5, accelerationWeight: 0,
+        maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: 1, restIntervals: 1, stepReadings: 1)
 
     /// The tuned values for a touch type.
     public static func tuned(for type: TouchType) -> PredictorParameters {
@@ -74,10 +83,27 @@ public struct PredictorParameters: Hashable, Sendable {
         case .indirect: return .indirect
         }
     }
+
+    /// Issue 20's values (`PredictorKind.issue20`; `restIntervals` unused there).
+    public static func issue20(for type: TouchType) -> PredictorParameters {
+        PredictorParameters(
+            jerkDensity: 1e6, measurementNoise: 0.05, stationarySpeed: 5, accelerationWeight: 0,
+            maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: type == .direct ? 1.25 : 1, restIntervals: 0,
+            stepReadings: 1)
+    }
 }
 
 /// One touch's predictor: its samples (time, millimetres) in, a predicted millimetre position out.
-/// Pure and deterministic; inline state (the references keep a short history on the heap).
+/// `add` updates the state once per sample; `predict` reads it, with no side effect, so one state
+/// serves any number of horizons per frame in any order. Pure and deterministic; inline state (the
+/// references keep a short history on the heap).
+///
+/// The daemon's predictor reads motion from time, not from the newest sample alone: a sample whose
+/// position differs from the one before is a reading, and only readings (and rests) update the
+/// filter, at their real times; a repeated position is the sensor not having read anew yet (a sensor
+/// slower than the report rate, sub-resolution motion, another finger's frame). The touch rests once
+/// its position has been held `restIntervals` of its own mean reading intervals; until then the
+/// prediction runs on from the newest reading through the time held.
 public struct TrackPredictor: Sendable {
     public let kind: PredictorKind
     public let parameters: PredictorParameters
@@ -86,10 +112,23 @@ public struct TrackPredictor: Sendable {
     private var newestTime: Int64 = 0
     private var newest = SIMD2<Double>(0, 0)
     private var sampleCount = 0
-    /// The newest sample is where the one before it was: the finger may have stopped.
-    private var newestIsStill = false
-    /// Speed of the newest step (mm/s): a finger that slows sharply shows it here first.
-    private var newestStepSpeed = 0.0
+    /// Time of the newest reading (the newest position change), and of the filter's newest update
+    /// (a reading, or a rest).
+    private var readingTime: Int64 = 0
+    private var filterTime: Int64 = 0
+    /// The reading before the newest one (the first sample until there is one).
+    private var previousReading = SIMD2<Double>(0, 0)
+    private var previousReadingTime: Int64 = 0
+    /// Speed over the newest `stepReadings` reading steps (mm/s): a finger that slows sharply shows it
+    /// here first. For issue 20's predictor, the newest sample step's.
+    private var stepSpeed = 0.0
+    /// Mean interval between readings while moving (the sensor's update interval) and between
+    /// samples (the report interval), seconds; exponential averages, 0 until known.
+    private var readingInterval = 0.0
+    private var reportInterval = 0.0
+    /// The position has been held for the rest window: the finger rests. For issue 20's predictor:
+    /// the newest sample is where the one before it was.
+    private var isResting = false
     /// Recent samples for the history-based references (last-two, least-squares), oldest first.
     private var history: [(time: Int64, position: SIMD2<Double>)] = []
     /// Mean sample interval in seconds (the Kalman reference's unit of time), an exponential average.
@@ -97,6 +136,10 @@ public struct TrackPredictor: Sendable {
 
     /// Millimetres per DIP at 96 DPI: Chromium's constants are in DIPs.
     static let millimetresPerDIP = 25.4 / 96
+    /// Weight of the newest interval in the interval averages.
+    static let intervalWeight = 0.25
+    /// Report gaps longer than this (s) are pauses, not the device's rhythm.
+    static let longestInterval = 0.05
 
     public init(kind: PredictorKind = .daemon, parameters: PredictorParameters = .direct) {
         self.kind = kind
@@ -105,7 +148,7 @@ public struct TrackPredictor: Sendable {
         case .kalman:
             kalman = KalmanAxes(
                 jerkDensity: 0.01, measurementVariance: 1, velocityVariance: 1e4, accelerationVariance: 1e4)
-        case .daemon, .none, .lastTwo, .leastSquares:
+        case .daemon, .issue20, .none, .lastTwo, .leastSquares:
             let r = parameters.measurementNoise * parameters.measurementNoise
             kalman = KalmanAxes(
                 jerkDensity: parameters.jerkDensity, measurementVariance: r, velocityVariance: 1e4,
@@ -113,26 +156,31 @@ public struct TrackPredictor: Sendable {
         }
     }
 
-    /// Adds a sample at `time` (microseconds). A sample at the time of the newest replaces nothing and
-    /// is ignored (the same instant), one from the past too.
+    /// Adds a sample at `time` (microseconds). A sample at the time of the newest replaces its
+    /// position only (the same instant), one from the past is ignored.
     public mutating func add(time: Int64, millimeters: Point) {
         let z = SIMD2(millimeters.x, millimeters.y)
         if sampleCount > 0 && time <= newestTime {
             if time == newestTime { newest = z }
             return
         }
-        let dt = sampleCount > 0 ? Double(time - newestTime) / 1e6 : 0
         switch kind {
         case .daemon:
+            addReading(z, time: time)
+        case .issue20:
+            let dt = sampleCount > 0 ? Double(time - newestTime) / 1e6 : 0
             if sampleCount > 0 {
-                // The surprise: how far the sample lands from where the filter's motion said it would.
                 let step = z - newest - kalman.velocity * dt
                 if (step * step).sum().squareRoot() > parameters.jumpSpeed * dt { kalman.restart() }
+                let moved = z - newest
+                stepSpeed = (moved * moved).sum().squareRoot() / dt
             }
             kalman.update(z, dt: dt)
+            isResting = sampleCount > 0 && z == newest
         case .kalman:
             // In sample intervals (dt = 1) and DIPs, as Chromium's filter runs.
             kalman.update(z / Self.millimetresPerDIP, dt: 1)
+            let dt = Double(time - newestTime) / 1e6
             if sampleCount > 0 { meanInterval = sampleCount == 1 ? dt : 0.8 * meanInterval + 0.2 * dt }
         case .lastTwo, .leastSquares:
             history.append((time, z))
@@ -142,18 +190,70 @@ public struct TrackPredictor: Sendable {
         case .none:
             break
         }
-        newestIsStill = sampleCount > 0 && z == newest
-        if sampleCount > 0, dt > 0 {
-            let step = z - newest
-            newestStepSpeed = (step * step).sum().squareRoot() / dt
-        }
         newestTime = time
         newest = z
         sampleCount += 1
     }
 
+    /// The daemon's update: readings go to the filter at their times; a held position only ages the
+    /// newest reading until the rest window closes, then tells the filter the finger is there.
+    private mutating func addReading(_ z: SIMD2<Double>, time: Int64) {
+        guard sampleCount > 0 else {
+            kalman.update(z, dt: 0)
+            readingTime = time
+            filterTime = time
+            previousReading = z
+            previousReadingTime = time
+            return
+        }
+        let report = Double(time - newestTime) / 1e6
+        if report < Self.longestInterval {
+            reportInterval =
+                reportInterval == 0 ? report : reportInterval + Self.intervalWeight * (report - reportInterval)
+        }
+        if z != newest {
+            let sinceReading = Double(time - readingTime) / 1e6
+            // A reading after a rest ends a pause, not a sensor interval (but the first one is learnt
+            // whatever came before: a touch resting from its landing has to learn it somewhere).
+            if (!isResting || readingInterval == 0) && sinceReading < Self.longestInterval {
+                readingInterval =
+                    readingInterval == 0
+                    ? sinceReading : readingInterval + Self.intervalWeight * (sinceReading - readingInterval)
+            }
+            let dt = Double(time - filterTime) / 1e6
+            // The surprise: how far the reading lands from where the filter's motion said it would.
+            let surprise = z - newest - kalman.velocity * dt
+            if (surprise * surprise).sum().squareRoot() > parameters.jumpSpeed * dt { kalman.restart() }
+            kalman.update(z, dt: dt)
+            // Over the last `stepReadings` reading steps: a single interval's timestamp can be off by
+            // the device's report jitter (Wacom ISDv4 finger sensors stamp even steps 8 and 12 ms
+            // apart), where two average it out.
+            let (from, fromTime) =
+                parameters.stepReadings >= 2 ? (previousReading, previousReadingTime) : (newest, readingTime)
+            let step = z - from
+            stepSpeed = (step * step).sum().squareRoot() / (Double(time - fromTime) / 1e6)
+            previousReading = newest
+            previousReadingTime = readingTime
+            readingTime = time
+            filterTime = time
+            isResting = false
+        } else if isResting || Double(time - readingTime) / 1e6 >= restWindow {
+            // Held past the window: the finger is there now, and its velocity decays in the filter.
+            kalman.update(z, dt: Double(time - filterTime) / 1e6)
+            filterTime = time
+            isResting = true
+        }
+    }
+
+    /// How long (s) a position is held before the touch rests: `restIntervals` of the touch's
+    /// reading interval (of its report interval until a reading interval is known, or when that is
+    /// longer).
+    private var restWindow: Double {
+        parameters.restIntervals * max(readingInterval, reportInterval)
+    }
+
     /// The predicted position `horizon` microseconds after the newest sample (the newest position
-    /// before two samples have come).
+    /// before two samples have come). No side effect on the state.
     public func predict(horizon: Int64) -> Point {
         let h = Double(horizon) / 1e6
         let p: SIMD2<Double>
@@ -162,6 +262,8 @@ public struct TrackPredictor: Sendable {
             p = newest
         case .daemon:
             p = newest + daemonDisplacement(h)
+        case .issue20:
+            p = newest + issue20Displacement(h)
         case .lastTwo:
             guard history.count >= 2 else { return point(newest) }
             let a = history[history.count - 2]
@@ -178,10 +280,35 @@ public struct TrackPredictor: Sendable {
         return point(p)
     }
 
-    /// The daemon's displacement: the filtered velocity and (weighted) acceleration carried over the
-    /// horizon, cut short where a decelerating finger would come to rest, nothing for a still finger.
+    /// The daemon's displacement from the newest position, nothing for a resting finger. What the
+    /// device will report `h` from now: once its next reading has come (expected one reading interval
+    /// after the newest, at least one report from now), the finger's position then, read from the
+    /// filtered velocity carried from the newest reading, less the lag of the reported positions
+    /// behind the finger when the sensor reads slower than the device reports (a position held for k
+    /// reports trails by about (k - 1) / 2 reports: half the reading interval less half the report
+    /// interval); before that, a straight ramp from the newest position (the present at `h` = 0).
+    /// When the sensor reads at every report this is the velocity carried over `h`. Cut short where a
+    /// decelerating finger would come to rest.
     private func daemonDisplacement(_ h: Double) -> SIMD2<Double> {
-        guard kalman.updates >= 2, !newestIsStill else { return .zero }
+        guard kalman.updates >= 2, !isResting, h > 0 else { return .zero }
+        let held = Double(newestTime - readingTime) / 1e6
+        let lag = max(0, readingInterval - reportInterval) / 2
+        let next = max(reportInterval, readingInterval - held)
+        let tau = h >= next ? h + held - lag : (next + held - lag) * h / next
+        guard tau > 0 else { return .zero }
+        return carried(over: tau)
+    }
+
+    /// Issue 20's displacement: the same carry over the horizon, nothing when the newest sample did
+    /// not move.
+    private func issue20Displacement(_ h: Double) -> SIMD2<Double> {
+        guard kalman.updates >= 2, !isResting else { return .zero }
+        return carried(over: h)
+    }
+
+    /// The filtered velocity and (weighted) acceleration carried over `tau` seconds, cut short where a
+    /// decelerating finger stops, held to the newest step's speed and to the largest displacement.
+    private func carried(over tau: Double) -> SIMD2<Double> {
         let v = kalman.velocity
         let speed = (v * v).sum().squareRoot()
         guard speed >= parameters.stationarySpeed else { return .zero }
@@ -190,13 +317,13 @@ public struct TrackPredictor: Sendable {
         var d: SIMD2<Double>
         if along < 0 {
             // Decelerating: the finger stops after speed / |along| seconds; predict no further.
-            let tau = min(h, speed / -along)
-            d = v * tau + a * (0.5 * tau * tau)
+            let t = min(tau, speed / -along)
+            d = v * t + a * (0.5 * t * t)
         } else {
-            d = v * h + a * (0.5 * h * h * parameters.accelerationWeight)
+            d = v * tau + a * (0.5 * tau * tau * parameters.accelerationWeight)
         }
         let length = (d * d).sum().squareRoot()
-        let limit = min(parameters.maximumDisplacement, newestStepSpeed * parameters.stepSpeedFactor * h)
+        let limit = min(parameters.maximumDisplacement, stepSpeed * parameters.stepSpeedFactor * tau)
         if length > limit { d *= limit / length }
         return d
     }

@@ -19,7 +19,7 @@ final class TrackPredictorTests: XCTestCase {
             for sample in track(30, { _ in at }) { predictor.add(time: sample.time, millimeters: sample.millimeters) }
             let p = predictor.predict(horizon: 33_000)
             switch kind {
-            case .daemon, .none:
+            case .daemon, .issue20, .none:
                 XCTAssertEqual(p, at, "\(kind)")
             case .lastTwo, .leastSquares, .kalman:
                 XCTAssertEqual(p.distance(to: at), 0, accuracy: 1e-9, "\(kind)")
@@ -84,22 +84,31 @@ final class TrackPredictorTests: XCTestCase {
         }
     }
 
-    /// A finger stopping dead from 150 mm/s: the first prediction after the stop overshoots as any
-    /// extrapolation must (the stop is not in the samples yet), the next ones predict the rest
-    /// position, where a constant-acceleration Kalman filter keeps going for several samples.
-    func testAbruptStopIsFollowedAtOnce() {
+    /// A finger stopping dead from 150 mm/s: the first predictions after the stop overshoot as any
+    /// extrapolation must (the stop is not in the samples yet, and one held sample is not yet a rest),
+    /// but no further than the newest step's speed carries over the horizon and the hold; once the
+    /// position has been held for the rest window the prediction is the rest position exactly, where a
+    /// constant-acceleration Kalman filter keeps going for several samples.
+    func testAbruptStopIsFollowedWithinTheRestWindow() {
         let path = track(40) { t in Point(x: 150 * min(t, 0.1), y: 0) }
-        var evaluation = PredictionEvaluation(kinds: [.daemon, .lastTwo, .kalman], horizons: [16, 33])
+        var evaluation = PredictionEvaluation(kinds: [.daemon, .kalman], horizons: [16, 33])
         evaluation.add(track: path)
+        let parameters = PredictorParameters.direct
         for h in [16, 33] {
-            guard let daemon = evaluation.score(.daemon, horizon: h),
-                let two = evaluation.score(.lastTwo, horizon: h), let kalman = evaluation.score(.kalman, horizon: h)
+            guard let daemon = evaluation.score(.daemon, horizon: h), let kalman = evaluation.score(.kalman, horizon: h)
             else { return XCTFail("no score") }
             XCTAssertGreaterThan(daemon.stopCount, 1)
-            // Held to the newest step's speed (x the step factor), as last-two extrapolation is.
-            let factor = PredictorParameters.direct.stepSpeedFactor
-            XCTAssertLessThanOrEqual(daemon.stopOvershoot, two.stopOvershoot * factor + 1e-9, "\(h) ms")
+            // Speed 150 mm/s, carried at most over the horizon plus one 8 ms hold.
+            let carried = 150 * parameters.stepSpeedFactor * (Double(h) + 8) / 1000
+            XCTAssertLessThanOrEqual(daemon.stopOvershoot, carried + 1e-9, "\(h) ms")
             XCTAssertLessThan(daemon.stopMean, kalman.stopMean, "\(h) ms")
+        }
+        var predictor = TrackPredictor(kind: .daemon, parameters: parameters)
+        let rest = Point(x: 15, y: 0)
+        for sample in path {
+            predictor.add(time: sample.time, millimeters: sample.millimeters)
+            // Held since 100 ms: resting once held 1.5 reading intervals (12 ms), from the 16 ms sample.
+            if sample.time >= 116_000 { XCTAssertEqual(predictor.predict(horizon: 33_000), rest, "\(sample.time)") }
         }
     }
 
@@ -140,5 +149,93 @@ final class TrackPredictorTests: XCTestCase {
             }
         }
         XCTAssertEqual(run(), run())
+    }
+
+    /// A sensor slower than the report rate (issue 30): reports every 4 ms, a new position every third
+    /// report. A held position is the sensor not having read yet, not a stop: the prediction keeps
+    /// moving, where issue 20's predictor froze at every repeat.
+    func testRepeatedPositionsOfASlowSensorKeepThePredictionMoving() {
+        let velocity = Point(x: 120, y: 60)  // mm/s
+        // Reports every 4 ms; the position is read at every third (12 ms) and held in between.
+        let path = (0..<60).map { i -> TrackSample in
+            let read = Double((i / 3) * 3) * 0.004
+            return TrackSample(time: Int64(i) * 4_000, millimeters: Point(x: 10, y: 20) + velocity * read)
+        }
+        var evaluation = PredictionEvaluation(kinds: [.none, .issue20, .daemon], horizons: [16, 33])
+        evaluation.add(track: path)
+        for h in [16, 33] {
+            guard let none = evaluation.score(.none, horizon: h), let before = evaluation.score(.issue20, horizon: h),
+                let daemon = evaluation.score(.daemon, horizon: h)
+            else { return XCTFail("no score") }
+            XCTAssertLessThan(daemon.mean, none.mean * 0.25, "\(h) ms")
+            XCTAssertLessThan(daemon.mean, before.mean * 0.5, "\(h) ms")
+        }
+        var predictor = TrackPredictor(kind: .daemon)
+        for sample in path.prefix(50) { predictor.add(time: sample.time, millimeters: sample.millimeters) }
+        // Sample 49 repeats sample 48's reading: still moving on.
+        guard let held = path.prefix(50).last?.millimeters else { return XCTFail("empty path") }
+        XCTAssertGreaterThan(predictor.predict(horizon: 16_000).distance(to: held), 1)
+    }
+
+    /// Stationarity over a time window: on that slow sensor the touch rests only once its position has
+    /// been held for the rest window (1.5 of its 12 ms reading intervals), then predicts exactly where
+    /// it rests.
+    func testRestIsDecidedOverATimeWindow() {
+        var predictor = TrackPredictor(kind: .daemon, parameters: .direct)
+        var time: Int64 = 0
+        var x = 10.0
+        for i in 0..<45 {
+            if i % 3 == 0 { x = 10 + 0.12 * Double(i) * 4 }  // 120 mm/s, read every third report
+            predictor.add(time: time, millimeters: Point(x: x, y: 5))
+            time += 4_000
+        }
+        // The finger stops at the newest reading (i = 42); reports go on with it held.
+        let rest = Point(x: x, y: 5)
+        var moving: [Int64] = []
+        for _ in 0..<10 {
+            predictor.add(time: time, millimeters: rest)
+            if predictor.predict(horizon: 16_000) != rest { moving.append(time) }
+            time += 4_000
+        }
+        // Readings 12 ms apart, rest window 1.5 x 12 = 18 ms: the reports held 12 and 16 ms after the
+        // newest reading (168 ms) still move on; from 20 ms on the touch rests.
+        let stop = Int64(42) * 4_000
+        XCTAssertFalse(moving.isEmpty, "a held position right after a reading is not a rest")
+        XCTAssertTrue(moving.allSatisfy { $0 - stop < 18_000 }, "\(moving)")
+    }
+
+    /// Uneven report intervals (2-8 ms) with exact positions: the filter reads motion from the times.
+    func testUnevenIntervalsArePredictedFromTheirTimes() {
+        let velocity = Point(x: -90, y: 140)
+        var time: Int64 = 0
+        var path: [TrackSample] = []
+        for i in 0..<60 {
+            path.append(TrackSample(time: time, millimeters: Point(x: 50, y: 10) + velocity * (Double(time) / 1e6)))
+            time += [2_000, 7_000, 3_000, 8_000, 5_000][i % 5]
+        }
+        var predictor = TrackPredictor(kind: .daemon)
+        for sample in path { predictor.add(time: sample.time, millimeters: sample.millimeters) }
+        guard let last = path.last else { return XCTFail("empty path") }
+        let truth = last.millimeters + velocity * 0.016
+        XCTAssertLessThan(predictor.predict(horizon: 16_000).distance(to: truth), velocity.length * 0.016 * 0.05)
+    }
+
+    /// `predict(horizon:)` has no effect on the state: one state serves several horizons per frame, in
+    /// any order, and a predictor asked nothing predicts the same afterwards.
+    func testPredictionHasNoSideEffect() {
+        let path = track(40, interval: 6_000) { t in Point(x: 30 * sin(t * 9), y: 20 * cos(t * 7)) }
+        for kind in PredictorKind.allCases {
+            var asked = TrackPredictor(kind: kind)
+            var silent = TrackPredictor(kind: kind)
+            for (i, sample) in path.enumerated() {
+                asked.add(time: sample.time, millimeters: sample.millimeters)
+                silent.add(time: sample.time, millimeters: sample.millimeters)
+                let horizons: [Int64] = i % 2 == 0 ? [8_000, 16_000, 33_000] : [33_000, 8_000, 16_000]
+                let first = horizons.map { asked.predict(horizon: $0) }
+                let again = horizons.reversed().map { asked.predict(horizon: $0) }.reversed()
+                XCTAssertEqual(first, Array(again), "\(kind)")
+                XCTAssertEqual(first, horizons.map { silent.predict(horizon: $0) }, "\(kind)")
+            }
+        }
     }
 }
