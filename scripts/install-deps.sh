@@ -31,4 +31,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# The device matrix (checks/devices) drives uhid devices with hid-tools from PyPI, in a venv of
+# /usr/bin/python3 under .build/ that the QEMU guest sees through the shared root.
+if [ "${1:-}" = "--guest" ] || [ "${MULTITOUCHD_GUEST_DEPS:-0}" = 1 ]; then
+  bash "$(dirname "$0")/../checks/devices/hid-tools.sh" > /dev/null
+fi
 command -v swift >/dev/null || { echo "install-deps: swift 6 is not on PATH (https://www.swift.org/install/linux/)" >&2; exit 1; }

@@ -80,6 +80,11 @@ stage "debian package" bash -c 'DEB_COMPRESSION=gzip bash packaging/deb/build.sh
 stage "systemd units" bash checks/service/verify-units.sh
 stage "make install" bash checks/service/install-check.sh
 stage "guest: live devices" bash checks/guest/run-checks.sh
+# Real HID devices through uhid and hid-multitouch (docs/DEVICES.md, "Device matrix"): the fixed CI
+# subset of checks/devices/ci-devices.txt; all 93 with `bash checks/devices/run-matrix.sh --all`.
+if [ -f ../shared/hid-devices/devices.json ]; then
+  stage "guest: device matrix (CI subset)" bash checks/devices/run-matrix.sh --ci
+fi
 # The service as installed from the .deb the "debian package" stage built (dpkg -i, maintainer scripts
 # run) under the guest's systemd: a live uinput device and a replay drop-in, socket activation, the
 # sandbox, reload, watchdog, stop. The same checks without systemd (MTD_MODES="live replay", about

@@ -85,6 +85,8 @@ struct ProtocolBSource {
                 }
             case EventType.key:
                 table.applyKey(event.code, event.value)
+            case EventType.msc:
+                if event.code == MscCode.timestamp { table.noteScanTime(event.value) }
             default:
                 break
             }
@@ -169,6 +171,8 @@ struct ProtocolASource {
             case EventType.key:
                 if event.code == KeyCode.btnTouch && event.value == 0 { touchKeyReleased = true }
                 table.applyKey(event.code, event.value)
+            case EventType.msc:
+                if event.code == MscCode.timestamp { table.noteScanTime(event.value) }
             default:
                 break
             }
@@ -236,6 +240,8 @@ struct SingleTouchSource {
             case EventType.key:
                 table.applyKey(event.code, event.value)
                 if event.code == table.features.singleTouchKey { touchKey = event.value != 0 }
+            case EventType.msc:
+                if event.code == MscCode.timestamp { table.noteScanTime(event.value) }
             default:
                 break
             }

@@ -31,6 +31,8 @@ struct ContactTable {
     private var buttonPressed = false
     private var publishedButton = false
     private var nextSyntheticTrackingID: Int32 = 0
+    /// The device's own time between frames (`MSC_TIMESTAMP`, else event time), for the jump rule.
+    private var deviceClock = DeviceClock()
 
     init(features: DeviceFeatures, mapper: CoordinateMapper, idSource: TouchIDSource, tapCounting: TapCountParameters) {
         self.mapper = mapper
@@ -195,6 +197,10 @@ struct ContactTable {
         if down { toolKeys |= bit } else { toolKeys &= ~bit }
     }
 
+    /// `MSC_TIMESTAMP` of the frame being parsed: the device's scan time (see `DeviceClock`).
+    @inline(__always)
+    mutating func noteScanTime(_ value: Int32) { deviceClock.noteScanTime(value) }
+
     /// A tracking id for a source whose device has none (protocol A, single touch).
     mutating func takeSyntheticTrackingID() -> Int32 {
         let id = nextSyntheticTrackingID
@@ -204,6 +210,8 @@ struct ContactTable {
 
     /// Palm checks, begins, moved/stationary, then the frame (or nil).
     mutating func finishFrame() -> TouchFrame? {
+        deviceClock.advance(to: frameTime)
+        let deviceTime = deviceClock.now
         var changed = !detached.isEmpty
         var palms = 0
         for slot in slots.indices where slots[slot].status == .ignored && slots[slot].trackingID >= 0 { palms += 1 }
@@ -233,9 +241,10 @@ struct ContactTable {
                     slots[slot].touch.phase = .stationary
                     slots[slot].touch.previousLocation = slots[slot].touch.location
                     slots[slot].touch.timestamp = frameTime
+                    slots[slot].deviceTime = deviceTime
                 } else {
                     let touch = makeTouch(slot: slot, phase: .moved)
-                    if isJump(slot: slot, to: touch.millimeterPoint) {
+                    if isJump(slot: slot, to: touch.millimeterPoint, at: deviceTime) {
                         // A sensor jump is no finger motion: the touch ends where it was and a new one
                         // begins where the sensor now puts it, so gestures re-base instead of following.
                         var ending = slots[slot].touch
@@ -246,6 +255,7 @@ struct ContactTable {
                         _ = beginTouch(slot: slot)
                     } else {
                         slots[slot].touch = touch
+                        slots[slot].deviceTime = deviceTime
                         slots[slot].published = slots[slot].raw
                         let travel = touch.millimeterPoint.distance(to: slots[slot].startMillimeters)
                         if travel > slots[slot].travelMillimeters { slots[slot].travelMillimeters = travel }
@@ -298,11 +308,15 @@ struct ContactTable {
     /// (a 2-slot Synaptics pad swapping in another finger: the fdo23890 recording's resting finger
     /// moves 38 mm in one frame). Frames more than 30 ms apart are not judged (irregular reports).
     /// Touchscreens keep every motion: a fast flick is real there. Updates the touch's last motion.
-    private mutating func isJump(slot: Int, to now: MillimeterPoint) -> Bool {
+    ///
+    /// Time is the device's (`DeviceClock`: `MSC_TIMESTAMP` where the device gives it): frames that
+    /// arrive bunched after a stall of the machine are as far apart as the sensor scanned them, so
+    /// their ordinary motion is not scaled up into jumps (issue 31).
+    private mutating func isJump(slot: Int, to now: MillimeterPoint, at deviceTime: Int64) -> Bool {
         guard !features.isDirect else { return false }
         let reference = 12_000.0
         let last = slots[slot].touch
-        let elapsed = Double(frameTime.microseconds - last.timestamp.microseconds)
+        let elapsed = Double(deviceTime - slots[slot].deviceTime)
         guard elapsed > 0, elapsed <= 2.5 * reference else {
             slots[slot].lastMotionMillimeters = 0
             return false
@@ -337,6 +351,7 @@ struct ContactTable {
         slots[slot].published = raw
         slots[slot].status = .active
         slots[slot].beganAt = frameTime
+        slots[slot].deviceTime = deviceClock.now
         slots[slot].startMillimeters = millimeters
         slots[slot].travelMillimeters = 0
         slots[slot].lastMotionMillimeters = 0
@@ -463,6 +478,8 @@ struct SlotState: Sendable {
     var travelMillimeters = 0.0
     /// The touch's last motion scaled to a 12 ms frame (mm), for the jump rule.
     var lastMotionMillimeters = 0.0
+    /// `DeviceClock.now` at the touch's last published state, for the jump rule.
+    var deviceTime: Int64 = 0
 
     init(touch: Touch) { self.touch = touch }
 }

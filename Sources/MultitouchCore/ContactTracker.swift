@@ -89,6 +89,10 @@ public struct TapCountParameters: Hashable, Sendable {
 ///   (a two-slot or semi-mt pad with three fingers). A direct device never counts tool keys: panels
 ///   such as N-Trig's hold `BTN_TOOL_DOUBLETAP` with one finger down, and a pad's tool key may lead
 ///   its second slot by a frame.
+/// - Touchpad sensor jumps (libinput's `tp_detect_jumps`): a contact that moves, scaled to a 12 ms
+///   frame of the device's own time (`MSC_TIMESTAMP` where it reports one, else event time: frames
+///   bunched by a stall are not fast motion), more than 20 mm or 7 mm more than its previous motion
+///   ends and begins anew where the sensor puts it. Touchscreens keep every motion.
 /// - `isButtonPressed`: `BTN_LEFT` is held (a clickpad click); a change of it while touches are down
 ///   makes a frame of its own.
 /// - A touch is `moved` when any reported value changed (position, radii, orientation, pressure; UIKit

@@ -122,6 +122,13 @@ public struct DeviceDescription: Hashable, Sendable {
         guard positionAxes != nil else { return (.other, "no absolute position axes") }
         let touchTools = has(EventType.key, KeyCode.btnTouch) || multitouchProtocol != .singleTouch
         let pen = has(EventType.key, KeyCode.btnToolPen) || has(EventType.key, KeyCode.btnStylus)
+        // A pen is not a finger, on a screen too: hid-multitouch gives a panel's stylus its own node
+        // (INPUT_PROP_DIRECT, BTN_TOOL_PEN, BTN_STYLUS, no multitouch axes), which udev's input_id
+        // calls a tablet before it looks at INPUT_PROP_DIRECT. Its touches would drive gestures with
+        // a hovering, pressure-driven tool, so it is left out (issue 31; docs/DEVICES.md, "Pens").
+        if pen && multitouchProtocol == .singleTouch {
+            return (.other, "pen (BTN_TOOL_PEN/BTN_STYLUS, no multitouch axes; udev: ID_INPUT_TABLET): not a finger")
+        }
         if hasProperty(InputProperty.direct) { return (.touchscreen, "INPUT_PROP_DIRECT") }
         if hasProperty(InputProperty.pointer) || hasProperty(InputProperty.buttonpad)
             || hasProperty(InputProperty.semiMT) || hasProperty(InputProperty.topButtonpad)
@@ -131,7 +138,6 @@ public struct DeviceDescription: Hashable, Sendable {
         // No input properties: the heuristics of udev's input_id builtin. A finger tool without a
         // pen means a touchpad; touch without a finger tool means a touchscreen.
         guard touchTools else { return (.other, "no BTN_TOUCH and no multitouch axes") }
-        if pen && multitouchProtocol == .singleTouch { return (.other, "pen tablet (BTN_TOOL_PEN/BTN_STYLUS)") }
         if has(EventType.key, KeyCode.btnToolFinger) && !pen {
             return (.touchpad, "no input properties; BTN_TOOL_FINGER without a pen: touchpad (udev input_id rule)")
         }

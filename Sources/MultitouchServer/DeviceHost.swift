@@ -131,11 +131,14 @@ final class DeviceHost {
             return
         }
         liveDevices[id] = LiveSlot(device: device, pipeline: pipeline)
+        let size = pipeline.device.mapper.sizeMillimeters
         logger.info(
             "devices: serving",
             metadata: [
                 "device.id": "\(id)", "device.path": "\(path)", "device.name": "\(device.description.name)",
                 "device.grab": "\(decision.grabs)", "reason": "\(decision.reason)",
+                // Where the mm scale came from: a device without resolution gets a nominal size (said here).
+                "device.size": "\(size.width)x\(size.height) mm (\(pipeline.device.mapper.scaleSource))",
             ])
         emit([.deviceAdded(pipeline.device)], clock())
         devicesChanged()

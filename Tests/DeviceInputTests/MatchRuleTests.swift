@@ -44,6 +44,41 @@ import Testing
         #expect(decision.reason == "default: not a touchscreen or touchpad (no absolute position axes)")
     }
 
+    /// The stylus node hid-multitouch makes for a panel's pen (N-Trig, Nexio, IRTouch, Atmel, as in the
+    /// device matrix, issue 31): INPUT_PROP_DIRECT, pen keys, single-touch axes.
+    func penDescription() -> DeviceDescription {
+        let x = AxisInfo(minimum: 0, maximum: 9600, resolution: 40)
+        let y = AxisInfo(minimum: 0, maximum: 7200, resolution: 40)
+        return DeviceDescription(
+            name: "N-Trig Pen", identity: DeviceIdentity(bustype: 3, vendor: 0x1b96, product: 0x0001, version: 1),
+            properties: [InputProperty.direct],
+            codes: [
+                EventType.syn: [SynCode.report],
+                EventType.key: [KeyCode.btnTouch, KeyCode.btnToolPen, KeyCode.btnToolRubber, KeyCode.btnStylus],
+            ],
+            axes: [AbsCode.x: x, AbsCode.y: y, AbsCode.pressure: AxisInfo(minimum: 0, maximum: 255)])
+    }
+
+    @Test func aPenNodeIsNotServedAsATouchscreenAndTheReasonSaysPen() {
+        let decision = matcher([]).decide(path: "/dev/input/event7", description: penDescription())
+        #expect(decision.action == .skip)
+        #expect(decision.deviceClass == .other)
+        #expect(decision.classReason.hasPrefix("pen (BTN_TOOL_PEN/BTN_STYLUS"))
+        #expect(decision.reason.contains("not a finger"))
+        // An include rule cannot make it a finger device either.
+        let included = matcher([rule(.include, name: "N-Trig*")]).decide(
+            path: "/dev/input/event7", description: penDescription())
+        #expect(included.action == .skip)
+        #expect(included.reason.contains("not a touch device (pen"))
+    }
+
+    @Test func aPanelWithFingersAndAPenKeyStaysATouchscreen() {
+        // Multitouch axes mean finger contacts: such a node keeps its class.
+        var description = touchscreenDescription()
+        description.codes[EventType.key, default: []].insert(KeyCode.btnToolPen)
+        #expect(description.classification.deviceClass == .touchscreen)
+    }
+
     @Test func excludeByNameGlob() {
         let decision = matcher([rule(.exclude, name: "Test MT*")]).decide(
             path: "/dev/input/event3", description: touchscreenDescription())
@@ -104,7 +139,8 @@ import Testing
     }
 
     @Test func aRuleWithoutMatchersMatchesEverything() {
-        let decision = matcher([rule(.exclude)]).decide(path: "/dev/input/event3", description: touchscreenDescription())
+        let decision = matcher([rule(.exclude)]).decide(
+            path: "/dev/input/event3", description: touchscreenDescription())
         #expect(decision.action == .skip)
         #expect(decision.reason == "excluded by rule 1 (exclude matches every device)")
     }
@@ -119,7 +155,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("*Touch*", "Atmel maXTouch Touchscreen", true), ("event[0-9]", "event7", true), ("event[0-9]", "event17", false),
+        ("*Touch*", "Atmel maXTouch Touchscreen", true), ("event[0-9]", "event7", true),
+        ("event[0-9]", "event17", false),
         ("Syn?PS2*", "SynPS2 Synaptics TouchPad", false), ("SynPS?*", "SynPS2 Synaptics TouchPad", true),
         ("/dev/input/*", "/dev/input/by-id/x", true),
     ])
