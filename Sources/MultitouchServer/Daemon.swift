@@ -131,7 +131,14 @@ public final class Daemon {
         logger.info("daemon: ready", metadata: ["daemon.version": "\(options.daemonVersion)"])
 
         while !stopRequested {
-            for input in try loop.wait() { handle(input) }
+            // A turn: what epoll reported, then one more share for each client with request lines
+            // left (round-robin, issue 28), each client's output written once at the end. With lines
+            // left, the next wait only polls.
+            let inputs = try loop.wait(timeoutMilliseconds: hub.hasBacklog ? 0 : -1)
+            hub.batch {
+                for input in inputs { handle(input) }
+                hub.serveBacklog()
+            }
         }
         shutdown()
         return exitCode

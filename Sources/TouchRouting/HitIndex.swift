@@ -23,6 +23,9 @@ public struct HitIndex: Sendable {
         public var bounds: RegionRect
         /// Position in the client's declaration (later is in front among equal z).
         public var declaration: Int
+        /// Its client has the `cover` right: it may take touches over another client's exclusive
+        /// region (`RoutingGrant.coversExclusive`). Without it the region is passed over there.
+        public var coversExclusive = true
     }
 
     /// One grid of the pyramid.
@@ -42,6 +45,9 @@ public struct HitIndex: Sendable {
     public let entries: [Entry]
     private let origin: Point
     private let levels: [Level]
+    /// Some owner may not cover another client's exclusive region, and some exclusive region exists:
+    /// only then does a hit test look past the front-most owner.
+    private let guardsExclusive: Bool
 
     /// Most cells a region is listed in at its level.
     static let maximumCellsPerEntry = 64
@@ -57,6 +63,9 @@ public struct HitIndex: Sendable {
             return a.declaration > b.declaration
         }
         self.entries = entries
+        guardsExclusive =
+            entries.contains { $0.region.options.exclusive && $0.region.mode != .observer }
+            && entries.contains { !$0.coversExclusive }
         guard let first = entries.first else {
             origin = .zero
             levels = []
@@ -139,13 +148,39 @@ public struct HitIndex: Sendable {
 
     /// The region that owns a touch beginning at `p` (the front-most opaque region containing it, or
     /// passthrough region solid there), as an index into `entries`; nil when none does.
+    ///
+    /// Another client's `exclusive` region further back at `p` passes over every region in front of it
+    /// whose client may not cover it (`Entry.coversExclusive`, issue 28): only its owner's regions and
+    /// a covering client's can take a touch landing on it, whatever z the others picked.
     public func owner(at p: Point) -> Int? {
-        var result: Int?
-        walk(at: p, observers: false) { i in
-            result = i
-            return false
+        guard guardsExclusive else {
+            var result: Int?
+            walk(at: p, observers: false) { i in
+                result = i
+                return false
+            }
+            return result
         }
-        return result
+        var hits: [Int] = []
+        walk(at: p, observers: false) { i in
+            hits.append(i)
+            return true
+        }
+        return Self.firstEligible(hits, entries)
+    }
+
+    /// The front-most of `hits` (front to back) that no exclusive region of another client behind it
+    /// passes over.
+    static func firstEligible(_ hits: [Int], _ entries: [Entry]) -> Int? {
+        for (n, i) in hits.enumerated() {
+            let e = entries[i]
+            if e.coversExclusive { return i }
+            let passedOver = hits[(n + 1)...].contains { j in
+                entries[j].region.options.exclusive && entries[j].key.client != e.key.client
+            }
+            if !passedOver { return i }
+        }
+        return nil
     }
 
     /// Appends the observers of a touch beginning at `p`, front to back, as indices into `entries`.
@@ -201,14 +236,15 @@ public struct HitIndex: Sendable {
     /// Reference hit test by walking every region front to back, for tests and the benchmark's
     /// comparison: must agree with `owner(at:)`.
     public func ownerByLinearScan(at p: Point) -> Int? {
+        var hits: [Int] = []
         for (i, e) in entries.enumerated() {
             switch e.region.mode {
             case .opaque, .passthrough:
-                if e.region.isHit(at: p, bounds: e.bounds) { return i }
+                if e.region.isHit(at: p, bounds: e.bounds) { hits.append(i) }
             case .observer:
                 continue
             }
         }
-        return nil
+        return Self.firstEligible(hits, entries)
     }
 }
