@@ -22,10 +22,32 @@ struct ProtocolViolation: Error, Equatable, CustomStringConvertible {
                 code: .protocolError, reason: "RSV bits set without a negotiated extension (RFC 6455 5.2)")
         }
         switch frame.opcode {
-        case .continuation, .text, .binary, .connectionClose, .ping, .pong: return nil
+        case .continuation, .text, .binary, .ping, .pong: return nil
+        case .connectionClose: return checkClose(frame.unmaskedData)
         default:
             return ProtocolViolation(code: .protocolError, reason: "reserved opcode \(frame.opcode) (RFC 6455 5.2)")
         }
+    }
+
+    /// The rule a close frame's body breaks (RFC 6455 5.5.1, 7.4): a body of one byte (a code is two),
+    /// a code no endpoint may send (below 1000, 1004-1006, 1015, 1016-2999, 5000 and up), or a reason
+    /// that is not UTF-8 (1007). Autobahn|Testsuite's cases 7.3-7.9 check the same.
+    static func checkClose(_ payload: ByteBuffer) -> ProtocolViolation? {
+        if payload.readableBytes == 0 { return nil }
+        var body = payload
+        guard let code = body.readInteger(as: UInt16.self) else {
+            return ProtocolViolation(code: .protocolError, reason: "a close frame's body of one byte (RFC 6455 5.5.1)")
+        }
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: break
+        default:
+            return ProtocolViolation(code: .protocolError, reason: "close code \(code) may not be sent (RFC 6455 7.4)")
+        }
+        if String(validating: body.readableBytesView, as: UTF8.self) == nil {
+            return ProtocolViolation(
+                code: .dataInconsistentWithMessage, reason: "close reason is not UTF-8 (RFC 6455 5.5.1)")
+        }
+        return nil
     }
 
     /// The violation an error from NIO's WebSocket handlers stands for, or nil for other errors.
