@@ -31,6 +31,8 @@ public struct HitIndex: Sendable {
     /// One grid of the pyramid.
     private struct Level: Sendable {
         var side: Int
+        /// Half a cell's size: coordinates are halved before they are placed, so that the extent of
+        /// regions at both ends of the doubles (1e308 - -1e308) stays finite (issue 28).
         var cellWidth: Double
         var cellHeight: Double
         /// Per cell, owners (opaque, passthrough) front to back: `ownerIndices[ownerStart[c]..<ownerStart[c+1]]`.
@@ -85,17 +87,17 @@ public struct HitIndex: Sendable {
         var observers = sides.map { [[Int32]](repeating: [], count: $0 * $0) }
         let sizes = sides.map { side in
             (
-                max((hi.x - lo.x) / Double(side), .leastNormalMagnitude),
-                max((hi.y - lo.y) / Double(side), .leastNormalMagnitude)
+                max((hi.x / 2 - lo.x / 2) / Double(side), .leastNormalMagnitude),
+                max((hi.y / 2 - lo.y / 2) / Double(side), .leastNormalMagnitude)
             )
         }
         for (i, e) in entries.enumerated() {
             for (l, side) in sides.enumerated() {
                 let (w, h) = sizes[l]
-                let c0 = Self.clamp(Int(((e.bounds.x - lo.x) / w).rounded(.down)), side)
-                let c1 = Self.clamp(Int(((e.bounds.maxX - lo.x) / w).rounded(.down)), side)
-                let r0 = Self.clamp(Int(((e.bounds.y - lo.y) / h).rounded(.down)), side)
-                let r1 = Self.clamp(Int(((e.bounds.maxY - lo.y) / h).rounded(.down)), side)
+                let c0 = Self.cell((e.bounds.x / 2 - lo.x / 2) / w, side)
+                let c1 = Self.cell((e.bounds.maxX / 2 - lo.x / 2) / w, side)
+                let r0 = Self.cell((e.bounds.y / 2 - lo.y / 2) / h, side)
+                let r1 = Self.cell((e.bounds.maxY / 2 - lo.y / 2) / h, side)
                 // The coarsest level (one cell) takes whatever is left.
                 guard (c1 - c0 + 1) * (r1 - r0 + 1) <= Self.maximumCellsPerEntry || l == sides.count - 1 else {
                     continue
@@ -120,7 +122,12 @@ public struct HitIndex: Sendable {
         }
     }
 
-    private static func clamp(_ v: Int, _ side: Int) -> Int { min(side - 1, max(0, v)) }
+    /// The cell a scaled coordinate falls in, clamped to the grid; never traps (a NaN is cell 0).
+    private static func cell(_ v: Double, _ side: Int) -> Int {
+        guard v >= 0 else { return 0 }
+        guard v < Double(side) else { return side - 1 }
+        return Int(v)
+    }
 
     private static func flatten(_ lists: [[Int32]]) -> ([Int32], [Int32]) {
         var start: [Int32] = [0]
@@ -140,8 +147,8 @@ public struct HitIndex: Sendable {
     /// The cell of `level` holding `p`, nil outside the union of the regions' bounds (no region can
     /// contain it; NaN fails every comparison and lands here too).
     @inline(__always) private func cell(at p: Point, _ level: Level) -> Int? {
-        let fx = (p.x - origin.x) / level.cellWidth
-        let fy = (p.y - origin.y) / level.cellHeight
+        let fx = (p.x / 2 - origin.x / 2) / level.cellWidth
+        let fy = (p.y / 2 - origin.y / 2) / level.cellHeight
         guard fx >= 0, fy >= 0, fx < Double(level.side), fy < Double(level.side) else { return nil }
         return min(Int(fy), level.side - 1) * level.side + min(Int(fx), level.side - 1)
     }

@@ -3,13 +3,27 @@ import NIOWebSocket
 
 /// A browser broke RFC 6455 (or the bridge's size limit): the connection closes with `code` and
 /// `reason`, and nothing more of it reaches the daemon.
-struct ProtocolViolation: Error, Equatable, CustomStringConvertible {
+public struct ProtocolViolation: Error, Equatable, CustomStringConvertible {
     /// The close code: 1002 protocol error, 1007 invalid UTF-8, 1009 too large.
-    let code: WebSocketErrorCode
+    public let code: WebSocketErrorCode
     /// The close reason, shown to the browser and logged.
-    let reason: String
+    public let reason: String
 
-    var description: String { "\(reason) (close \(WebSocketErrorCode.number(code)))" }
+    /// The handlers a browser's frames pass after NIO's frame decoder, in order: the RFC 6455 rules of
+    /// `check`, then the aggregator that makes fragmented messages whole (at most
+    /// `maximumMessageBytes`). The bridge's pipeline and the `websocket` fuzz harness add the same.
+    public static func addBrowserFrameHandlers(
+        to operations: ChannelPipeline.SynchronousOperations, maximumMessageBytes: Int
+    ) throws {
+        try operations.addHandler(BrowserFrameValidator())
+        // Browsers may fragment a message; the relay wants whole ones.
+        try operations.addHandler(
+            NIOWebSocketFrameAggregator(
+                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024, maxAccumulatedFrameSize: maximumMessageBytes
+            ))
+    }
+
+    public var description: String { "\(reason) (close \(WebSocketErrorCode.number(code)))" }
 
     /// The rule a single frame from a browser breaks, or nil. NIO's decoder leaves these to the
     /// application ("limited enforcement", to allow extensions), and the bridge negotiates none.
@@ -51,7 +65,7 @@ struct ProtocolViolation: Error, Equatable, CustomStringConvertible {
     }
 
     /// The violation an error from NIO's WebSocket handlers stands for, or nil for other errors.
-    static func from(_ error: any Error) -> ProtocolViolation? {
+    public static func from(_ error: any Error) -> ProtocolViolation? {
         if let violation = error as? ProtocolViolation { return violation }
         if let error = error as? NIOWebSocketError {
             switch error {
@@ -75,7 +89,7 @@ struct ProtocolViolation: Error, Equatable, CustomStringConvertible {
 
     /// The violation of a text message that is not UTF-8 (RFC 6455 8.1), checked on the whole
     /// message: a character may be split between fragments.
-    static func checkText(_ payload: ByteBuffer) -> ProtocolViolation? {
+    public static func checkText(_ payload: ByteBuffer) -> ProtocolViolation? {
         if String(validating: payload.readableBytesView, as: UTF8.self) != nil { return nil }
         return ProtocolViolation(code: .dataInconsistentWithMessage, reason: "text message is not UTF-8 (RFC 6455 8.1)")
     }
@@ -83,7 +97,7 @@ struct ProtocolViolation: Error, Equatable, CustomStringConvertible {
 
 extension WebSocketErrorCode {
     /// The code's number on the wire.
-    static func number(_ code: WebSocketErrorCode) -> UInt16 {
+    public static func number(_ code: WebSocketErrorCode) -> UInt16 {
         var buffer = ByteBuffer()
         buffer.write(webSocketErrorCode: code)
         return buffer.readInteger(as: UInt16.self) ?? 0

@@ -243,3 +243,27 @@ struct TrustTests {
         #expect(h.checker.isClean, "\(h.checker.violations)")
     }
 }
+
+/// Issue 28: every number a client gives is converted without a trap. Regions at the far ends of the
+/// doubles make the index's extent overflow to infinity (1e308 - -1e308); its cells must still be
+/// found, and hit tests still agree with the linear scan.
+@Suite("Touch routing: extreme coordinates")
+struct ExtremeCoordinateTests {
+    @Test func regionsAtTheEndsOfTheDoublesIndexWithoutATrap() throws {
+        var set = RegionSet()
+        let regions = [
+            Region(id: "west", shape: rect(-1e308, -1e308, 1e307, 1e307)),
+            Region(id: "east", shape: rect(1e308, 1e308, 1e307, 1e307)),
+            Region(id: "tiny", shape: rect(0, 0, 5e-324, 5e-324)),
+            Region(id: "wide", shape: rect(-1.7e308, 0, 1.7e308, 1)),
+        ]
+        try set.replace(client: ClientID(1), with: regions)
+        for p in [
+            Point(x: -1e308, y: -1e308), Point(x: 1e308, y: 1e308), Point(x: 0, y: 0), Point(x: -1e300, y: 0.5),
+            Point(x: .infinity, y: 0), Point(x: .nan, y: .nan), Point(x: -.greatestFiniteMagnitude, y: 0),
+        ] {
+            #expect(set.index.owner(at: p) == set.index.ownerByLinearScan(at: p), "\(p)")
+        }
+        #expect(set.index.owner(at: Point(x: 1e308, y: 1e308)).map { set.index.entries[$0].key.region } == "east")
+    }
+}
