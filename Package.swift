@@ -161,7 +161,8 @@ let package = Package(
             name: "FuzzHarnesses",
             dependencies: [
                 "MultitouchCore", "Recordings", "Configuration", "Publishing", "WireProtocol", "TouchRouting",
-                "Gestures", "WebBridge", .product(name: "NIOEmbedded", package: "swift-nio"),
+                "Gestures", "WebBridge", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strict),

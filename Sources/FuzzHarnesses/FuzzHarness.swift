@@ -43,7 +43,8 @@ public struct FuzzHarness: Sendable {
         FuzzHarness(name: "libinput-record", seeds: Seeds.libinputRecord, run: Harnesses.libinputRecord),
         FuzzHarness(name: "configuration", seeds: Seeds.configuration, run: Harnesses.configuration),
         FuzzHarness(name: "request", seeds: Seeds.request, run: Harnesses.request),
-        FuzzHarness(name: "request-structured", seeds: Seeds.committedOnly("request-structured"), run: StructuredRequests.run),
+        FuzzHarness(
+            name: "request-structured", seeds: Seeds.committedOnly("request-structured"), run: StructuredRequests.run),
         FuzzHarness(name: "websocket", seeds: Seeds.committedOnly("websocket"), run: WebSocketFrames.run),
     ]
 

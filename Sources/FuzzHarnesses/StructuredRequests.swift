@@ -73,7 +73,8 @@ enum StructuredRequests {
             let digits = c.next(13)
             let fraction = digits == 0 ? "" : "." + String((0..<digits).map { _ in Character(String(c.next(10))) })
             let exponent = c.chance(20) ? "e" + (c.chance(50) ? "-" : "") + String(c.next(330)) : ""
-            return sign + (whole.first == "0" && whole.count > 1 ? "1" + whole.dropFirst() : whole) + fraction + exponent
+            return sign + (whole.first == "0" && whole.count > 1 ? "1" + whole.dropFirst() : whole) + fraction
+                + exponent
         default:
             return String(c.next(256) - 16)
         }
@@ -125,9 +126,12 @@ enum StructuredRequests {
             let side = { (text: String) in max(1, min(256, Int(text) ?? 1)) }
             let cells = side(columns) * side(rows)
             let bytes = (0..<max(0, (cells + 7) / 8 + c.next(3) - 1)).map { _ in UInt8(c.next(256)) }
-            members.append("\"mask\":{\"columns\":\(columns),\"rows\":\(rows),\"bits\":\"\(Data(bytes).base64EncodedString())\"}")
+            members.append(
+                "\"mask\":{\"columns\":\(columns),\"rows\":\(rows),\"bits\":\"\(Data(bytes).base64EncodedString())\"}")
         }
-        for flag in ["hidden", "disabled", "gestures", "cancelsTouchesOnRecognition", "delaysTouchesUntilFailure", "exclusive"]
+        for flag in [
+            "hidden", "disabled", "gestures", "cancelsTouchesOnRecognition", "delaysTouchesUntilFailure", "exclusive",
+        ]
         where c.chance(15) {
             members.append("\"\(flag)\":" + (c.chance(80) ? c.pick(["true", "false"]) : value(&c, depth: 0)))
         }
@@ -146,7 +150,8 @@ enum StructuredRequests {
         case "predictMs", "device", "time": return number(&c)
         case "frames": return c.pick(["true", "false"])
         case "matrix":
-            return c.chance(40) ? "[" + c.pick(["1", "2", "0.5"]) + ",0,0,1," + number(&c) + "," + number(&c) + "]"
+            return c.chance(40)
+                ? "[" + c.pick(["1", "2", "0.5"]) + ",0,0,1," + number(&c) + "," + number(&c) + "]"
                 : numbers(&c, c.chance(90) ? 6 : c.next(8))
         case "region": return string(&c)
         case "regions": return "[" + (0..<c.next(6)).map { region(&c, $0) }.joined(separator: ",") + "]"
@@ -178,7 +183,8 @@ enum StructuredRequests {
         var accepted = false
         for _ in 0..<(1 + c.next(8)) {
             let text = line(&c)
-            guard Harnesses.decodeRequest(Array(text.utf8)), let request = try? ClientRequest(decoding: Array(text.utf8))
+            guard Harnesses.decodeRequest(Array(text.utf8)),
+                let request = try? ClientRequest(decoding: Array(text.utf8))
             else { continue }
             accepted = true
             switch request.action {
@@ -202,7 +208,9 @@ enum StructuredRequests {
         guard let regions, (try? set.replace(client: ClientID(1), with: regions)) != nil else { return }
         for entry in set.index.entries {
             let b = entry.bounds
-            for p in [Point(x: b.x, y: b.y), Point(x: b.x + b.width / 2, y: b.y + b.height / 2), Point(x: b.maxX, y: b.maxY)] {
+            for p in [
+                Point(x: b.x, y: b.y), Point(x: b.x + b.width / 2, y: b.y + b.height / 2), Point(x: b.maxX, y: b.maxY),
+            ] {
                 _ = set.index.owner(at: p)
                 var observers: [Int] = []
                 set.index.observers(at: p, into: &observers)

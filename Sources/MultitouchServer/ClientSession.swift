@@ -135,7 +135,11 @@ final class ClientSession {
         }
         if inboxOffset == inbox.count {
             // Served: the next read starts a fresh buffer (a large one is not kept for a quiet client).
-            if inbox.capacity > ClientSession.stagingBytes { inbox = [] } else { inbox.removeAll(keepingCapacity: true) }
+            if inbox.capacity > ClientSession.stagingBytes {
+                inbox = []
+            } else {
+                inbox.removeAll(keepingCapacity: true)
+            }
             inboxOffset = 0
         }
         return .lines(lines)

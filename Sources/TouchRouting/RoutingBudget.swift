@@ -141,7 +141,8 @@ public struct RoutingBudget: Hashable, Sendable {
                 out.append("\(name): \(used) > \(limit)")
             } else if grows && userUsed > floor && used > shared {
                 out.append(
-                    "\(name): \(used) > \(shared) (the last \(limit - shared) are kept for users holding at most \(floor))")
+                    "\(name): \(used) > \(shared) (the last \(limit - shared) are kept for users holding at most \(floor))"
+                )
             }
         }
         checkDevice(

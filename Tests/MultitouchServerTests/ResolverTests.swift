@@ -23,7 +23,9 @@ struct ResolverTests {
         a.sin_port = UInt16(53).bigEndian
         a.sin_addr.s_addr = inet_addr(address)
         let bound = withUnsafePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         try #require(fd >= 0 && bound == 0, "cannot bind \(address):53")
         // A backstop for the handshake below, not a deadline: the query comes within milliseconds.

@@ -24,7 +24,9 @@ struct TrustHubTests {
         init(_ host: DeviceHost) { self.host = host }
         func currentDevices() -> [DeviceInfo] { host.currentDevices() }
         func deviceStatistics() -> [DeviceStatistics] { host.deviceStatistics() }
-        func setTransform(device: Int, matrix: AffineTransform) -> Bool { host.setTransform(device: device, matrix: matrix) }
+        func setTransform(device: Int, matrix: AffineTransform) -> Bool {
+            host.setTransform(device: device, matrix: matrix)
+        }
         func clientSubscribed(subscribers: Int) { host.clientSubscribed(subscribers: subscribers) }
         func clientsChanged() {}
         func regions(
@@ -97,7 +99,8 @@ struct TrustHubTests {
 
     static func tiny(_ prefix: String, _ count: Int, observers: Int) -> String {
         (0..<count).map { k in
-            let x = Double(k % 16) * 6, y = Double(k / 16) * 6
+            let x = Double(k % 16) * 6
+            let y = Double(k / 16) * 6
             return #"{"id":"\#(prefix)\#(k)","rect":[\#(x),\#(y),1,1]\#(k < observers ? #","mode":"observer""# : "")}"#
         }.joined(separator: ",")
     }
@@ -123,7 +126,8 @@ struct TrustHubTests {
         var pad = try connect(uid: 1002)
         var map = try connect(uid: 1003)
         let padAnswer = request(
-            &pad, #"{"type":"declareRegions","device":1,"id":"pad","regions":[\#(Self.tiny("key", 12, observers: 0))]}"#)
+            &pad, #"{"type":"declareRegions","device":1,"id":"pad","regions":[\#(Self.tiny("key", 12, observers: 0))]}"#
+        )
         #expect(padAnswer.hasPrefix(#"{"type":"regions""#), "\(padAnswer.prefix(300))")
         let mapAnswer = request(
             &map,
@@ -141,7 +145,8 @@ struct TrustHubTests {
         var untrusted = try connect(uid: 1001)
         let padAnswer = request(
             &pad,
-            #"{"type":"declareRegions","device":1,"regions":[{"id":"pin","rect":[10,10,20,20],"z":5,"exclusive":true}]}"#)
+            #"{"type":"declareRegions","device":1,"regions":[{"id":"pin","rect":[10,10,20,20],"z":5,"exclusive":true}]}"#
+        )
         #expect(padAnswer.hasPrefix(#"{"type":"regions""#), "\(padAnswer)")
         let coverAnswer = request(
             &untrusted,

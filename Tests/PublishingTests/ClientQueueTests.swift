@@ -111,7 +111,8 @@ struct ClientQueueNoticeTests {
     static func notice(device: Int, tx: Double) -> OutboundMessage {
         OutboundMessage(
             .transform(
-                TransformMessage(id: nil, device: device, matrix: AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: tx, ty: 0))))
+                TransformMessage(
+                    id: nil, device: device, matrix: AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: tx, ty: 0))))
     }
 
     @Test func aTransformNoticeReplacesTheOneStillQueuedForItsDevice() throws {

@@ -1,5 +1,5 @@
-import Foundation
 import Configuration
+import Foundation
 import Glibc
 import MultitouchCore
 import Testing

@@ -242,11 +242,14 @@ struct AdmissionTests {
                     fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(bytes: [0x22, 0xC3, 0x28]))
             ]
         case "close of one byte":
-            frameList = [WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: ByteBuffer(bytes: [0x03]))]
+            frameList = [
+                WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: ByteBuffer(bytes: [0x03]))
+            ]
         case "close reason not UTF-8":
             frameList = [
                 WebSocketFrame(
-                    fin: true, opcode: .connectionClose, maskKey: .random(), data: ByteBuffer(bytes: [0x03, 0xE8, 0xC3, 0x28]))
+                    fin: true, opcode: .connectionClose, maskKey: .random(),
+                    data: ByteBuffer(bytes: [0x03, 0xE8, 0xC3, 0x28]))
             ]
         case let close where close.hasPrefix("close "):
             let value = UInt16(close.dropFirst("close ".count)) ?? 0
