@@ -150,7 +150,7 @@ final class ClientConnections {
         turn &+= 1
     }
 
-    /// Runs `body`, writing the output it queues once at the end (one write per client per turn, not
+    /// Runs `body`, writing the replies it queues once at the end (one write per client per turn, not
     /// one per reply: a flood of tiny requests costs one syscall a turn, not one each). Nests.
     func batch<T>(_ body: () -> T) -> T {
         batchDepth += 1
@@ -198,7 +198,7 @@ final class ClientConnections {
         }
     }
 
-    /// Writes `client`'s output now, or at the end of the open batch.
+    /// Writes `client`'s replies now, or at the end of the open batch.
     private func flushSoon(_ client: ClientSession) {
         guard batchDepth > 0 else {
             if !client.wantsWritable { flush(client) }
@@ -230,7 +230,10 @@ final class ClientConnections {
             )
             return true
         }
-        flushSoon(client)
+        // Published output is written at once, as before: held to the end of the turn it would pile up
+        // past the soft limit and coalesce (a replay step can publish many frames), and the fan-out's
+        // latency counts a batch written when it is in the socket. Replies wait for the turn's end.
+        if !client.wantsWritable { flush(client) }
         return true
     }
 
