@@ -29,6 +29,9 @@ final class ClientConnections {
     private var batchDepth = 0
     /// Clients with output queued during the open batch, each once.
     private var dirty: [ClientSession] = []
+    /// A request line is being served: what it makes (replies, notices to the others) is written at
+    /// the end of the batch.
+    private var servingRequest = false
 
     /// Request lines served per connection per loop turn (issue 28). Connections take turns: with 16
     /// connections flooding, a turn serves at most 16 x 32 lines (a few milliseconds in a debug build)
@@ -184,6 +187,8 @@ final class ClientConnections {
                 "request line longer than \(configuration.maximumLineBytes) bytes (newline included)")
             return
         case .lines(let lines):
+            servingRequest = true
+            defer { servingRequest = false }
             for line in lines {
                 guard isServed(client) else { return }
                 serve(line, client)
@@ -230,10 +235,11 @@ final class ClientConnections {
             )
             return true
         }
-        // Published output is written at once, as before: held to the end of the turn it would pile up
-        // past the soft limit and coalesce (a replay step can publish many frames), and the fan-out's
-        // latency counts a batch written when it is in the socket. Replies wait for the turn's end.
-        if !client.wantsWritable { flush(client) }
+        // The devices' output is written at once, as before: held to the end of the turn it would pile
+        // up past the soft limit and coalesce (a replay step can publish many frames), and the fan-out's
+        // latency counts a batch written when it is in the socket. What a request makes (a transform
+        // notice to every other client) waits for the turn's end, like the replies.
+        if servingRequest { flushSoon(client) } else if !client.wantsWritable { flush(client) }
         return true
     }
 
