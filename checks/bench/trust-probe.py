@@ -379,6 +379,18 @@ def main():
     daemon = subprocess.Popen(
         [a.daemon, "--config", config, "--socket", sock, "--no-devices", "--replay", a.recording, "--loop", "--speed", a.speed],
         stderr=log, stdout=subprocess.DEVNULL)
+    try:
+        run_probe(a, count, tmp, sock, config, daemon)
+    finally:
+        # Whatever failed above (a user the attackers cannot run as...), no daemon is left behind.
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
+        log.close()
+        subprocess.run(["rm", "-rf", tmp])
+
+
+def run_probe(a, count, tmp, sock, config, daemon):
     for _ in range(500):
         if os.path.exists(sock):
             break
@@ -457,8 +469,6 @@ def main():
         "peak_rss_mib": rss and round(rss, 1), "sigterm_s": term and round(term, 3),
         "attacker_requests": stats["requests"], "attacker_timeouts": stats["timeouts"], "attacker_errors": stats["errors"],
     }))
-    log.close()
-    subprocess.run(["rm", "-rf", tmp])
 
 
 if __name__ == "__main__":
