@@ -160,7 +160,12 @@ let package = Package(
         // and the binary scripts/fuzz.sh builds with libFuzzer (a small replay tool in a normal build).
         .target(
             name: "FuzzHarnesses",
-            dependencies: ["MultitouchCore", "Recordings", "Configuration", "Publishing", "WireProtocol"],
+            dependencies: [
+                "MultitouchCore", "Recordings", "Configuration", "Publishing", "WireProtocol", "TouchRouting",
+                "Gestures", "WebBridge", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         .executableTarget(name: "multitouch-fuzz", dependencies: ["FuzzHarnesses"], swiftSettings: strict),
 

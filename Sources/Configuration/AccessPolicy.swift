@@ -7,6 +7,10 @@ public enum AccessRight: String, Hashable, Sendable, CaseIterable, Comparable {
     case regions
     /// Set or reset a device's transform (every client drawing the device sees the new base).
     case transform
+    /// Put regions over another client's `exclusive` region and so receive the touches landing there
+    /// (issue 28). Without it a client's regions are passed over where another client's exclusive
+    /// region lies below them, whatever their z: the shell a deployment trusts has it, programs do not.
+    case cover
 
     public static func < (a: AccessRight, b: AccessRight) -> Bool { a.rawValue < b.rawValue }
 }

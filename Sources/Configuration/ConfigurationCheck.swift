@@ -11,7 +11,12 @@ public enum ConfigurationCheck {
         let file = path ?? DaemonConfiguration.defaultPath
         do {
             let configuration = try DaemonConfiguration.load(path: file)
-            return (true, "\(file): configuration OK\n" + summary(of: configuration))
+            let notes = warnings(of: configuration, loginAccounts: loginAccounts(passwd: readPasswd()))
+            return (
+                true,
+                "\(file): configuration OK\n" + summary(of: configuration)
+                    + notes.map { "\nwarning: " + $0 }.joined()
+            )
         } catch {
             let count = error.issues.count
             let heading = "\(file): \(count) problem\(count == 1 ? "" : "s") found"
@@ -56,6 +61,38 @@ public enum ConfigurationCheck {
                 + (changed.isEmpty ? "built-in defaults" : "changed " + changed.map(\.key).joined(separator: ", ")))
         lines.append("  log level: \(configuration.logLevel.rawValue)")
         return lines.joined(separator: "\n")
+    }
+
+    /// What a valid configuration may expose that the socket's mode and group do not guard (issue 28):
+    /// a `[tuio]` target on this machine (127.0.0.0/8) on a machine with more than one login account.
+    /// UDP has no owner: any local user who binds the port first reads every touch sent there,
+    /// including users the socket refuses. Names are not checked (they may resolve anywhere).
+    public static func warnings(of configuration: DaemonConfiguration, loginAccounts: [String]) -> [String] {
+        guard loginAccounts.count > 1 else { return [] }
+        return configuration.tuio.targets.filter(\.isLoopback).map { target in
+            "tuio target \(target) is on this machine, which has \(loginAccounts.count) login accounts "
+                + "(\(loginAccounts.prefix(4).joined(separator: ", "))\(loginAccounts.count > 4 ? ", ..." : "")): "
+                + "any local user who binds UDP port \(target.port) first receives every touch, also users the "
+                + "socket refuses (docs/TUIO.md \"Who can read it\")"
+        }
+    }
+
+    /// The accounts of a passwd file a person can log in as: uid 0 or 1000 and up (Debian's UID_MIN),
+    /// with a shell that is not nologin or false.
+    public static func loginAccounts(passwd: String) -> [String] {
+        passwd.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ":", omittingEmptySubsequences: false)
+            guard fields.count >= 7, let uid = UInt32(fields[2]), uid == 0 || (uid >= 1000 && uid != 65534) else {
+                return nil
+            }
+            let shell = fields[6]
+            guard !shell.isEmpty, !shell.hasSuffix("nologin"), !shell.hasSuffix("/false") else { return nil }
+            return String(fields[0])
+        }
+    }
+
+    private static func readPasswd() -> String {
+        (try? readTextFile("/etc/passwd").get()) ?? ""
     }
 
     /// `0o660` -> `"0660"`.

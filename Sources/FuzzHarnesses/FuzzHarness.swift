@@ -43,6 +43,9 @@ public struct FuzzHarness: Sendable {
         FuzzHarness(name: "libinput-record", seeds: Seeds.libinputRecord, run: Harnesses.libinputRecord),
         FuzzHarness(name: "configuration", seeds: Seeds.configuration, run: Harnesses.configuration),
         FuzzHarness(name: "request", seeds: Seeds.request, run: Harnesses.request),
+        FuzzHarness(
+            name: "request-structured", seeds: Seeds.committedOnly("request-structured"), run: StructuredRequests.run),
+        FuzzHarness(name: "websocket", seeds: Seeds.committedOnly("websocket"), run: WebSocketFrames.run),
     ]
 
     public static func named(_ name: String) -> FuzzHarness? {
@@ -106,7 +109,7 @@ enum Harnesses {
     }
 
     /// One request line through the decoder and the properties `request` checks; true when it decoded.
-    private static func decodeRequest(_ line: [UInt8]) -> Bool {
+    static func decodeRequest(_ line: [UInt8]) -> Bool {
         do {
             let request = try ClientRequest(decoding: line)
             if case .setTransform(_, let matrix) = request.action {

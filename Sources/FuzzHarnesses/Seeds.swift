@@ -60,6 +60,11 @@ enum Seeds {
         return seeds
     }
 
+    /// A harness whose inputs are not files of a format (choices for a generator): its committed seeds.
+    static func committedOnly(_ harness: String) -> @Sendable (_ root: String) -> [(name: String, bytes: [UInt8])] {
+        { root in committed(root, harness) }
+    }
+
     /// `# [[devices.rule]]` or `# key = value`: an example line of the shipped file (the same rule as
     /// ShippedConfigurationTests' `exampleRulesParseWhenUncommented`).
     static func isCommentedExample(_ line: Substring) -> Bool {

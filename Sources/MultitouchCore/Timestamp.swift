@@ -17,8 +17,24 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.microseconds < rhs.microseconds }
 
     /// The time `milliseconds` after this one.
+    /// Saturating: a delay past what Int64 microseconds hold (or NaN, read as 0) ends at the far end of
+    /// the clock instead of trapping, since delays come from configurations and requests (issue 28).
     public func adding(milliseconds: Double) -> Timestamp {
-        Timestamp(microseconds: microseconds &+ Int64((milliseconds * 1000).rounded()))
+        let delta = Timestamp.clampedMicroseconds(milliseconds * 1000)
+        let (sum, overflow) = microseconds.addingReportingOverflow(delta)
+        guard !overflow else { return Timestamp(microseconds: delta < 0 ? .min : .max) }
+        return Timestamp(microseconds: sum)
+    }
+
+    /// `value` rounded to whole microseconds and clamped to Int64's range (NaN is 0): the one
+    /// conversion of a floating-point time that cannot trap.
+    public static func clampedMicroseconds(_ value: Double) -> Int64 {
+        guard !value.isNaN else { return 0 }
+        let rounded = value.rounded()
+        // 2^63 is exactly representable; every double below it converts.
+        if rounded >= 9_223_372_036_854_775_808.0 { return .max }
+        if rounded < -9_223_372_036_854_775_808.0 { return .min }
+        return Int64(rounded)
     }
 
     /// Milliseconds from `earlier` to this time (negative when `earlier` is later).

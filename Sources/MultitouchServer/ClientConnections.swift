@@ -20,6 +20,23 @@ final class ClientConnections {
     /// Accepting connections (the descriptor reserve, the paused listener).
     private let acceptor: ConnectionAcceptor
     private var readScratch = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Clients with request lines left over after their share of a turn, in the order they are served
+    /// next (round-robin: a client goes to the back after its share).
+    private var backlogged: [Int] = []
+    /// Counts loop turns (`serveBacklog` ends one), so a client gets one share per turn.
+    private var turn: UInt64 = 1
+    /// Open `batch` calls; while any is open, output is written when the outermost ends.
+    private var batchDepth = 0
+    /// Clients with output queued during the open batch, each once.
+    private var dirty: [ClientSession] = []
+    /// A request line is being served: what it makes (replies, notices to the others) is written at
+    /// the end of the batch.
+    private var servingRequest = false
+
+    /// Request lines served per connection per loop turn (issue 28). Connections take turns: with 16
+    /// connections flooding, a turn serves at most 16 x 32 lines (a few milliseconds in a debug build)
+    /// before every other client's input is looked at again.
+    static let requestsPerTurn = 32
 
     /// A client is leaving (removed, its socket not yet closed): what others derived from it goes.
     var clientLeaving: ((ClientSession) -> Void)?
@@ -45,6 +62,8 @@ final class ClientConnections {
     }
 
     var hasPendingOutput: Bool { clients.values.contains(where: \.hasPendingOutput) }
+    /// Some client has request lines waiting for its next share: the loop must not block.
+    var hasBacklog: Bool { !backlogged.isEmpty }
     /// The earliest grace deadline of a closing client, for the daemon's grace timer.
     var nextCloseDeadline: UInt64? { clients.values.filter(\.closing).map(\.closeDeadline).min() }
     /// The client is connected and not closing: it is served.
@@ -93,8 +112,9 @@ final class ClientConnections {
         return client
     }
 
-    /// What epoll reported for client `id`; each complete request line goes to `serve` while the
-    /// client is served.
+    /// What epoll reported for client `id`: a read (once the last one is served), then one share of
+    /// its request lines (`requestsPerTurn`) to `serve` while the client is served; the rest waits for
+    /// `serveBacklog`. Output it causes is written once, when the outermost `batch` ends.
     func handle(client id: Int, readable: Bool, writable: Bool, hangUp: Bool, serve: ([UInt8], ClientSession) -> Void) {
         guard let client = clients[id] else { return }
         if hangUp {
@@ -106,21 +126,92 @@ final class ClientConnections {
             if clients[client.id] == nil { return }
         }
         guard readable && !client.closing else { return }
-        switch client.readLines(maximumLineBytes: configuration.maximumLineBytes, scratch: &readScratch) {
-        case .closed:
+        if case .closed = client.read(scratch: &readScratch) {
             // The peer finished sending (EOF): answer what it asked, then close.
             beginClosing(client)
+            return
+        }
+        batch { serveShare(client, serve) }
+    }
+
+    /// Ends a loop turn: each backlogged client not yet served in it gets one share of its lines, in
+    /// round-robin order, and their output is written once.
+    func serveBacklog(_ serve: ([UInt8], ClientSession) -> Void) {
+        let waiting = backlogged
+        backlogged.removeAll(keepingCapacity: true)
+        batch {
+            for id in waiting {
+                guard let client = clients[id] else { continue }
+                if client.servedTurn == turn {
+                    // Served by its own event this turn: it keeps its place for the next.
+                    if client.hasBacklog && !backlogged.contains(id) { backlogged.append(id) }
+                    continue
+                }
+                serveShare(client, serve)
+            }
+        }
+        turn &+= 1
+    }
+
+    /// Runs `body`, writing the replies it queues once at the end (one write per client per turn, not
+    /// one per reply: a flood of tiny requests costs one syscall a turn, not one each). Nests.
+    func batch<T>(_ body: () -> T) -> T {
+        batchDepth += 1
+        let result = body()
+        batchDepth -= 1
+        if batchDepth == 0 {
+            // A flush can close a client (its last line written), never add to `dirty`.
+            let ready = dirty
+            dirty.removeAll(keepingCapacity: true)
+            for client in ready {
+                client.flushPending = false
+                guard clients[client.id] === client, !client.wantsWritable else { continue }
+                flush(client)
+            }
+        }
+        return result
+    }
+
+    /// One share of `client`'s lines; a client with lines left stops being read (its socket buffer,
+    /// not the daemon, holds the rest) and waits in `backlogged`; one with none is read again.
+    private func serveShare(_ client: ClientSession, _ serve: ([UInt8], ClientSession) -> Void) {
+        client.servedTurn = turn
+        switch client.takeLines(limit: Self.requestsPerTurn, maximumLineBytes: configuration.maximumLineBytes) {
+        case .closed:
+            beginClosing(client)
+            return
         case .lineTooLong:
             logger.notice("client: request line too long; closing", metadata: ["client.id": "\(client.id)"])
             fail(
                 client, .lineTooLong,
                 "request line longer than \(configuration.maximumLineBytes) bytes (newline included)")
+            return
         case .lines(let lines):
+            servingRequest = true
+            defer { servingRequest = false }
             for line in lines {
                 guard isServed(client) else { return }
                 serve(line, client)
             }
         }
+        guard isServed(client) else { return }
+        let paused = client.hasBacklog
+        if paused && !backlogged.contains(client.id) { backlogged.append(client.id) }
+        if paused != client.readPaused {
+            client.readPaused = paused
+            watcher.update(fd: client.fd, readable: !paused, writable: client.wantsWritable)
+        }
+    }
+
+    /// Writes `client`'s replies now, or at the end of the open batch.
+    private func flushSoon(_ client: ClientSession) {
+        guard batchDepth > 0 else {
+            if !client.wantsWritable { flush(client) }
+            return
+        }
+        guard !client.flushPending else { return }
+        client.flushPending = true
+        dirty.append(client)
     }
 
     // MARK: Output
@@ -157,10 +248,15 @@ final class ClientConnections {
             )
             return
         }
-        if !client.wantsWritable { flush(client) }
+        // The devices' output is written at once, as before: held to the end of the turn it would pile
+        // up past the soft limit and coalesce (a replay step can publish many frames), and the fan-out's
+        // latency counts a batch written when it is in the socket. What a request makes (its answer from
+        // a device's pipeline, a transform notice to every other client) waits for the turn's end, like
+        // the replies.
+        if servingRequest { flushSoon(client) } else if !client.wantsWritable { flush(client) }
     }
 
-    /// Queues a reply (never coalesced) and writes what the socket takes.
+    /// Queues a reply (never coalesced) and writes what the socket takes (at the end of the batch).
     func reply(to client: ClientSession, _ message: Message) {
         client.subscriber.queue.enqueue(.reply(message), softLimit: .max)
         if client.pendingBytes > configuration.hardQueueLimitBytes {
@@ -168,7 +264,7 @@ final class ClientConnections {
                 client, .queueOverflow, "client queue passed \(configuration.hardQueueLimitBytes) bytes; disconnecting")
             return
         }
-        if !client.wantsWritable { flush(client) }
+        flushSoon(client)
     }
 
     private func flush(_ client: ClientSession) {
@@ -198,7 +294,7 @@ final class ClientConnections {
     private func setWritableInterest(_ client: ClientSession, _ wanted: Bool) {
         guard client.wantsWritable != wanted else { return }
         client.wantsWritable = wanted
-        watcher.update(fd: client.fd, readable: !client.closing, writable: wanted)
+        watcher.update(fd: client.fd, readable: !client.closing && !client.readPaused, writable: wanted)
     }
 
     // MARK: Closing

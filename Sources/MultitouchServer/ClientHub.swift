@@ -147,6 +147,14 @@ final class ClientHub: RequestContext {
         }
     }
 
+    /// Ends a loop turn: backlogged clients get their next share of request lines, round-robin
+    /// (`ClientConnections.serveBacklog`, issue 28).
+    func serveBacklog() { connections.serveBacklog { line, client in serve(line, from: client) } }
+    /// Some client has request lines waiting: the loop polls instead of blocking.
+    var hasBacklog: Bool { connections.hasBacklog }
+    /// Runs one loop turn's work, writing what it queues for each client once at the end.
+    func batch<T>(_ body: () -> T) -> T { connections.batch(body) }
+
     /// Closes the clients whose grace time ran out.
     func closeExpiredClients() { connections.closeExpiredClients() }
 

@@ -18,6 +18,17 @@ final class ClientSession {
     private var stagingOffset = 0
     /// Splits what the client sends into request lines.
     private var framer = LineFramer()
+    /// What the last read returned and no request line has taken yet: a client is served a bounded
+    /// number of lines per loop turn (`ClientConnections.requestsPerTurn`), and the socket is read again
+    /// only once this is empty, so a flood waits in the client's own socket buffer, not in the daemon.
+    private var inbox: [UInt8] = []
+    private var inboxOffset = 0
+    /// The loop turn in which the client was last served (each gets one share of lines per turn).
+    var servedTurn: UInt64 = 0
+    /// Output is queued for the end of the current batch (one write per turn, `ClientConnections`).
+    var flushPending = false
+    /// Not watched for input while it has a backlog (`ClientConnections.serveShare`).
+    var readPaused = false
     /// True while EPOLLOUT is requested.
     var wantsWritable = false
     /// Set when the client must go once its last line (an error) is written, or at `closeDeadline`.
@@ -34,6 +45,7 @@ final class ClientSession {
         self.fd = fd
         self.peer = peer
         subscriber = Subscriber(id: id, grant: grant)
+        subscriber.account = peer?.uid
         staging.reserveCapacity(ClientSession.stagingBytes)
         reserveSendBuffer()
     }
@@ -84,9 +96,14 @@ final class ClientSession {
         case closed
     }
 
-    /// Reads what is available once (level-triggered epoll brings us back for more, so one chatty
-    /// client cannot starve the others).
-    func readLines(maximumLineBytes: Int, scratch: inout [UInt8]) -> ReadResult {
+    /// Bytes read and not yet taken as request lines: the client has more to be served.
+    var hasBacklog: Bool { inboxOffset < inbox.count }
+
+    /// Reads what is available once, when the last read has been served (level-triggered epoll brings
+    /// us back for more). Returns `.closed` at end of file or on an error, else `.lines([])`: the lines
+    /// are taken with `takeLines`.
+    func read(scratch: inout [UInt8]) -> ReadResult {
+        guard !hasBacklog else { return .lines([]) }
         let n: Int
         do {
             n = try Sys.read(fd, into: &scratch)
@@ -94,10 +111,38 @@ final class ClientSession {
             return error.wouldBlock ? .lines([]) : .closed
         }
         if n == 0 { return .closed }
-        switch framer.append(scratch[0..<n], maximumLineBytes: maximumLineBytes) {
-        case .lines(let lines): return .lines(lines)
-        case .lineTooLong: return .lineTooLong
+        inbox.removeAll(keepingCapacity: true)
+        inbox.append(contentsOf: scratch[0..<n])
+        inboxOffset = 0
+        return .lines([])
+    }
+
+    /// At most `limit` request lines from what was read (every newline counts, an empty line too, so a
+    /// read of 32,768 `\n` costs as many turns as 32,768 requests would); the rest waits for the next
+    /// turn. A partial line at the end goes to the framer to be completed by a later read.
+    func takeLines(limit: Int, maximumLineBytes: Int) -> ReadResult {
+        var lines: [[UInt8]] = []
+        var taken = 0
+        while taken < limit, inboxOffset < inbox.count {
+            let end = inbox[inboxOffset...].firstIndex(of: 0x0A).map { $0 + 1 } ?? inbox.count
+            let chunk = inbox[inboxOffset..<end]
+            inboxOffset = end
+            if chunk.last == 0x0A { taken += 1 }
+            switch framer.append(chunk, maximumLineBytes: maximumLineBytes) {
+            case .lines(let complete): lines.append(contentsOf: complete)
+            case .lineTooLong: return .lineTooLong
+            }
         }
+        if inboxOffset == inbox.count {
+            // Served: the next read starts a fresh buffer (a large one is not kept for a quiet client).
+            if inbox.capacity > ClientSession.stagingBytes {
+                inbox = []
+            } else {
+                inbox.removeAll(keepingCapacity: true)
+            }
+            inboxOffset = 0
+        }
+        return .lines(lines)
     }
 
     // MARK: Writing

@@ -84,7 +84,8 @@ public final class Daemon {
         devices = Devices(
             configuration: options.configuration, replay: options.replay, logger: logger,
             loop: try EventLoopDevices(loop: loop))
-        hub.host = self
+        hub.host = devices
+        devices.onClientsChanged = { [unowned self] in updateStatus() }
         hub.closingChanged = { [unowned self] in graceTimer.arm(at: hub.nextCloseDeadline) }
         devices.sink = { [unowned hub] outputs, readAt in hub.dispatch(outputs, readAt: readAt) }
         devices.devicesChanged = { [unowned self] in updateStatus() }
@@ -132,7 +133,14 @@ public final class Daemon {
         logger.info("daemon: ready", metadata: ["daemon.version": "\(options.daemonVersion)"])
 
         while !stopRequested {
-            for input in try loop.wait() { handle(input) }
+            // A turn: what epoll reported, then one more share for each client with request lines
+            // left (round-robin, issue 28), each client's output written once at the end. With lines
+            // left, the next wait only polls.
+            let inputs = try loop.wait(timeoutMilliseconds: hub.hasBacklog ? 0 : -1)
+            hub.batch {
+                for input in inputs { handle(input) }
+                hub.serveBacklog()
+            }
         }
         shutdown()
         return exitCode
@@ -259,18 +267,6 @@ public final class Daemon {
         if let listener = listener.take() { listener.close() }
         logger.info("daemon: stopped")
     }
-}
-
-extension Daemon: ClientHubHost {
-    func currentDevices() -> [PipelineDevice] { devices.currentDevices() }
-    func deviceFigures() -> [DeviceFigures] { devices.statistics() }
-    func apply(_ request: PipelineRequest, device: Int, token: UInt64) -> Bool {
-        devices.apply(request, device: device, token: token)
-    }
-    func clientSubscribed(subscribers: Int) { devices.clientSubscribed(subscribers: subscribers) }
-    func clientsChanged() { updateStatus() }
-    func clientGone(_ client: ClientID) { devices.clientGone(client) }
-    func predictionsChanged() { devices.predictionsChanged() }
 }
 
 /// Client sockets watched through the daemon's event loop.

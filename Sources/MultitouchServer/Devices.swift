@@ -47,6 +47,8 @@ final class Devices {
     var observer: (([PipelineOutput]) -> Void)?
     /// Called when the set of devices changed (the systemd status line counts them).
     var devicesChanged: () -> Void = {}
+    /// Called when a client connected or left (the status line counts them too).
+    var onClientsChanged: () -> Void = {}
     /// Who asked for predictions of a device (the client side knows the subscriptions).
     var predictions: (Int) -> PredictionRequests = { _ in .none } {
         didSet {
@@ -196,4 +198,10 @@ extension DaemonConfiguration {
         let decision = DeviceMatcher(configuration: devices).decide(path: path, description: description)
         return PipelineSettings(gestures: gestures, output: decision.output, sizeMillimeters: decision.sizeMillimeters)
     }
+}
+
+/// The client side's view of the devices: typed requests in, typed output out through the sink.
+extension Devices: ClientHubHost {
+    func deviceFigures() -> [DeviceFigures] { statistics() }
+    func clientsChanged() { onClientsChanged() }
 }

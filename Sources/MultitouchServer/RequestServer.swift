@@ -64,6 +64,12 @@ final class RequestServer {
         perSecond: RequestServer.regionRequestsPerSecondPerUser,
         capacity: RequestServer.regionRequestsPerSecondPerUser)
     static let regionRequestsPerSecondPerUser = 240
+    /// Every request of one user's clients together (issue 28): what a flood of tiny lines (`1\n`,
+    /// pings, frames) may cost, whatever the number of connections. 2,000 a second is eight bridged
+    /// browsers asking for frames at 120 Hz twice over; past it each line is refused unparsed.
+    private var allRequests = RequestRate(
+        perSecond: RequestServer.requestsPerSecondPerUser, capacity: RequestServer.requestsPerSecondPerUser)
+    static let requestsPerSecondPerUser = 2000
     /// Bytes per second of one user's large request lines (over `largeRequestBytes`), charged before
     /// the line is parsed; the burst is two of the longest lines.
     private var largeRequestBytes: RequestRate
@@ -89,6 +95,17 @@ final class RequestServer {
 
     /// Serves one request line of `client`, appending what it asks for to `effects`.
     func serve(_ line: [UInt8], from client: ClientSession, context: any RequestContext, into effects: inout [Effect]) {
+        guard allRequests.take(uid: client.peer?.uid ?? .max, now: clock()) else {
+            // Refused unparsed, like the large lines below: the flood costs a scan for the id.
+            effects.append(
+                .reply(
+                    .error(
+                        ErrorMessage(
+                            .overBudget,
+                            "over budget: requests_per_second_per_user: more than \(RequestServer.requestsPerSecondPerUser) in one second; nothing changed",
+                            id: RequestID.salvaged(from: line)))))
+            return
+        }
         if line.count > RequestServer.largeRequestBytes,
             !largeRequestBytes.take(uid: client.peer?.uid ?? .max, now: clock(), cost: line.count)
         {

@@ -14,7 +14,20 @@ enum TUIOHook {
         guard !configuration.targets.isEmpty else { return nil }
         let sender: UDPDatagramSender
         do {
-            sender = try UDPDatagramSender(targets: configuration.targets)
+            // Names resolve on the sender's own thread: a DNS server that does not answer must not
+            // hold the loop (a reload once blocked it for 10 s, issue 28). The outcome is logged there.
+            sender = try UDPDatagramSender(
+                targets: configuration.targets,
+                resolvedName: { [logger] target, outcome in
+                    switch outcome {
+                    case .success:
+                        logger.info("tuio: target resolved", metadata: ["tuio.target": "\(target)"])
+                    case .failure(let error):
+                        logger.error(
+                            "tuio: target does not resolve; nothing is sent to it",
+                            metadata: ["tuio.target": "\(target)", "error": "\(error)"])
+                    }
+                })
         } catch {
             logger.error("tuio: not sending", metadata: ["error": "\(error)"])
             return nil
@@ -42,7 +55,7 @@ enum TUIOHook {
             "tuio: stopped",
             metadata: [
                 "tuio.bundles": "\(broadcaster.bundles)", "tuio.datagrams": "\(s.datagrams)",
-                "tuio.failures": "\(s.failures)",
+                "tuio.failures": "\(s.failures)", "tuio.unresolved": "\(s.unresolved)",
             ])
     }
 }

@@ -27,6 +27,12 @@ public struct OutboundMessage: Sendable {
     /// down, no segment or animation under way): the point where a connection can switch between the
     /// whole-device and routed streams. Set by the `Publisher`, which keeps that account.
     public var closesLastSession = false
+    /// A notice that only matters in its latest form (a device's `transform` notice carries the whole
+    /// new base): a newer one of the same device, stream and region replaces it while it is still
+    /// queued, whatever the queue's length, so a flood of them holds one slot per device in a
+    /// bystander's queue and never overflows it (issue 28). The client misses nothing it needs, so no
+    /// `dropped` notice is sent for it.
+    public var supersedable = false
 
     public init(
         bytes: [UInt8], device: Int, streams: MessageStreams, droppable: Bool, wholeDevice: Bool = false,
@@ -49,6 +55,8 @@ public struct OutboundMessage: Sendable {
         self.init(
             bytes: bytes, device: message.device ?? 0, streams: message.streams, droppable: message.isDroppable,
             wholeDevice: message.isWholeDeviceStream)
+        // A transform notice (no id: not the reply to the asker) states the device's whole base.
+        if case .transform(let notice) = message, notice.id == nil { supersedable = true }
     }
 
     /// `message` for client `client` alone: one of its regions' touches or gesture events.
@@ -108,6 +116,8 @@ public struct ClientQueue: Sendable {
     private var tombstones = 0
     /// Absolute index of the latest queued droppable message per key.
     private var lastDroppable: [Key: Int] = [:]
+    /// Absolute index of the queued supersedable notice per key (at most one each).
+    private var lastNotice: [Key: Int] = [:]
 
     /// Messages queued (tombstones not counted).
     public private(set) var count = 0
@@ -115,6 +125,8 @@ public struct ClientQueue: Sendable {
     public private(set) var bytes = 0
     /// Messages coalesced away over the client's lifetime.
     public private(set) var droppedTotal = 0
+    /// Supersedable notices replaced by a newer one while queued, over the client's lifetime.
+    public private(set) var supersededTotal = 0
 
     public init() {}
 
@@ -125,12 +137,31 @@ public struct ClientQueue: Sendable {
         case appended
         /// An older droppable message of the same device and stream was replaced.
         case coalesced
+        /// A queued supersedable notice of the same device, stream and region was replaced.
+        case superseded
     }
 
     /// Adds `message`, coalescing when the queue holds `softLimit` messages or more.
     @discardableResult
     public mutating func enqueue(_ message: OutboundMessage, softLimit: Int) -> EnqueueResult {
         let key = Key(message)
+        if message.supersedable {
+            var result = EnqueueResult.appended
+            if let old = lastNotice[key], old >= base + head, let entry = slots[old - base] {
+                slots[old - base] = nil
+                tombstones += 1
+                count -= 1
+                bytes -= entry.message.bytes.count
+                supersededTotal += 1
+                result = .superseded
+            }
+            lastNotice[key] = base + slots.count
+            slots.append(Entry(message: message, missed: 0))
+            count += 1
+            bytes += message.bytes.count
+            if tombstones > 64 && tombstones > count { compact() }
+            return result
+        }
         var missed = 0
         var result = EnqueueResult.appended
         if message.droppable, count >= softLimit, let old = lastDroppable[key], old >= base + head,
@@ -180,6 +211,7 @@ public struct ClientQueue: Sendable {
         base = 0
         tombstones = 0
         lastDroppable = [:]
+        lastNotice = [:]
         count = 0
         bytes = 0
     }
@@ -189,6 +221,7 @@ public struct ClientQueue: Sendable {
         var newSlots: [Entry?] = []
         newSlots.reserveCapacity(count)
         var newLast: [Key: Int] = [:]
+        var newNotices: [Key: Int] = [:]
         let newBase = base + slots.count  // fresh absolute indices never collide with old ones
         for slot in slots[head...] {
             guard let entry = slot else { continue }
@@ -196,6 +229,7 @@ public struct ClientQueue: Sendable {
                 newLast[Key(entry.message)] =
                     newBase + newSlots.count
             }
+            if entry.message.supersedable { newNotices[Key(entry.message)] = newBase + newSlots.count }
             newSlots.append(entry)
         }
         slots = newSlots
@@ -203,5 +237,6 @@ public struct ClientQueue: Sendable {
         head = 0
         tombstones = 0
         lastDroppable = newLast
+        lastNotice = newNotices
     }
 }

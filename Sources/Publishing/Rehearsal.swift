@@ -160,9 +160,9 @@ public enum Rehearsal {
             outputs.removeAll(keepingCapacity: true)
             // Each client declares its regions on a device just announced, in connection order.
             for device in added {
-                for client in clients where !client.regions.isEmpty && client.grant.has(.regions) {
+                for (c, client) in clients.enumerated() where !client.regions.isEmpty && client.grant.has(.regions) {
                     let token = answers.register(client: client.id, id: nil, kind: .regions)
-                    let grant = RoutingGrant(zBand: client.grant.zBand, observesOthers: client.grant.has(.observe))
+                    let grant = subscribers[c].routingGrant
                     _ = schedule.withPipeline(device: device) {
                         $0.handle(
                             .declareRegions(client: ClientID(UInt64(client.id)), regions: client.regions, grant: grant),

@@ -12,6 +12,9 @@ public struct Subscriber {
     public let id: Int
     /// What the access policy lets this client do (docs/SECURITY.md), fixed at connect.
     public var grant: AccessGrant
+    /// The uid its regions are charged to (`RoutingGrant.account`): a user's connections share one
+    /// share of each device's routing budget. Nil when the peer is unknown.
+    public var account: UInt32?
     /// Streams and devices the client asked for; nil before the first subscribe (nothing is streamed).
     public var subscription: (streams: MessageStreams, devices: DeviceFilter)?
     /// The subscription's prediction horizon (`predictMs`), nil when it asked for none.
@@ -59,7 +62,9 @@ public struct Subscriber {
 
     /// What the router needs of the grant.
     public var routingGrant: RoutingGrant {
-        RoutingGrant(zBand: grant.zBand, observesOthers: grant.has(.observe))
+        RoutingGrant(
+            zBand: grant.zBand, observesOthers: grant.has(.observe), coversExclusive: grant.has(.cover),
+            account: account)
     }
 
     /// Whether the client receives `message` (its subscription, its regions, its rights).

@@ -23,11 +23,16 @@ public struct HitIndex: Sendable {
         public var bounds: RegionRect
         /// Position in the client's declaration (later is in front among equal z).
         public var declaration: Int
+        /// Its client has the `cover` right: it may take touches over another client's exclusive
+        /// region (`RoutingGrant.coversExclusive`). Without it the region is passed over there.
+        public var coversExclusive = true
     }
 
     /// One grid of the pyramid.
     private struct Level: Sendable {
         var side: Int
+        /// Half a cell's size: coordinates are halved before they are placed, so that the extent of
+        /// regions at both ends of the doubles (1e308 - -1e308) stays finite (issue 28).
         var cellWidth: Double
         var cellHeight: Double
         /// Per cell, owners (opaque, passthrough) front to back: `ownerIndices[ownerStart[c]..<ownerStart[c+1]]`.
@@ -42,6 +47,9 @@ public struct HitIndex: Sendable {
     public let entries: [Entry]
     private let origin: Point
     private let levels: [Level]
+    /// Some owner may not cover another client's exclusive region, and some exclusive region exists:
+    /// only then does a hit test look past the front-most owner.
+    private let guardsExclusive: Bool
 
     /// Most cells a region is listed in at its level.
     static let maximumCellsPerEntry = 64
@@ -57,6 +65,9 @@ public struct HitIndex: Sendable {
             return a.declaration > b.declaration
         }
         self.entries = entries
+        guardsExclusive =
+            entries.contains { $0.region.options.exclusive && $0.region.mode != .observer }
+            && entries.contains { !$0.coversExclusive }
         guard let first = entries.first else {
             origin = .zero
             levels = []
@@ -76,17 +87,17 @@ public struct HitIndex: Sendable {
         var observers = sides.map { [[Int32]](repeating: [], count: $0 * $0) }
         let sizes = sides.map { side in
             (
-                max((hi.x - lo.x) / Double(side), .leastNormalMagnitude),
-                max((hi.y - lo.y) / Double(side), .leastNormalMagnitude)
+                max((hi.x / 2 - lo.x / 2) / Double(side), .leastNormalMagnitude),
+                max((hi.y / 2 - lo.y / 2) / Double(side), .leastNormalMagnitude)
             )
         }
         for (i, e) in entries.enumerated() {
             for (l, side) in sides.enumerated() {
                 let (w, h) = sizes[l]
-                let c0 = Self.clamp(Int(((e.bounds.x - lo.x) / w).rounded(.down)), side)
-                let c1 = Self.clamp(Int(((e.bounds.maxX - lo.x) / w).rounded(.down)), side)
-                let r0 = Self.clamp(Int(((e.bounds.y - lo.y) / h).rounded(.down)), side)
-                let r1 = Self.clamp(Int(((e.bounds.maxY - lo.y) / h).rounded(.down)), side)
+                let c0 = Self.cell((e.bounds.x / 2 - lo.x / 2) / w, side)
+                let c1 = Self.cell((e.bounds.maxX / 2 - lo.x / 2) / w, side)
+                let r0 = Self.cell((e.bounds.y / 2 - lo.y / 2) / h, side)
+                let r1 = Self.cell((e.bounds.maxY / 2 - lo.y / 2) / h, side)
                 // The coarsest level (one cell) takes whatever is left.
                 guard (c1 - c0 + 1) * (r1 - r0 + 1) <= Self.maximumCellsPerEntry || l == sides.count - 1 else {
                     continue
@@ -111,7 +122,12 @@ public struct HitIndex: Sendable {
         }
     }
 
-    private static func clamp(_ v: Int, _ side: Int) -> Int { min(side - 1, max(0, v)) }
+    /// The cell a scaled coordinate falls in, clamped to the grid; never traps (a NaN is cell 0).
+    private static func cell(_ v: Double, _ side: Int) -> Int {
+        guard v >= 0 else { return 0 }
+        guard v < Double(side) else { return side - 1 }
+        return Int(v)
+    }
 
     private static func flatten(_ lists: [[Int32]]) -> ([Int32], [Int32]) {
         var start: [Int32] = [0]
@@ -131,21 +147,47 @@ public struct HitIndex: Sendable {
     /// The cell of `level` holding `p`, nil outside the union of the regions' bounds (no region can
     /// contain it; NaN fails every comparison and lands here too).
     @inline(__always) private func cell(at p: Point, _ level: Level) -> Int? {
-        let fx = (p.x - origin.x) / level.cellWidth
-        let fy = (p.y - origin.y) / level.cellHeight
+        let fx = (p.x / 2 - origin.x / 2) / level.cellWidth
+        let fy = (p.y / 2 - origin.y / 2) / level.cellHeight
         guard fx >= 0, fy >= 0, fx < Double(level.side), fy < Double(level.side) else { return nil }
         return min(Int(fy), level.side - 1) * level.side + min(Int(fx), level.side - 1)
     }
 
     /// The region that owns a touch beginning at `p` (the front-most opaque region containing it, or
     /// passthrough region solid there), as an index into `entries`; nil when none does.
+    ///
+    /// Another client's `exclusive` region further back at `p` passes over every region in front of it
+    /// whose client may not cover it (`Entry.coversExclusive`, issue 28): only its owner's regions and
+    /// a covering client's can take a touch landing on it, whatever z the others picked.
     public func owner(at p: Point) -> Int? {
-        var result: Int?
-        walk(at: p, observers: false) { i in
-            result = i
-            return false
+        guard guardsExclusive else {
+            var result: Int?
+            walk(at: p, observers: false) { i in
+                result = i
+                return false
+            }
+            return result
         }
-        return result
+        var hits: [Int] = []
+        walk(at: p, observers: false) { i in
+            hits.append(i)
+            return true
+        }
+        return Self.firstEligible(hits, entries)
+    }
+
+    /// The front-most of `hits` (front to back) that no exclusive region of another client behind it
+    /// passes over.
+    static func firstEligible(_ hits: [Int], _ entries: [Entry]) -> Int? {
+        for (n, i) in hits.enumerated() {
+            let e = entries[i]
+            if e.coversExclusive { return i }
+            let passedOver = hits[(n + 1)...].contains { j in
+                entries[j].region.options.exclusive && entries[j].key.client != e.key.client
+            }
+            if !passedOver { return i }
+        }
+        return nil
     }
 
     /// Appends the observers of a touch beginning at `p`, front to back, as indices into `entries`.
@@ -201,14 +243,15 @@ public struct HitIndex: Sendable {
     /// Reference hit test by walking every region front to back, for tests and the benchmark's
     /// comparison: must agree with `owner(at:)`.
     public func ownerByLinearScan(at p: Point) -> Int? {
+        var hits: [Int] = []
         for (i, e) in entries.enumerated() {
             switch e.region.mode {
             case .opaque, .passthrough:
-                if e.region.isHit(at: p, bounds: e.bounds) { return i }
+                if e.region.isHit(at: p, bounds: e.bounds) { hits.append(i) }
             case .observer:
                 continue
             }
         }
-        return nil
+        return Self.firstEligible(hits, entries)
     }
 }

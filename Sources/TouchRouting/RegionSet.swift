@@ -32,10 +32,21 @@ public struct RoutingGrant: Hashable, Sendable {
     /// The `observe` right: its observer regions also see touches owned by other clients' regions
     /// (never those of an `exclusive` region).
     public var observesOthers: Bool
+    /// The `cover` right: its regions may sit over another client's `exclusive` region and take the
+    /// touches that land there. Without it they are passed over there, whatever their z (issue 28).
+    public var coversExclusive: Bool
+    /// Who the client's regions are charged to: its uid, so a user's connections share one share of
+    /// each device's budget (`RoutingBudget`). Nil: the client is its own account.
+    public var account: UInt32?
 
-    public init(zBand: ClosedRange<Int> = Int.min...Int.max, observesOthers: Bool = true) {
+    public init(
+        zBand: ClosedRange<Int> = Int.min...Int.max, observesOthers: Bool = true, coversExclusive: Bool = true,
+        account: UInt32? = nil
+    ) {
         self.zBand = zBand
         self.observesOthers = observesOthers
+        self.coversExclusive = coversExclusive
+        self.account = account
     }
 
     /// Everything: what a client gets when no policy restricts it.
@@ -69,9 +80,21 @@ public struct RegionSet: Sendable {
     /// The grant of `client`.
     public func grant(of client: ClientID) -> RoutingGrant { grants[client] ?? .all }
 
-    /// Sets what `client` may do; the next declaration is checked against it (regions in force stay).
+    /// Sets what `client` may do; the next declaration is checked against it (regions in force stay,
+    /// re-indexed when what they may cover changed).
     public mutating func setGrant(_ grant: RoutingGrant, for client: ClientID) {
+        let covered = self.grant(of: client).coversExclusive
         grants[client] = grant == .all ? nil : grant
+        if covered != grant.coversExclusive && byClient[client] != nil { rebuildIndex() }
+    }
+
+    /// What the regions of every client charged to `account` other than `client` cost (nothing for a
+    /// client that is its own account).
+    private func accountCost(of client: ClientID, _ account: UInt32?) -> RoutingBudget.Cost {
+        guard let account else { return RoutingBudget.Cost() }
+        var sum = RoutingBudget.Cost()
+        for (other, cost) in costs where other != client && grant(of: other).account == account { sum = sum + cost }
+        return sum
     }
 
     /// Replaces `client`'s regions with `regions` (an empty array removes them all).
@@ -92,7 +115,9 @@ public struct RegionSet: Sendable {
         guard outside.isEmpty else { throw RoutingRequestError(problems: outside, kind: .forbidden) }
         let cost = RoutingBudget.Cost(of: regions)
         let device = totalCost - (costs[client] ?? RoutingBudget.Cost()) + cost
-        let exceeded = budget.exceeded(client: cost, device: device)
+        let user = accountCost(of: client, grant(of: client).account) + cost
+        let exceeded = budget.exceeded(
+            client: cost, user: user, device: device, previous: costs[client] ?? RoutingBudget.Cost())
         guard exceeded.isEmpty else {
             throw RoutingRequestError(problems: exceeded.map { "over budget: \($0)" }, kind: .overBudget)
         }
@@ -151,7 +176,7 @@ public struct RegionSet: Sendable {
                 entries.append(
                     HitIndex.Entry(
                         key: RegionKey(client: client, region: r.id), region: r, bounds: r.shape.bounds,
-                        declaration: order))
+                        declaration: order, coversExclusive: grant(of: client).coversExclusive))
             }
         }
         index = HitIndex(entries: entries)

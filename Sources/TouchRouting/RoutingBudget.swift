@@ -24,6 +24,26 @@ public struct RoutingBudget: Hashable, Sendable {
     /// Alpha mask cells of all clients on one device.
     public var maskCellsPerDevice = 1_048_576
 
+    // Shares (issue 28): a user's connections together may hold what one client may, and a quarter of
+    // every per-device limit is kept for users holding no more than their floor (a sixteenth of it),
+    // so a user with many connections cannot take a device, and a program that starts later can always
+    // declare a PIN pad's worth (64 regions, 4 observers) while fewer than five such late programs
+    // share the reserve. `RegionSet` charges a client to its `RoutingGrant.account` (its uid).
+
+    /// Regions of one user's clients together on one device.
+    public var regionsPerUser = RegionLimits.maximumRegionsPerClient
+    /// Observer regions of one user's clients together on one device.
+    public var observersPerUser = 16
+    /// Polygon vertices of one user's clients together on one device.
+    public var verticesPerUser = 16_384
+    /// Alpha mask cells of one user's clients together on one device.
+    public var maskCellsPerUser = 262_144
+
+    /// The part of a per-device limit only users within their floor may use: a quarter of it.
+    static func reserve(_ perDevice: Int) -> Int { perDevice / 4 }
+    /// What a user may hold and still use the reserve: a sixteenth of the per-device limit.
+    static func floor(_ perDevice: Int) -> Int { perDevice / 16 }
+
     public init() {}
 
     /// The daemon's limits.
@@ -40,6 +60,10 @@ public struct RoutingBudget: Hashable, Sendable {
         b.verticesPerDevice = .max
         b.maskCellsPerClient = .max
         b.maskCellsPerDevice = .max
+        b.regionsPerUser = .max
+        b.observersPerUser = .max
+        b.verticesPerUser = .max
+        b.maskCellsPerUser = .max
         return b
     }()
 
@@ -90,6 +114,14 @@ public struct RoutingBudget: Hashable, Sendable {
     /// would exceed, each as "NAME: USED > LIMIT" with the limit's name as docs/SECURITY.md gives it;
     /// empty when both fit.
     public func exceeded(client: Cost, device: Cost) -> [String] {
+        exceeded(client: client, user: client, device: device)
+    }
+
+    /// The limits `client` (its whole new set), its user (`user`: every set charged to the client's
+    /// account, the new one included) and `device` would exceed, as "NAME: USED > LIMIT"; a user past
+    /// its floor that grows (its set costs more than `previous`, what the client held) is held to the
+    /// per-device limit less the reserve. Empty when everything fits.
+    public func exceeded(client: Cost, user: Cost, device: Cost, previous: Cost = Cost()) -> [String] {
         var out: [String] = []
         func check(_ name: String, _ used: Int, _ limit: Int) {
             if used > limit { out.append("\(name): \(used) > \(limit)") }
@@ -98,10 +130,32 @@ public struct RoutingBudget: Hashable, Sendable {
         check("observers_per_client", client.observers, observersPerClient)
         check("vertices_per_client", client.vertices, verticesPerClient)
         check("mask_cells_per_client", client.maskCells, maskCellsPerClient)
-        check("regions_per_device", device.regions, regionsPerDevice)
-        check("observers_per_device", device.observers, observersPerDevice)
-        check("vertices_per_device", device.vertices, verticesPerDevice)
-        check("mask_cells_per_device", device.maskCells, maskCellsPerDevice)
+        check("regions_per_user", user.regions, regionsPerUser)
+        check("observers_per_user", user.observers, observersPerUser)
+        check("vertices_per_user", user.vertices, verticesPerUser)
+        check("mask_cells_per_user", user.maskCells, maskCellsPerUser)
+        func checkDevice(_ name: String, _ grows: Bool, _ userUsed: Int, _ used: Int, _ limit: Int) {
+            let floor = Self.floor(limit)
+            let shared = limit - Self.reserve(limit)
+            if used > limit {
+                out.append("\(name): \(used) > \(limit)")
+            } else if grows && userUsed > floor && used > shared {
+                out.append(
+                    "\(name): \(used) > \(shared) (the last \(limit - shared) are kept for users holding at most \(floor))"
+                )
+            }
+        }
+        checkDevice(
+            "regions_per_device", client.regions > previous.regions, user.regions, device.regions, regionsPerDevice)
+        checkDevice(
+            "observers_per_device", client.observers > previous.observers, user.observers, device.observers,
+            observersPerDevice)
+        checkDevice(
+            "vertices_per_device", client.vertices > previous.vertices, user.vertices, device.vertices,
+            verticesPerDevice)
+        checkDevice(
+            "mask_cells_per_device", client.maskCells > previous.maskCells, user.maskCells, device.maskCells,
+            maskCellsPerDevice)
         return out
     }
 }

@@ -33,9 +33,7 @@ final class AdmissionGate: ChannelInboundHandler, RemovableChannelHandler {
             context.fireChannelRead(data)
             return
         }
-        let carried = BridgeToken.carried(
-            uri: head.uri, cookies: head.headers[canonicalForm: "cookie"].map(String.init),
-            port: context.channel.localAddress?.port ?? 0)
+        let carried = BridgeToken.carried(uri: head.uri)
         guard token.matches(carried) else {
             head.headers.remove(name: "upgrade")
             head.headers.replaceOrAdd(name: "connection", value: "close")

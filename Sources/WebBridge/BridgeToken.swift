@@ -5,9 +5,10 @@ import Glibc
 /// The secret a browser must carry to open the bridge's WebSocket: TCP has no peer credentials, so
 /// without it any local user who reaches the port would act with the bridge user's daemon access.
 ///
-/// A browser carries it in the URL query (`?token=…`, the URL the bridge prints) or in the cookie
-/// the bridge sets when it serves a page to such a URL; `multitouch.js` forwards the page's token to
-/// the `/ws` URL. The comparison takes the same time whatever the candidate holds, so timing does
+/// A browser carries it in the URL query only (`?token=…`, the URL the bridge prints); `multitouch.js`
+/// forwards the page's token to the `/ws` URL. Never in a cookie: cookies are not port-scoped, so the
+/// browser would hand it to every other server on the same host, whose owner could replay it (issue
+/// 28). The comparison takes the same time whatever the candidate holds, so timing does
 /// not reveal how much of a guess was right.
 public struct BridgeToken: Sendable, Equatable {
     /// The token's text: URL-safe characters only (it travels in queries and cookies unescaped).
@@ -61,32 +62,22 @@ public struct BridgeToken: Sendable, Equatable {
         return difference == 0
     }
 
-    /// The name of the cookie that carries the token for the bridge on `port` (cookies are shared
-    /// by every port of a host, so each bridge's name includes its port).
-    public static func cookieName(port: Int) -> String { "multitouch_token_\(port)" }
-
-    /// The token a request carries: the `token` query parameter of `uri`, else the bridge's cookie
-    /// in the `Cookie` header values.
-    static func carried(uri: String, cookies: [String], port: Int) -> Substring? {
+    /// The token a request carries: the `token` query parameter of `uri` (never a cookie, see above).
+    static func carried(uri: String) -> Substring? {
         if let query = uri.split(separator: "?", maxSplits: 1).dropFirst().first {
             let beforeFragment = query.prefix { $0 != "#" }
             for pair in beforeFragment.split(separator: "&") where pair.hasPrefix("token=") {
                 return pair.dropFirst("token=".count)
             }
         }
-        let name = cookieName(port: port) + "="
-        for header in cookies {
-            for cookie in header.split(separator: ";") {
-                let trimmed = cookie.drop { $0 == " " }
-                if trimmed.hasPrefix(name) { return trimmed.dropFirst(name.count) }
-            }
-        }
         return nil
     }
 
-    /// Reads the token from `path`, or writes a fresh one there (mode 0600) when the file does not
-    /// exist. The file must be a regular file that others cannot read or write: a token anyone can
-    /// read admits anyone. Its owner may make it readable by a group (0640), such as the socket's.
+    /// Reads the token from `path`, or writes a fresh one there (mode 0600, O_EXCL) when the file does
+    /// not exist. The file must be a regular file (not a symlink) owned by the bridge's user or root,
+    /// that others cannot read or write and its group cannot write: a token anyone can read admits
+    /// anyone, and one another user planted (in /tmp, say) would admit that user. Its owner may make it
+    /// readable by a group (0640), such as the socket's.
     /// - Throws: `Problem` naming the file and what is wrong with it.
     public static func load(path: String) throws -> BridgeToken {
         let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -113,6 +104,18 @@ public struct BridgeToken: Sendable, Equatable {
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw Problem(description: "the token file \(path) is not a regular file")
+        }
+        guard status.st_uid == geteuid() || status.st_uid == 0 else {
+            throw Problem(
+                description:
+                    "the token file \(path) belongs to uid \(status.st_uid), not to this user (uid \(geteuid())) or root; another user could have planted it: remove it or use a path of your own"
+            )
+        }
+        guard status.st_mode & 0o020 == 0 else {
+            throw Problem(
+                description:
+                    "the token file \(path) is writable by its group (mode \(String(status.st_mode & 0o777, radix: 8))); chmod g-w it"
+            )
         }
         guard status.st_mode & 0o007 == 0 else {
             throw Problem(

@@ -3,13 +3,27 @@ import NIOWebSocket
 
 /// A browser broke RFC 6455 (or the bridge's size limit): the connection closes with `code` and
 /// `reason`, and nothing more of it reaches the daemon.
-struct ProtocolViolation: Error, Equatable, CustomStringConvertible {
+public struct ProtocolViolation: Error, Equatable, CustomStringConvertible {
     /// The close code: 1002 protocol error, 1007 invalid UTF-8, 1009 too large.
-    let code: WebSocketErrorCode
+    public let code: WebSocketErrorCode
     /// The close reason, shown to the browser and logged.
-    let reason: String
+    public let reason: String
 
-    var description: String { "\(reason) (close \(WebSocketErrorCode.number(code)))" }
+    /// The handlers a browser's frames pass after NIO's frame decoder, in order: the RFC 6455 rules of
+    /// `check`, then the aggregator that makes fragmented messages whole (at most
+    /// `maximumMessageBytes`). The bridge's pipeline and the `websocket` fuzz harness add the same.
+    public static func addBrowserFrameHandlers(
+        to operations: ChannelPipeline.SynchronousOperations, maximumMessageBytes: Int
+    ) throws {
+        try operations.addHandler(BrowserFrameValidator())
+        // Browsers may fragment a message; the relay wants whole ones.
+        try operations.addHandler(
+            NIOWebSocketFrameAggregator(
+                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024, maxAccumulatedFrameSize: maximumMessageBytes
+            ))
+    }
+
+    public var description: String { "\(reason) (close \(WebSocketErrorCode.number(code)))" }
 
     /// The rule a single frame from a browser breaks, or nil. NIO's decoder leaves these to the
     /// application ("limited enforcement", to allow extensions), and the bridge negotiates none.
@@ -22,14 +36,36 @@ struct ProtocolViolation: Error, Equatable, CustomStringConvertible {
                 code: .protocolError, reason: "RSV bits set without a negotiated extension (RFC 6455 5.2)")
         }
         switch frame.opcode {
-        case .continuation, .text, .binary, .connectionClose, .ping, .pong: return nil
+        case .continuation, .text, .binary, .ping, .pong: return nil
+        case .connectionClose: return checkClose(frame.unmaskedData)
         default:
             return ProtocolViolation(code: .protocolError, reason: "reserved opcode \(frame.opcode) (RFC 6455 5.2)")
         }
     }
 
+    /// The rule a close frame's body breaks (RFC 6455 5.5.1, 7.4): a body of one byte (a code is two),
+    /// a code no endpoint may send (below 1000, 1004-1006, 1015, 1016-2999, 5000 and up), or a reason
+    /// that is not UTF-8 (1007). Autobahn|Testsuite's cases 7.3-7.9 check the same.
+    static func checkClose(_ payload: ByteBuffer) -> ProtocolViolation? {
+        if payload.readableBytes == 0 { return nil }
+        var body = payload
+        guard let code = body.readInteger(as: UInt16.self) else {
+            return ProtocolViolation(code: .protocolError, reason: "a close frame's body of one byte (RFC 6455 5.5.1)")
+        }
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: break
+        default:
+            return ProtocolViolation(code: .protocolError, reason: "close code \(code) may not be sent (RFC 6455 7.4)")
+        }
+        if String(validating: body.readableBytesView, as: UTF8.self) == nil {
+            return ProtocolViolation(
+                code: .dataInconsistentWithMessage, reason: "close reason is not UTF-8 (RFC 6455 5.5.1)")
+        }
+        return nil
+    }
+
     /// The violation an error from NIO's WebSocket handlers stands for, or nil for other errors.
-    static func from(_ error: any Error) -> ProtocolViolation? {
+    public static func from(_ error: any Error) -> ProtocolViolation? {
         if let violation = error as? ProtocolViolation { return violation }
         if let error = error as? NIOWebSocketError {
             switch error {
@@ -53,7 +89,7 @@ struct ProtocolViolation: Error, Equatable, CustomStringConvertible {
 
     /// The violation of a text message that is not UTF-8 (RFC 6455 8.1), checked on the whole
     /// message: a character may be split between fragments.
-    static func checkText(_ payload: ByteBuffer) -> ProtocolViolation? {
+    public static func checkText(_ payload: ByteBuffer) -> ProtocolViolation? {
         if String(validating: payload.readableBytesView, as: UTF8.self) != nil { return nil }
         return ProtocolViolation(code: .dataInconsistentWithMessage, reason: "text message is not UTF-8 (RFC 6455 8.1)")
     }
@@ -61,7 +97,7 @@ struct ProtocolViolation: Error, Equatable, CustomStringConvertible {
 
 extension WebSocketErrorCode {
     /// The code's number on the wire.
-    static func number(_ code: WebSocketErrorCode) -> UInt16 {
+    public static func number(_ code: WebSocketErrorCode) -> UInt16 {
         var buffer = ByteBuffer()
         buffer.write(webSocketErrorCode: code)
         return buffer.readInteger(as: UInt16.self) ?? 0

@@ -26,11 +26,10 @@ enum HTTPRoutes {
     }
 
     /// The response to a request head (pure: the routing table, tested directly). `port` is the
-    /// bridge's (it names the token cookie).
+    /// bridge's.
     static func response(to head: HTTPRequestHead, configuration: BridgeConfiguration, port: Int) -> Response {
         let path = path(of: head.uri)
-        let carried = BridgeToken.carried(
-            uri: head.uri, cookies: head.headers[canonicalForm: "cookie"].map(String.init), port: port)
+        let carried = BridgeToken.carried(uri: head.uri)
         let admitted = configuration.token.matches(carried)
         if path == webSocketPath {
             switch configuration.originPolicy.decide(
@@ -64,21 +63,11 @@ enum HTTPRoutes {
                 .notFound, "multitouchctl bridge: no page at \(path); pages: \(known), WebSocket: \(webSocketPath)")
         }
         var response = Response(status: .ok, contentType: asset.contentType, body: asset.bytes)
-        // The pages are public (the same files as clients/js); the token in their URL becomes a
-        // cookie, so the page's WebSocket and a reload without the query are admitted too.
-        if admitted, let carried, carried != cookieValue(head, port: port) {
-            response.headers.append(
-                (
-                    "Set-Cookie",
-                    "\(BridgeToken.cookieName(port: port))=\(carried); Path=/; HttpOnly; SameSite=Strict"
-                ))
-        }
+        // The pages are public (the same files as clients/js) and set no cookie: the token stays in
+        // the page's URL, which the page's script forwards to /ws. No Referer carries that URL to
+        // another site a page may link to.
+        response.headers.append(("Referrer-Policy", "no-referrer"))
         return response
-    }
-
-    /// The token cookie's value in the request, if any.
-    private static func cookieValue(_ head: HTTPRequestHead, port: Int) -> Substring? {
-        BridgeToken.carried(uri: "", cookies: head.headers[canonicalForm: "cookie"].map(String.init), port: port)
     }
 
     /// Answers every request on one keep-alive connection, then closes it.

@@ -185,12 +185,7 @@ public final class WebBridge: Sendable {
                     // The HTTP handlers of ours go too; the idle timer gives way to the ping timer.
                     operations.removeHandler(name: IdleTimeout.httpName, promise: nil)
                     operations.removeHandler(name: AdmissionGate.name, promise: nil)
-                    try operations.addHandler(BrowserFrameValidator())
-                    // Browsers may fragment a message; the relay wants whole ones.
-                    try operations.addHandler(
-                        NIOWebSocketFrameAggregator(
-                            minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024, maxAccumulatedFrameSize: maximum
-                        ))
+                    try ProtocolViolation.addBrowserFrameHandlers(to: operations, maximumMessageBytes: maximum)
                     try operations.addHandler(IdleTimeout(kind: .pingThenClose, timeout: configuration.idleTimeout))
                     let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
                         wrappingChannelSynchronously: channel)

@@ -246,9 +246,12 @@ extension Timestamp {
             fraction *= 10
             digits += 1
         }
+        // Checked all the way: `9223372036854.775808` is one microsecond past Int64.max, and a client's
+        // line must never trap the daemon (issue 28); such a time is refused like any malformed one.
         let (scaled, overflow) = whole.multipliedReportingOverflow(by: 1_000_000)
         guard !overflow else { return nil }
-        let magnitude = scaled + fraction
+        let (magnitude, carried) = scaled.addingReportingOverflow(fraction)
+        guard !carried else { return nil }
         self.init(microseconds: negative ? -magnitude : magnitude)
     }
 }

@@ -181,3 +181,38 @@ struct AccessPolicyConfigurationTests {
         }
     }
 }
+
+/// Issue 28 item 7: `[tuio]` output to this machine is readable by any local user who binds the port
+/// first, also users the socket refuses; `--check-config` says so on a machine with several accounts.
+@Suite("check-config: TUIO on a multi-user machine")
+struct TUIOWarningTests {
+    static let passwd = """
+        root:x:0:0:root:/root:/bin/bash
+        daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin
+        kiosk:x:1000:1000::/home/kiosk:/bin/bash
+        guest:x:1001:1001::/home/guest:/bin/sh
+        svc:x:1002:1002::/srv:/bin/false
+        nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
+        """
+
+    static func configuration(_ targets: [String]) throws -> DaemonConfiguration {
+        let list = targets.map { "\"\($0)\"" }.joined(separator: ", ")
+        return try DaemonConfiguration.parse(text: "[tuio]\ntargets = [\(list)]\n", source: "t.toml")
+    }
+
+    @Test func loginAccountsAreRootAndUsersWithAShell() {
+        #expect(ConfigurationCheck.loginAccounts(passwd: Self.passwd) == ["root", "kiosk", "guest"])
+    }
+
+    @Test func aLoopbackTargetOnAMultiUserMachineIsWarnedAbout() throws {
+        let accounts = ConfigurationCheck.loginAccounts(passwd: Self.passwd)
+        let warnings = ConfigurationCheck.warnings(
+            of: try Self.configuration(["3333", "127.0.0.2:4444", "192.0.2.7:3333"]), loginAccounts: accounts)
+        #expect(warnings.count == 2)
+        #expect(warnings.first?.contains("127.0.0.1:3333") == true)
+        #expect(warnings.first?.contains("any local user who binds UDP port 3333 first") == true)
+        #expect(warnings.last?.contains("127.0.0.2:4444") == true)
+        #expect(ConfigurationCheck.warnings(of: try Self.configuration(["3333"]), loginAccounts: ["root"]).isEmpty)
+        #expect(ConfigurationCheck.warnings(of: try Self.configuration([]), loginAccounts: accounts).isEmpty)
+    }
+}

@@ -99,6 +99,7 @@ struct RegionRequestRateTests {
             configuration: ClientsConfiguration(), daemonVersion: "multitouchd test", logger: Logger(label: "test"),
             watcher: watcher, clock: { clock.now })
         hub.host = host
+        host.hub = hub
         var peers: [ClientHubTests.Peer] = []
         for pid in 0..<2 {
             var fds: [Int32] = [0, 0]

@@ -184,7 +184,7 @@ struct RequestServerTests {
         let padSeen = try #require(seen.clients.first { $0.id == 1 })
         #expect(padSeen.delivered == nil && padSeen.queued == nil && padSeen.uid == -1 && padSeen.rights == nil)
         let own = try #require(seen.clients.first { $0.id == 2 })
-        #expect(own.delivered != nil && own.uid == 1002 && own.rights == ["observe", "regions", "transform"])
+        #expect(own.delivered != nil && own.uid == 1002 && own.rights == ["cover", "observe", "regions", "transform"])
         #expect(all.clients.first { $0.id == 1 }?.delivered == 12)
     }
 }

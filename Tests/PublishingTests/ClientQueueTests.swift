@@ -1,3 +1,4 @@
+import Gestures
 import Publishing
 import Testing
 import WireProtocol
@@ -100,5 +101,54 @@ struct ClientQueueGapTests {
         }
         #expect(order.map(\.0) == ["seq5", "seq6", "seq8"])
         #expect(order.map(\.1) == [0, 0, 1], "the one gap (seq 7) is announced right before seq 8")
+    }
+}
+
+/// Issue 28 item 3: a device's transform notice states the whole base, so only the latest one matters;
+/// a flood of them holds one slot per device in a queue that is not read, whatever its soft limit.
+@Suite("ClientQueue: superseded notices")
+struct ClientQueueNoticeTests {
+    static func notice(device: Int, tx: Double) -> OutboundMessage {
+        OutboundMessage(
+            .transform(
+                TransformMessage(
+                    id: nil, device: device, matrix: AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: tx, ty: 0))))
+    }
+
+    @Test func aTransformNoticeReplacesTheOneStillQueuedForItsDevice() throws {
+        var queue = ClientQueue()
+        let reply = OutboundMessage.reply(.pong(PongMessage(id: nil)))
+        queue.enqueue(reply, softLimit: .max)
+        for k in 0..<10_000 {
+            queue.enqueue(Self.notice(device: 1, tx: Double(k)), softLimit: .max)
+            queue.enqueue(Self.notice(device: 2, tx: Double(-k)), softLimit: .max)
+        }
+        #expect(queue.count == 3, "the pong and one notice per device")
+        #expect(queue.supersededTotal == 2 * 9_999)
+        #expect(queue.droppedTotal == 0, "nothing the client needs was lost: no `dropped` notice")
+        var lines: [Message] = []
+        while let entry = queue.popFirst() {
+            #expect(entry.missed == 0)
+            lines.append(try Message(decoding: entry.message.bytes))
+        }
+        #expect(lines.count == 3)
+        guard case .transform(let one) = lines[1], case .transform(let two) = lines[2] else {
+            Issue.record("\(lines)")
+            return
+        }
+        #expect(one.device == 1 && one.matrix.tx == 9_999)
+        #expect(two.device == 2 && two.matrix.tx == -9_999)
+    }
+
+    /// The reply to the asker (with its id) is an answer, not a notice: never replaced.
+    @Test func theAskersTransformReplyIsNeverReplaced() {
+        var queue = ClientQueue()
+        for k in 0..<10 {
+            queue.enqueue(
+                OutboundMessage.reply(
+                    .transform(TransformMessage(id: RequestID(k), device: 1, matrix: .identity))),
+                softLimit: .max)
+        }
+        #expect(queue.count == 10)
     }
 }

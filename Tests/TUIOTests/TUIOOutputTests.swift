@@ -1,4 +1,5 @@
 import Configuration
+import Foundation
 import Glibc
 import MultitouchCore
 import Testing
@@ -126,5 +127,49 @@ extension TUIOOutputTests {
         broadcaster.observe([.deviceAdded(device(3, .touchscreen)), frame(3)])
         let messages = try decodeBundle(try #require(receiver.receive()))
         #expect(messages[0].arguments == [.string("source"), .string("multitouchd:3@h")])
+    }
+}
+
+/// Issue 28 item 8: `[tuio] targets` host names were resolved with getaddrinfo on the event loop, so a
+/// reload with DNS not answering held every client for 10 s. The sender now starts at once and
+/// resolves names on a thread of its own.
+@Suite("UDP sender: names resolved off the caller's thread")
+struct UDPResolutionTests {
+    /// A name that does not resolve no longer stops the sender (it stopped the whole TUIO output, and
+    /// before that held the loop while DNS was asked): the address targets are served.
+    @Test func aNameThatDoesNotResolveLeavesTheOtherTargetsServed() throws {
+        let receiver = try LoopbackReceiver()
+        let sender = try UDPDatagramSender(targets: [
+            TUIOTarget(host: "no-such-host.invalid", port: 9), TUIOTarget(port: receiver.port),
+        ])
+        sender.send([1, 2, 3])
+        #expect(receiver.receive() == [1, 2, 3])
+    }
+
+    /// With a resolver that does not answer until the test lets it (a DNS server that does not
+    /// answer), the sender is made and sends to its address targets meanwhile; the name's datagrams
+    /// are counted as unresolved, then go out once it resolved.
+    @Test func aResolverThatDoesNotAnswerBlocksNothing() throws {
+        let receiver = try LoopbackReceiver()
+        let gate = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let port = receiver.port
+        let sender = try UDPDatagramSender(
+            targets: [TUIOTarget(host: "slow.example", port: port), TUIOTarget(port: port)],
+            resolver: { target in
+                gate.wait()
+                return .success(UDPDatagramSender.literalAddress(TUIOTarget(port: target.port))!)
+            },
+            resolvedName: { _, _ in done.signal() })
+        sender.send([7])
+        #expect(receiver.receive() == [7])
+        #expect(sender.statistics.unresolved == 1)
+        #expect(sender.unresolvedTargets.map(\.host) == ["slow.example"])
+        gate.signal()
+        done.wait()
+        sender.send([8])
+        #expect(receiver.receive() == [8])
+        #expect(receiver.receive() == [8])
+        #expect(sender.unresolvedTargets.isEmpty)
     }
 }

@@ -61,10 +61,23 @@ struct TrustTests {
         }
     }
 
+    /// Every client counts toward the device's limits; a user past its floor (a sixteenth of a limit)
+    /// may not use the last quarter, kept for programs that start later (issue 28).
     @Test func theDeviceBudgetCountsEveryClientAndFreesWhatALeaverHeld() throws {
         var set = RegionSet()
-        for c in 0..<4 {
+        for c in 0..<3 {
             try set.replace(client: ClientID(UInt64(c)), with: (0..<256).map { Self.fullScreen("r\($0)") })
+        }
+        do {
+            try set.replace(client: ClientID(3), with: (0..<256).map { Self.fullScreen("r\($0)") })
+            Issue.record("a fourth large set took the reserve")
+        } catch {
+            #expect(error.kind == .overBudget)
+            #expect(error.description.contains("regions_per_device: 1024 > 768 (the last 256 are kept"), "\(error)")
+        }
+        // Programs within their floor (64) fill the reserve, up to the device's limit.
+        for c in 4..<8 {
+            try set.replace(client: ClientID(UInt64(c)), with: (0..<64).map { Self.fullScreen("k\($0)") })
         }
         do {
             try set.replace(client: ClientID(9), with: [Self.fullScreen("one more")])
@@ -78,6 +91,66 @@ struct TrustTests {
         set.removeAll(of: ClientID(0))
         try set.replace(client: ClientID(9), with: [Self.fullScreen("one more")])
         #expect(set.totalCost.regions == 769)
+    }
+
+    /// Issue 28 item 4: a user's connections share one client's budget on a device, so four of them
+    /// cannot take it; another user's PIN pad and map still fit.
+    @Test func aUsersConnectionsShareOneShare() throws {
+        var set = RegionSet()
+        let untrusted = RoutingGrant(account: 1001)
+        for c in 0..<4 { set.setGrant(untrusted, for: ClientID(UInt64(c))) }
+        var tiny: [Region] = []
+        for k in 0..<256 {
+            let x = Double(k % 16) * 6
+            let y = Double(k / 16) * 6
+            let mode: RegionMode = k < 16 ? .observer : .opaque
+            tiny.append(Region(id: "t\(k)", shape: rect(x, y, 1, 1), mode: mode))
+        }
+        try set.replace(client: ClientID(0), with: tiny)
+        for c in 1..<4 {
+            do {
+                try set.replace(client: ClientID(UInt64(c)), with: tiny)
+                Issue.record("connection \(c) of the same user was accepted")
+            } catch {
+                #expect(error.kind == .overBudget)
+                #expect(error.description.contains("regions_per_user: 512 > 256"), "\(error)")
+                #expect(error.description.contains("observers_per_user: 32 > 16"), "\(error)")
+            }
+        }
+        set.setGrant(RoutingGrant(account: 1002), for: ClientID(10))
+        try set.replace(client: ClientID(10), with: (0..<12).map { Self.fullScreen("key\($0)") })
+        set.setGrant(RoutingGrant(account: 1003), for: ClientID(11))
+        try set.replace(client: ClientID(11), with: [Self.fullScreen("map"), Self.fullScreen("fx", mode: .observer)])
+        // The user's first connection leaving frees its share for another of its connections.
+        set.removeAll(of: ClientID(0))
+        try set.replace(client: ClientID(1), with: tiny)
+    }
+
+    /// Issue 28 item 5: a region of a client without `cover` is passed over where another client's
+    /// exclusive region lies below it, whatever its z; the owner's own regions and a covering
+    /// client's are not. The index agrees with the linear scan.
+    @Test func onlyTheOwnerOrACoveringClientTakesTouchesOnAnExclusiveRegion() throws {
+        var set = RegionSet()
+        set.setGrant(RoutingGrant(zBand: 0...99, observesOthers: false, coversExclusive: false), for: ClientID(2))
+        try set.replace(
+            client: ClientID(1),
+            with: [
+                Region(id: "pin", shape: rect(100, 100, 200, 200), z: 5, options: RegionOptions(exclusive: true)),
+                Region(id: "label", shape: rect(150, 150, 20, 20), z: 6),
+            ])
+        try set.replace(client: ClientID(2), with: [Self.fullScreen("over", z: 99)])
+        func owner(_ x: Double, _ y: Double) -> String? {
+            let p = Point(x: x, y: y)
+            #expect(set.index.owner(at: p) == set.index.ownerByLinearScan(at: p))
+            return set.index.owner(at: p).map { set.index.entries[$0].key.region }
+        }
+        #expect(owner(120, 120) == "pin", "the untrusted z 99 region is passed over on the pad")
+        #expect(owner(155, 155) == "label", "the owner's own region over its pad still takes it")
+        #expect(owner(800, 500) == "over", "elsewhere the untrusted region is the front-most")
+        // The shell, with `cover`, may sit over it.
+        set.setGrant(RoutingGrant(zBand: 0...1000), for: ClientID(3))
+        try set.replace(client: ClientID(3), with: [Self.fullScreen("shell", z: 500)])
+        #expect(owner(120, 120) == "shell")
     }
 
     @Test func aRegionOutsideTheClientsZBandIsForbidden() throws {
@@ -168,5 +241,29 @@ struct TrustTests {
         s.up(late)
         h.feed(s.frame())
         #expect(h.checker.isClean, "\(h.checker.violations)")
+    }
+}
+
+/// Issue 28: every number a client gives is converted without a trap. Regions at the far ends of the
+/// doubles make the index's extent overflow to infinity (1e308 - -1e308); its cells must still be
+/// found, and hit tests still agree with the linear scan.
+@Suite("Touch routing: extreme coordinates")
+struct ExtremeCoordinateTests {
+    @Test func regionsAtTheEndsOfTheDoublesIndexWithoutATrap() throws {
+        var set = RegionSet()
+        let regions = [
+            Region(id: "west", shape: rect(-1e308, -1e308, 1e307, 1e307)),
+            Region(id: "east", shape: rect(1e308, 1e308, 1e307, 1e307)),
+            Region(id: "tiny", shape: rect(0, 0, 5e-324, 5e-324)),
+            Region(id: "wide", shape: rect(-1.7e308, 0, 1.7e308, 1)),
+        ]
+        try set.replace(client: ClientID(1), with: regions)
+        for p in [
+            Point(x: -1e308, y: -1e308), Point(x: 1e308, y: 1e308), Point(x: 0, y: 0), Point(x: -1e300, y: 0.5),
+            Point(x: .infinity, y: 0), Point(x: .nan, y: .nan), Point(x: -.greatestFiniteMagnitude, y: 0),
+        ] {
+            #expect(set.index.owner(at: p) == set.index.ownerByLinearScan(at: p), "\(p)")
+        }
+        #expect(set.index.owner(at: Point(x: 1e308, y: 1e308)).map { set.index.entries[$0].key.region } == "east")
     }
 }

@@ -310,3 +310,58 @@ struct InvalidJSONIDTests {
         }
     }
 }
+
+/// Issue 28 item 1: one `frame` line with a time one microsecond past Int64.max stopped the daemon with
+/// an overflow trap in `Timestamp(exactDecimal:)`. Every time a client can write decodes or is refused.
+@Suite("Request decoding: extreme numbers")
+struct ExtremeNumberTests {
+    func decode(_ text: String) throws(RequestError) -> ClientRequest {
+        try ClientRequest(decoding: Array(text.utf8))
+    }
+
+    @Test(arguments: [
+        "9223372036854.775808", "9223372036854.775809", "9223372036854.999999", "9223372036855",
+        "-9223372036854.775808", "-9223372036854.775809", "99999999999999999999.999999", "1e308",
+        "-1e308", "4.9e-324", "-0", "-0.0", "9223372036854775807", "-9223372036854775808",
+        "184467440737095516160000000000.5",
+    ])
+    func aFrameTimeOutOfRangeIsRefusedNotATrap(time: String) {
+        let line = #"{"type":"frame","time":\#(time),"id":7}"#
+        do {
+            let request = try decode(line)
+            // What decodes is a time the clock can hold, non-negative, and survives encoding.
+            guard case .frame(let decoded) = request.action else {
+                Issue.record("\(line) decoded as \(request)")
+                return
+            }
+            #expect(decoded.microseconds >= 0)
+            #expect(try decode(request.jsonLine()) == request)
+        } catch {
+            #expect(error.code == .badField, "\(error)")
+            #expect(error.message.contains("\"time\""), "\(error.message)")
+        }
+    }
+
+    /// The largest time a frame request can name is Int64.max microseconds, exactly.
+    @Test func theLastMicrosecondOfTheClockDecodesExactly() throws {
+        let request = try decode(#"{"type":"frame","time":9223372036854.775807}"#)
+        #expect(request.action == .frame(time: Timestamp(microseconds: .max)))
+    }
+
+    @Test func exactDecimalRefusesWhatInt64CannotHold() {
+        #expect(Timestamp(exactDecimal: "9223372036854.775807")?.microseconds == .max)
+        #expect(Timestamp(exactDecimal: "9223372036854.775808") == nil)
+        #expect(Timestamp(exactDecimal: "-9223372036854.775807")?.microseconds == -.max)
+        #expect(Timestamp(exactDecimal: "-9223372036854.775808") == nil)
+    }
+
+    /// Delays come from configurations and requests: past the clock's end they saturate, never trap.
+    @Test func addingMillisecondsSaturates() {
+        let t = Timestamp(microseconds: .max - 10)
+        #expect(t.adding(milliseconds: 1).microseconds == .max)
+        #expect(Timestamp(microseconds: 0).adding(milliseconds: 1e308).microseconds == .max)
+        #expect(Timestamp(microseconds: 0).adding(milliseconds: -1e308).microseconds == .min)
+        #expect(Timestamp(microseconds: 5).adding(milliseconds: .nan).microseconds == 5)
+        #expect(Timestamp(microseconds: .min + 1).adding(milliseconds: -1).microseconds == .min)
+    }
+}

@@ -8,9 +8,13 @@ consistency (every touch began before it moved and ended once; `dropped` notices
 silence in its touch stream while a touch was down, the daemon's peak RSS (VmHWM), how many of the
 attackers' requests were refused (over-budget) and how long SIGTERM took.
 
+Issue 28 adds floods of small requests: `tiny` (`1\n` as fast as the socket takes it), `frames`
+(`frame` requests) and `transform` (`setTransform`), from --clients connections of each of --uids
+users (`--uids 8` runs the attackers as 8 local users, made with useradd when missing: root only).
+
 Timings are measured here, never asserted in unit tests. Usage:
-  trust-probe.py --daemon .build/debug/multitouchd --scenario observers|opaque|masks|config|fifo
-                 [--clients 1|16] [--seconds 10] [--recording checks/fixtures/touchscreen-map-tour.evemu]
+  trust-probe.py --daemon .build/debug/multitouchd --scenario observers|opaque|masks|config|fifo|tiny|frames|transform
+                 [--clients 1|16] [--uids 1|8] [--seconds 10] [--recording checks/fixtures/touchscreen-map-tour.evemu]
 """
 import argparse
 import base64
@@ -265,6 +269,82 @@ def run_attackers(sock, scenario, count, clients, seconds, results):
         t.stop = True
 
 
+FLOODS = ("tiny", "frames", "transform")
+CHILD_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
+def flood_lines(scenario, device):
+    if scenario == "tiny":
+        return b"1\n" * 32768
+    if scenario == "frames":
+        return b'{"type":"frame","time":1.000000}\n' * 2048
+    line = '{"type":"setTransform","device":%d,"matrix":[1,0,0,1,%d,0]}\n'
+    return "".join(line % (device, k) for k in range(1024)).encode()
+
+
+def flood_child(path, scenario, clients, seconds):
+    """One user's attack: `clients` connections writing `scenario` lines as fast as the daemon reads
+    them, each reading (and discarding) its replies so that its own queue never closes it."""
+    done = time.monotonic() + seconds
+    counts = []
+
+    def one():
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(path)
+        hello = b""
+        while b"\n" not in hello:
+            hello += s.recv(65536)
+        devices = [d["id"] for d in json.loads(hello.split(b"\n")[0]).get("devices", [])] or [1]
+        if scenario == "frames":
+            s.sendall(b'{"type":"subscribe","frames":true,"streams":["touches"]}\n')
+        payload = flood_lines(scenario, devices[-1])
+        got = [0]
+
+        def drain():
+            while True:
+                try:
+                    chunk = s.recv(1 << 20)
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                got[0] += chunk.count(b"\n")
+
+        threading.Thread(target=drain, daemon=True).start()
+        sent = 0
+        while time.monotonic() < done:
+            try:
+                s.sendall(payload)
+            except OSError:
+                break
+            sent += payload.count(b"\n")
+        counts.append((sent, got[0]))
+        s.close()
+
+    threads = [threading.Thread(target=one) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(json.dumps({"sent": sum(c[0] for c in counts), "answered": sum(c[1] for c in counts)}))
+
+
+def user_ids(count):
+    """uids for `count` attacking users, none of them the bystander's: probe users (useradd) when
+    root, else this process's own (one user only: then the bystander shares the attacker's budget)."""
+    if os.geteuid() != 0:
+        if count > 1:
+            sys.exit("trust-probe: --uids above 1 needs root (useradd, setuid)")
+        return [None]
+    uids = []
+    for k in range(count):
+        name = f"mtprobe{k}"
+        if subprocess.run(["id", "-u", name], capture_output=True).returncode != 0:
+            subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
+        uids.append(int(subprocess.run(["id", "-u", name], capture_output=True, text=True).stdout))
+    return uids
+
+
 def peak_rss_mib(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -279,7 +359,9 @@ def peak_rss_mib(pid):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--daemon", required=True)
-    ap.add_argument("--scenario", required=True, choices=["observers", "opaque", "masks", "config", "fifo", "none"])
+    ap.add_argument("--scenario", required=True,
+                    choices=["observers", "opaque", "masks", "config", "fifo", "none", *FLOODS])
+    ap.add_argument("--uids", type=int, default=1, help="flooding users (more than 1: root, useradd)")
     ap.add_argument("--clients", type=int, default=1)
     ap.add_argument("--count", type=int, help="regions per attacker (default: the issue's numbers)")
     ap.add_argument("--seconds", type=float, default=10)
@@ -288,14 +370,27 @@ def main():
     a = ap.parse_args()
     count = a.count or {"observers": 4096, "opaque": 4096, "masks": 3300}.get(a.scenario, 0)
     tmp = tempfile.mkdtemp(prefix="trust-probe-")
+    os.chmod(tmp, 0o755)  # other users' attackers reach the socket
     sock = os.path.join(tmp, "mtd.sock")
     config = os.path.join(tmp, "mtd.toml")
     with open(config, "w") as f:
-        f.write('[socket]\ngroup = ""\n[clients]\nmax_clients_per_user = 64\nmax_clients = 128\n')
+        f.write('[socket]\ngroup = ""\nmode = "0666"\n[clients]\nmax_clients_per_user = 64\nmax_clients = 256\n')
     log = open(os.path.join(tmp, "daemon.log"), "w")
     daemon = subprocess.Popen(
         [a.daemon, "--config", config, "--socket", sock, "--no-devices", "--replay", a.recording, "--loop", "--speed", a.speed],
         stderr=log, stdout=subprocess.DEVNULL)
+    try:
+        run_probe(a, count, tmp, sock, config, daemon)
+    finally:
+        # Whatever failed above (a user the attackers cannot run as...), no daemon is left behind.
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
+        log.close()
+        subprocess.run(["rm", "-rf", tmp])
+
+
+def run_probe(a, count, tmp, sock, config, daemon):
     for _ in range(500):
         if os.path.exists(sock):
             break
@@ -312,6 +407,14 @@ def main():
         attack = multiprocessing.Process(
             target=run_attackers, args=(sock, a.scenario, count, a.clients, a.seconds + 2, results), daemon=True)
         attack.start()
+    elif a.scenario in FLOODS:
+        floods = []
+        for uid in user_ids(a.uids):
+            floods.append(subprocess.Popen(
+                # The system's python: another user may not reach this one (pyenv under /root).
+                [CHILD_PYTHON if uid is not None else sys.executable, os.path.abspath(__file__), "--flood-child", sock, a.scenario, str(a.clients),
+                 str(a.seconds + 1)],
+                user=uid, stdout=subprocess.PIPE, text=True))
     elif a.scenario == "config":
         time.sleep(1)
         # A valid 16 MiB file: device rules, each parsed and checked.
@@ -341,6 +444,15 @@ def main():
         daemon.kill()
         daemon.wait()
     by.stop = True
+    if a.scenario in FLOODS:
+        for child in floods:
+            try:
+                out, _ = child.communicate(timeout=30)
+                r = json.loads(out.strip().splitlines()[-1])
+                stats["requests"] += r["sent"]
+                stats["errors"]["answered"] = stats["errors"].get("answered", 0) + r["answered"]
+            except Exception:
+                child.kill()
     if attack is not None:
         try:
             stats.update(results.get(timeout=30))
@@ -349,17 +461,18 @@ def main():
         attack.terminate()
     rtts = sorted(by.rtts) or [0]
     print(json.dumps({
-        "scenario": a.scenario, "clients": a.clients, "regions_per_client": count,
-        "pings": len(by.rtts), "bystander_disconnected": by.disconnected, "bystander_errors": by.errors, "worst_rtt_ms": round(rtts[-1] * 1000, 1),
+        "scenario": a.scenario, "clients": a.clients, "uids": a.uids, "regions_per_client": count,
+        "pings": len(by.rtts), "bystander_disconnected": by.disconnected, "bystander_errors": sorted(set(by.errors)), "worst_rtt_ms": round(rtts[-1] * 1000, 1),
         "median_rtt_ms": round(statistics.median(rtts) * 1000, 2),
         "touch_messages": by.touch_messages, "stream_violations": by.violations, "dropped_notices": by.dropped,
         "longest_touch_silence_ms": round(by.longest_silence * 1000, 1),
         "peak_rss_mib": rss and round(rss, 1), "sigterm_s": term and round(term, 3),
         "attacker_requests": stats["requests"], "attacker_timeouts": stats["timeouts"], "attacker_errors": stats["errors"],
     }))
-    log.close()
-    subprocess.run(["rm", "-rf", tmp])
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 6 and sys.argv[1] == "--flood-child":
+        flood_child(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
+    else:
+        main()

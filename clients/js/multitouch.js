@@ -17,8 +17,8 @@
 
 /**
  * The bridge WebSocket of the page that loaded this module (ws:, or wss: on https pages), with the
- * page's `?token=` forwarded: the bridge admits a WebSocket only with its token (the URL it printed;
- * the cookie it sets for that page is sent too, so a page reloaded without the query also works).
+ * page's `?token=` forwarded: the bridge admits a WebSocket only with its token, in the query of the
+ * URL it printed (never in a cookie, which the browser would send to every server of the host).
  */
 export function defaultBridgeURL(location = globalThis.location) {
   if (!location || !location.host) return "ws://127.0.0.1:8080/ws";

@@ -29,7 +29,7 @@ struct BridgeListenOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Read the WebSocket token from this file (made, mode 0600, when missing; must not be open to others). Default: a new random token each start, printed in the URL.",
+            "Read the WebSocket token from this file (made, mode 0600, when missing; must be yours or root's, not writable by its group, not open to others). Default: a new random token each start, printed in the URL.",
             valueName: "path"))
     var tokenFile: String?
 
@@ -94,7 +94,7 @@ struct Bridge: AsyncParsableCommand {
             "WebSocket bridge"). Also serves the JavaScript client (/multitouch.js), the demo page \
             (/demo.html) and the live view (/view.html). Loopback only unless --allow-remote; WebSockets only \
             from pages served on this machine unless --allow-origin. A WebSocket needs the bridge's token (in the \
-            printed URL, ?token=..., or the cookie the pages then get): TCP carries no user, so the token is what \
+            printed URL, ?token=...; never a cookie, which every server of the host would get): TCP carries no user, so the token is what \
             keeps other local users out (--token-file to keep one across restarts). At most --max-connections \
             browsers at once, each on one of your daemon connections; silent connections are closed after \
             --idle-timeout.

@@ -69,6 +69,10 @@ struct Tuio: ParsableCommand {
         let broadcaster: TUIOBroadcaster
         let client: MultitouchClient
         do {
+            // A command may wait for DNS (the daemon may not): a name that does not resolve fails it.
+            for target in targets {
+                if case .failure(let error) = UDPDatagramSender.resolve(target) { throw error }
+            }
             broadcaster = TUIOBroadcaster(
                 sender: try UDPDatagramSender(targets: targets), host: TUIOBroadcaster.localHostName(),
                 maximumDatagramBytes: maxDatagramBytes)
