@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "WebAssets",
             path: "clients/js",
-            exclude: ["README.md"],
+            exclude: ["README.md", "test_client.mjs"],
             sources: ["WebAssets.swift"],
             resources: [
                 .embedInCode("multitouch.js"), .embedInCode("demo.html"), .embedInCode("view.html"),

@@ -10,6 +10,9 @@ packages=(libevdev-dev libudev-dev pkg-config python3 python3-jsonschema evemu-t
   librsvg2-bin valgrind qml-qt6 qml6-module-qtquick qml6-module-qtquick-window qml6-module-qtqml-workerscript
   qt6-qpa-plugins python3-venv)
 [ "${MULTITOUCHD_DEB_CHROOT:-0}" = 1 ] && packages+=(debootstrap)
+# node: the JavaScript client's test (clients/js/test_client.mjs) needs Node 20 or later, which the
+# build machines carry; Debian 12's nodejs (18) has no WebSocket, and the test says so.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
 # The browser pages' test (checks/web/browser-check.py) drives headless Chromium.
 if [ "${1:-}" = "--browser" ] || [ "${MULTITOUCHD_BROWSER_DEPS:-0}" = 1 ]; then
   packages+=(chromium fonts-dejavu-core)

@@ -64,6 +64,9 @@ fi
 stage "python client" python3 clients/python/test_client.py
 stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
 stage "c client" python3 clients/c/test_c_client.py
+# The JavaScript client under Node 20 (its WebSocket is behind --experimental-websocket) against a real
+# daemon and bridge: a refused token is reported, regions work (about 5 s).
+stage "js client (node)" node --experimental-websocket clients/js/test_client.mjs "$(swift build --show-bin-path)"
 stage "multitouchctl edges" python3 checks/cli/test_cli.py
 stage "side-by-side recordings" python3 checks/bench/test_side_by_side_recordings.py
 # TUIO output read by Qt's TuioTouch plugin (qml, offscreen) and Kivy's TUIO provider; two Qt programs
