@@ -39,6 +39,9 @@ stage "imports and module graph" python3 scripts/check-imports.py
 stage "build" swift build --build-tests
 ctl="$(swift build --show-bin-path)/multitouchctl"
 stage "swift test" swift test --skip-build
+# Every command README.md, docs/ and the example configurations tell a user to run exists here (the
+# program on PATH or a built one, multitouchctl's verbs among its subcommands; under a second).
+stage "doc commands" python3 scripts/check-doc-commands.py "$(swift build --show-bin-path)"
 stage "check fixtures" "$ctl" check checks/fixtures
 # The routing invariants (one owner per touch, every delivered touch ends) with the example trio's
 # overlapping regions (a map, a toolbar over it, an observer), over its recording and the fixtures.
