@@ -23,7 +23,11 @@ struct MultitouchDaemon: ParsableCommand {
     @Option(name: .long, help: "Configuration file (default: \(DaemonConfiguration.defaultPathForCLI) when it exists).")
     var config: String?
 
-    @Flag(name: .long, help: "Validate the configuration file, print what it sets and exit (0: valid).")
+    @Flag(
+        name: .long,
+        help:
+            "Validate the configuration file, print what it sets (with who gets which rights) and exit: 0 valid, 78 not."
+    )
     var checkConfig = false
 
     @Argument(help: "With --check-config: the file to validate (default: --config, else the default path).")
@@ -76,7 +80,7 @@ struct MultitouchDaemon: ParsableCommand {
         if checkConfig {
             let result = ConfigurationFile.check(path: checkConfigFile ?? config)
             print(result.report)
-            throw ExitCode(result.ok ? 0 : 1)
+            throw ExitCode(result.ok ? 0 : 78)  // EX_CONFIG, as a start with this file exits
         }
 
         var configuration: DaemonConfiguration
@@ -99,6 +103,21 @@ struct MultitouchDaemon: ParsableCommand {
         }
         var logger = Logger(label: "multitouchd")
         logger.logLevel = Logger.Level(configuration.logLevel)
+
+        // The accounts the configuration names, as --check-config sees them: a required socket group
+        // that does not exist is a configuration problem (EX_CONFIG), the rest are warnings.
+        for finding in ConfigurationCheck.accountFindings(configuration, accounts: ConfigurationFile.systemAccounts) {
+            let metadata: Logger.Metadata = ["config.key": "\(finding.keyPath)", "problem": "\(finding.message)"]
+            if finding.stopsStart {
+                logger.critical("config: cannot start with this configuration", metadata: metadata)
+                printError("multitouchd: \(finding.keyPath): \(finding.message)")
+                throw ExitCode(78)  // EX_CONFIG
+            }
+            // The socket's own warning comes from the socket when it binds; the grants' only from here.
+            if finding.keyPath.hasPrefix("access.") {
+                logger.warning("config: an access grant names an account that does not exist", metadata: metadata)
+            }
+        }
 
         var replayOptions: ReplayOptions?
         if let replay {
