@@ -2,11 +2,12 @@
 # Installs the Debian packages multitouchd needs to build and test (Debian 12 / Ubuntu). Idempotent:
 # installs only what is missing. Run as root or with sudo available.
 set -euo pipefail
+# libyaml-dev: libinput record files (Recordings, through CLibYAML).
 # librsvg2-bin: rsvg-convert, which `multitouchctl plot -o FILE.png` runs (the SVG needs nothing).
 # python3-jsonschema: protocol/validate.py; gcc/g++: the C client's test; dpkg-dev: `make deb`.
 # qml-qt6 ... qt6-qpa-plugins: an unmodified Qt Quick program reading TUIO (checks/tuio: the qml runtime,
 # QtQuick and its Window module, the TuioTouch input plugin); python3-venv: Kivy from PyPI for the same test.
-packages=(libevdev-dev libudev-dev pkg-config python3 python3-jsonschema evemu-tools make gcc g++ dpkg-dev
+packages=(libevdev-dev libudev-dev libyaml-dev pkg-config python3 python3-jsonschema evemu-tools make gcc g++ dpkg-dev
   librsvg2-bin valgrind qml-qt6 qml6-module-qtquick qml6-module-qtquick-window qml6-module-qtqml-workerscript
   qt6-qpa-plugins python3-venv)
 [ "${MULTITOUCHD_DEB_CHROOT:-0}" = 1 ] && packages+=(debootstrap)
