@@ -1,8 +1,8 @@
 # multitouchd: build, install and uninstall (docs/SERVICE.md).
 #
 #   make build                      swift build -c release --static-swift-stdlib (no Swift runtime
-#                                   needed where it is installed; about 15 MB resident instead of 21),
-#                                   linked with lld; install puts one binary under both names
+#                                   needed where it is installed; about 12 MB resident instead of 21);
+#                                   install puts one binary under both names
 #   sudo make install               installs under PREFIX=/usr/local, creates the multitouch group
 #   make install DESTDIR=/tmp/stage staged install for packaging (no group created, nothing enabled)
 #   sudo make uninstall             removes what install put there (keeps an edited config file)
@@ -38,12 +38,10 @@ VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/Daemo
 # Generated man pages and completions (make man completions).
 DIST_DIR ?= .build/dist
 SWIFT ?= swift
-# --static-swift-stdlib: no Swift runtime needed on the target. The toolchain's lld with
-# --no-export-dynamic (the static runtime's link arguments export every symbol of ours, for nothing in
-# an executable) and packed relative relocations (DT_RELR, glibc 2.36: Debian 12): 18.0 MB -> 16.3 MB
-# for the daemon alone (issue 29 item 9, docs/SERVICE.md "Package size").
-SWIFT_BUILD_FLAGS ?= --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker --no-export-dynamic \
-	-Xlinker -z -Xlinker pack-relative-relocs
+# --static-swift-stdlib: no Swift runtime needed on the target. (How the release executables are
+# linked, lld and its flags, is in Package.swift: link settings leave the compiled modules shared with
+# every other release build.)
+SWIFT_BUILD_FLAGS ?= --static-swift-stdlib
 INSTALL ?= install
 
 BUILD_DIR ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null || echo .build/release)
