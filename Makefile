@@ -1,7 +1,8 @@
 # multitouchd: build, install and uninstall (docs/SERVICE.md).
 #
 #   make build                      swift build -c release --static-swift-stdlib (no Swift runtime
-#                                   needed where it is installed; about 15 MB resident instead of 21)
+#                                   needed where it is installed; about 12 MB resident instead of 21);
+#                                   install puts one binary under both names
 #   sudo make install               installs under PREFIX=/usr/local, creates the multitouch group
 #   make install DESTDIR=/tmp/stage staged install for packaging (no group created, nothing enabled)
 #   sudo make uninstall             removes what install put there (keeps an edited config file)
@@ -33,10 +34,13 @@ PYTHONDIR ?= $(DATADIR)/python
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
-VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/multitouchd/main.swift)
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/DaemonCommand/MultitouchDaemon.swift)
 # Generated man pages and completions (make man completions).
 DIST_DIR ?= .build/dist
 SWIFT ?= swift
+# --static-swift-stdlib: no Swift runtime needed on the target. (How the release executables are
+# linked, lld and its flags, is in Package.swift: link settings leave the compiled modules shared with
+# every other release build.)
 SWIFT_BUILD_FLAGS ?= --static-swift-stdlib
 INSTALL ?= install
 
@@ -111,7 +115,10 @@ install:
 	@test -x $(BUILD_DIR)/multitouchd -a -x $(BUILD_DIR)/multitouchctl || \
 	    { echo "make install: no release build in $(BUILD_DIR); run 'make build' first" >&2; exit 1; }
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(CONFDIR) $(DESTDIR)$(DOCDIR)
-	$(INSTALL) -m 0755 $(BUILD_DIR)/multitouchd $(BUILD_DIR)/multitouchctl $(DESTDIR)$(BINDIR)/
+	@# One binary, two names: multitouchctl is also the daemon when called multitouchd (its Swift
+	@# runtime, FoundationEssentials and modules once instead of twice; issue 29 item 9).
+	$(INSTALL) -m 0755 $(BUILD_DIR)/multitouchctl $(DESTDIR)$(BINDIR)/
+	ln -sf multitouchctl $(DESTDIR)$(BINDIR)/multitouchd
 	$(call install_unit,systemd/multitouchd.service)
 	$(call install_unit,systemd/multitouchd.socket)
 	$(INSTALL) -m 0644 systemd/sysusers.d/multitouchd.conf $(DESTDIR)$(SYSUSERSDIR)/multitouchd.conf

@@ -39,6 +39,9 @@ stage "imports and module graph" python3 scripts/check-imports.py
 stage "build" swift build --build-tests
 ctl="$(swift build --show-bin-path)/multitouchctl"
 stage "swift test" swift test --skip-build
+# Every command README.md, docs/ and the example configurations tell a user to run exists here (the
+# program on PATH or a built one, multitouchctl's verbs among its subcommands; under a second).
+stage "doc commands" python3 scripts/check-doc-commands.py "$(swift build --show-bin-path)"
 stage "check fixtures" "$ctl" check checks/fixtures
 # The routing invariants (one owner per touch, every delivered touch ends) with the example trio's
 # overlapping regions (a map, a toolbar over it, an observer), over its recording and the fixtures.
@@ -67,6 +70,9 @@ fi
 stage "python client" python3 clients/python/test_client.py
 stage "python protocol goldens" python3 clients/python/test_protocol_golden.py
 stage "c client" python3 clients/c/test_c_client.py
+# The JavaScript client under Node 20 (its WebSocket is behind --experimental-websocket) against a real
+# daemon and bridge: a refused token is reported, regions work (about 5 s).
+stage "js client (node)" node --experimental-websocket clients/js/test_client.mjs "$(swift build --show-bin-path)"
 stage "multitouchctl edges" python3 checks/cli/test_cli.py
 stage "side-by-side recordings" python3 checks/bench/test_side_by_side_recordings.py
 # TUIO output read by Qt's TuioTouch plugin (qml, offscreen) and Kivy's TUIO provider; two Qt programs

@@ -1,31 +1,146 @@
 import Gestures
 
+/// The accounts a configuration names, as the system knows them: a user's name by uid and a group's id
+/// by name (or number). `--check-config` looks up every uid and group of `[access]` and the socket's
+/// group through it. The daemon passes its NSS lookups (getpwuid_r, getgrnam_r); tests pass a table.
+/// Lookups may block (NSS): call it where blocking is fine, never from the event loop.
+public struct AccountLookup: Sendable {
+    /// The name of the user with this uid; nil when no such user exists.
+    public var userName: @Sendable (UInt32) -> String?
+    /// The id of the group with this name; nil when no such group exists. A number that names no
+    /// group is not one here: the caller decides what a bare number means.
+    public var groupID: @Sendable (String) -> UInt32?
+
+    public init(userName: @escaping @Sendable (UInt32) -> String?, groupID: @escaping @Sendable (String) -> UInt32?) {
+        self.userName = userName
+        self.groupID = groupID
+    }
+}
+
 /// `multitouchd --check-config [FILE]`: validates a configuration file without starting the daemon and
-/// says what it found. The daemon executable prints `report` and exits 0 when `ok`, 1 otherwise.
+/// says what it found. The daemon executable prints `report` and exits 0 when `ok`, 78 (EX_CONFIG, as
+/// a start with that file would) otherwise.
 public enum ConfigurationCheck {
     /// Loads and validates `path`.
-    /// - Parameter path: the file; nil checks `DaemonConfiguration.defaultPath`.
-    /// - Returns: whether the file is valid, and a human-readable report: every problem on its own
-    ///   `file:line: key: message` line, or a short summary of the effective configuration.
-    public static func run(path: String? = nil) -> (ok: Bool, report: String) {
+    /// - Parameters:
+    ///   - path: the file; nil checks `DaemonConfiguration.defaultPath`.
+    ///   - accounts: looks up the users and groups the file names; nil skips those checks.
+    /// - Returns: whether the daemon would start with the file, and a human-readable report: every
+    ///   problem on its own `file:line: key: message` line, or a short summary of the effective
+    ///   configuration (with who gets what under `[access]`) followed by its warnings.
+    public static func run(path: String? = nil, accounts: AccountLookup? = nil) -> (ok: Bool, report: String) {
         let file = path ?? DaemonConfiguration.defaultPath
         do {
             let configuration = try DaemonConfiguration.load(path: file)
-            let notes = warnings(of: configuration, loginAccounts: loginAccounts(passwd: readPasswd()))
-            return (
-                true,
-                "\(file): configuration OK\n" + summary(of: configuration)
-                    + notes.map { "\nwarning: " + $0 }.joined()
-            )
+            return check(configuration, file: file, accounts: accounts)
         } catch {
-            let count = error.issues.count
-            let heading = "\(file): \(count) problem\(count == 1 ? "" : "s") found"
-            return (false, heading + "\n" + error.description)
+            return failure(error.issues, file: file)
         }
     }
 
+    /// The check of an already loaded configuration (`run` after loading; also the built-in defaults
+    /// when there is no file).
+    /// - Parameters:
+    ///   - configuration: what was loaded.
+    ///   - file: the file it came from, for the report's lines; nil for the built-in defaults.
+    ///   - accounts: looks up the users and groups it names; nil skips those checks.
+    public static func check(
+        _ configuration: DaemonConfiguration, file: String?, accounts: AccountLookup?
+    ) -> (ok: Bool, report: String) {
+        let locator = file.flatMap { try? readTextFile($0).get() }.map { KeyLocator(text: $0) }
+        func issue(_ keyPath: String, _ message: String) -> ConfigurationIssue {
+            ConfigurationIssue(
+                source: file ?? "built-in defaults", line: locator?.line(for: keyPath), keyPath: keyPath,
+                message: message)
+        }
+        var errors: [ConfigurationIssue] = []
+        var warnings: [ConfigurationIssue] = []
+        if let accounts {
+            for finding in accountFindings(configuration, accounts: accounts) {
+                if finding.stopsStart {
+                    errors.append(issue(finding.keyPath, finding.message))
+                } else {
+                    warnings.append(issue(finding.keyPath, finding.message))
+                }
+            }
+        }
+        // UDP output on this machine is readable by any local user who binds the port first.
+        for note in Self.warnings(of: configuration, loginAccounts: loginAccounts(passwd: readPasswd())) {
+            warnings.append(issue("tuio.targets", note))
+        }
+        guard errors.isEmpty else { return failure(errors, file: file ?? "built-in defaults") }
+        var lines = file.map { ["\($0): configuration OK"] } ?? []
+        lines.append(summary(of: configuration, accounts: accounts))
+        if !warnings.isEmpty {
+            lines.append("\(warnings.count) warning\(warnings.count == 1 ? "" : "s"):")
+            lines += warnings.map { "  warning: \($0)" }
+        }
+        return (true, lines.joined(separator: "\n"))
+    }
+
+    /// One thing the system's accounts say about a configuration: a group or user it names that does
+    /// not exist.
+    public struct AccountFinding: Hashable, Sendable {
+        /// The key that names it, e.g. `access.grant[2].group`.
+        public var keyPath: String
+        public var message: String
+        /// True when the daemon refuses to start over it (a required socket group); else a warning.
+        public var stopsStart: Bool
+    }
+
+    /// The users and groups `configuration` names that `accounts` does not know: the socket's group
+    /// (an error with `socket.require_group`, else a warning) and each `[[access.grant]]`'s uid and
+    /// group (warnings: such a grant matches no one). A group given as a number is taken as a gid.
+    public static func accountFindings(
+        _ configuration: DaemonConfiguration, accounts: AccountLookup
+    ) -> [AccountFinding] {
+        var findings: [AccountFinding] = []
+        let socket = configuration.socket
+        if !socket.group.isEmpty && accounts.groupID(socket.group) == nil && UInt32(socket.group) == nil {
+            findings.append(
+                socket.requireGroup
+                    ? AccountFinding(
+                        keyPath: "socket.group",
+                        message:
+                            "socket group \"\(socket.group)\" does not exist, and socket.require_group is set: the daemon would not start",
+                        stopsStart: true)
+                    : AccountFinding(
+                        keyPath: "socket.group",
+                        message:
+                            "socket group \"\(socket.group)\" does not exist: the socket would keep the daemon's group",
+                        stopsStart: false))
+        }
+        for (offset, rule) in configuration.access.rules.enumerated() {
+            let path = "access.grant[\(offset + 1)]"
+            if let uid = rule.uid, uid != 0, accounts.userName(uid) == nil {
+                findings.append(
+                    AccountFinding(
+                        keyPath: "\(path).uid",
+                        message: "no user has uid \(uid): the grant matches no one until one does",
+                        stopsStart: false))
+            }
+            if let group = rule.group, accounts.groupID(group) == nil, UInt32(group) == nil {
+                findings.append(
+                    AccountFinding(
+                        keyPath: "\(path).group",
+                        message: "group \"\(group)\" does not exist: the grant matches no one (a typo?)",
+                        stopsStart: false))
+            }
+        }
+        return findings
+    }
+
+    private static func failure(_ issues: [ConfigurationIssue], file: String) -> (ok: Bool, report: String) {
+        let heading = "\(file): \(issues.count) problem\(issues.count == 1 ? "" : "s") found"
+        return (false, heading + "\n" + ConfigurationError(issues: issues).description)
+    }
+
     /// A few lines that show what the daemon will do with a configuration (text, not a stable format).
-    public static func summary(of configuration: DaemonConfiguration) -> String {
+    /// - Parameters:
+    ///   - configuration: the configuration to describe.
+    ///   - accounts: names the users and resolves the groups of the access section; nil shows them as
+    ///     the file gives them.
+    public static func summary(of configuration: DaemonConfiguration, accounts: AccountLookup? = nil) -> String {
         let socket = configuration.socket
         let group = socket.group.isEmpty ? "the daemon's group" : "group \(socket.group)"
         var lines = [
@@ -59,6 +174,7 @@ public enum ConfigurationCheck {
         lines.append(
             "  gestures: "
                 + (changed.isEmpty ? "built-in defaults" : "changed " + changed.map(\.key).joined(separator: ", ")))
+        lines += access(configuration.access, accounts: accounts)
         lines.append("  log level: \(configuration.logLevel.rawValue)")
         return lines.joined(separator: "\n")
     }
@@ -93,6 +209,45 @@ public enum ConfigurationCheck {
 
     private static func readPasswd() -> String {
         (try? readTextFile("/etc/passwd").get()) ?? ""
+    }
+
+    /// Who gets what: each grant's users and groups with their rights and z band, then everyone else.
+    private static func access(_ policy: AccessPolicy, accounts: AccountLookup?) -> [String] {
+        var lines = ["  access: root (uid 0) has every right at any z; the first grant that matches decides"]
+        for (offset, rule) in policy.rules.enumerated() {
+            var who: [String] = []
+            if let uid = rule.uid {
+                let name = uid == 0 ? "root" : accounts?.userName(uid)
+                who.append("uid \(uid)" + (name.map { " (\($0))" } ?? (accounts == nil ? "" : " (no such user)")))
+            }
+            if let group = rule.group {
+                var text = "group \(group)"
+                if let accounts {
+                    if let gid = accounts.groupID(group) {
+                        text += " (gid \(gid))"
+                    } else if UInt32(group) == nil {
+                        text += " (no such group)"
+                    }
+                }
+                who.append(text)
+            }
+            lines.append("    grant[\(offset + 1)]: \(who.joined(separator: " in ")): \(describe(rule.grant))")
+        }
+        lines.append("    everyone else: \(describe(policy.defaultGrant))")
+        return lines
+    }
+
+    /// `observe, regions, z 0...99`, or `no rights` (pings, stats and device announcements only).
+    private static func describe(_ grant: AccessGrant) -> String {
+        let rights = AccessRight.allCases.filter(grant.has).map(\.rawValue)
+        var text =
+            rights.isEmpty ? "no rights (pings, stats and device announcements only)" : rights.joined(separator: ", ")
+        if grant.has(.regions) {
+            text +=
+                grant.zBand == Int.min...Int.max
+                ? ", regions at any z" : ", regions at z \(grant.zBand.lowerBound)...\(grant.zBand.upperBound)"
+        }
+        return text
     }
 
     /// `0o660` -> `"0660"`.

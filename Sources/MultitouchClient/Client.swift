@@ -1,4 +1,3 @@
-import Foundation
 @_exported import Gestures
 @_exported import MultitouchCore
 import SystemCalls
@@ -22,7 +21,7 @@ public final class MultitouchClient: @unchecked Sendable {
     public static let defaultSocketPath = "/run/multitouchd/multitouchd.sock"
 
     private let fd: Int32
-    private let writeLock = NSLock()
+    private let writeLock = Lock()
     /// Splits the daemon's stream into lines: WireProtocol's framer, the one the daemon reads requests
     /// with. No length limit: the daemon is trusted to send lines it can also encode.
     private var framer = LineFramer()
@@ -243,16 +242,18 @@ public final class MultitouchClient: @unchecked Sendable {
     /// the connection (or `close()` is called) and throws on a read or decoding error.
     public var messages: AsyncThrowingStream<Message, any Error> {
         AsyncThrowingStream { continuation in
-            let thread = Thread { [self] in
-                do {
-                    while let message = try nextMessage() { continuation.yield(message) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+            do {
+                try Sys.startThread { [self] in
+                    do {
+                        while let message = try nextMessage() { continuation.yield(message) }
+                        continuation.finish()
+                    } catch {
+                        continuation.finish(throwing: error)
+                    }
                 }
+            } catch {
+                continuation.finish(throwing: error)
             }
-            thread.name = "multitouchd-client-reader"
-            thread.start()
         }
     }
 }

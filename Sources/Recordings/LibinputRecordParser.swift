@@ -1,5 +1,4 @@
 import MultitouchCore
-import Yams
 
 /// Reads `libinput record` YAML, file version 1 (libinput's `tools/libinput-record.c`,
 /// `FILE_VERSION_NUMBER 1`): `devices[].evdev` holds the description, `devices[].events[].evdev` the
@@ -15,7 +14,7 @@ struct LibinputRecordParser {
     }
 
     private func run(_ text: String) throws(RecordingError) -> Recording {
-        // Before Yams composes anything: composing expands aliases (YAMLAliasCheck).
+        // Before anything is composed: a composer that expanded aliases would blow up (YAMLAliasCheck).
         if let found = YAMLAliasCheck.firstAnchorOrAlias(in: text) {
             throw RecordingError(
                 file: file, line: found.line,
@@ -23,15 +22,15 @@ struct LibinputRecordParser {
                     "YAML anchors and aliases are not supported (libinput record never writes them); found '\(found.token)'"
             )
         }
-        let root: Node
+        let root: YAMLNode
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            guard let node = try YAMLComposer.compose(text) else {
                 throw RecordingError(file: file, line: 0, message: "empty libinput record file")
             }
             root = node
         } catch let error as RecordingError {
             throw error
-        } catch let error as YamlError {
+        } catch let error as YAMLError {
             throw yamlError(error)
         } catch {
             throw RecordingError(file: file, line: 0, message: "cannot parse YAML: \(error)")
@@ -70,7 +69,7 @@ struct LibinputRecordParser {
         return Recording(format: .libinputRecord, devices: devices, notes: notes)
     }
 
-    private func device(_ node: Node, index: Int) throws(RecordingError) -> RecordedDevice {
+    private func device(_ node: YAMLNode, index: Int) throws(RecordingError) -> RecordedDevice {
         let path = "devices[\(index)]"
         guard case .mapping(let device) = node else {
             throw RecordingError(
@@ -223,23 +222,25 @@ struct LibinputRecordParser {
 
     static let int32Range: ClosedRange<Int64> = Int64(Int32.min)...Int64(Int32.max)
 
-    private func value(_ mapping: Node.Mapping, _ key: String) -> Node? {
+    private func value(_ mapping: YAMLNode.Mapping, _ key: String) -> YAMLNode? {
         for (k, v) in mapping {
             if case .scalar(let s) = k, s.string == key { return v }
         }
         return nil
     }
 
-    private func isNull(_ node: Node) -> Bool {
+    private func isNull(_ node: YAMLNode) -> Bool {
         if case .scalar(let s) = node, s.style == .plain, s.string.isEmpty || s.string == "null" || s.string == "~" {
             return true
         }
         return false
     }
 
-    private func line(_ node: Node) -> Int { node.mark?.line ?? 0 }
+    private func line(_ node: YAMLNode) -> Int { node.mark?.line ?? 0 }
 
-    private func integer(_ node: Node, what: String, range: ClosedRange<Int64>? = nil) throws(RecordingError) -> Int64 {
+    private func integer(
+        _ node: YAMLNode, what: String, range: ClosedRange<Int64>? = nil
+    ) throws(RecordingError) -> Int64 {
         guard case .scalar(let s) = node, let v = Int64(s.string.trimmingWhitespace()) else {
             let found: String
             switch node {
@@ -258,20 +259,8 @@ struct LibinputRecordParser {
         return v
     }
 
-    private func yamlError(_ error: YamlError) -> RecordingError {
-        switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-            .composer(let context, let problem, let mark, _):
-            let location = context.map { " (\($0.text), from line \($0.mark.line))" } ?? ""
-            return RecordingError(file: file, line: mark.line, message: "invalid YAML: \(problem)\(location)")
-        case .reader(let problem, _, _, _):
-            return RecordingError(file: file, line: 0, message: "invalid YAML input: \(problem)")
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            return RecordingError(
-                file: file, line: context.mark.line,
-                message: "invalid YAML: duplicated key(s) \(duplicates.joined(separator: ", "))")
-        default:
-            return RecordingError(file: file, line: 0, message: "invalid YAML: \(error)")
-        }
+    private func yamlError(_ error: YAMLError) -> RecordingError {
+        let location = error.context.map { " (\($0.text), from line \($0.line))" } ?? ""
+        return RecordingError(file: file, line: error.line, message: "invalid YAML: \(error.problem)\(location)")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MultitouchCore
 
 /// Reads any recording format the project knows, choosing by content: evemu text (with its own
@@ -23,7 +23,9 @@ public enum RecordingReader {
     }
 
     /// Parses recording text; `name` is used in errors.
-    public static func parse(text: String, name: String, descriptionText: String? = nil, descriptionName: String? = nil)
+    public static func parse(
+        text: String, name: String, descriptionText: String? = nil, descriptionName: String? = nil
+    )
         throws(RecordingError) -> Recording
     {
         try parse(
@@ -32,7 +34,9 @@ public enum RecordingReader {
     }
 
     /// Parses recording bytes (UTF-8 is checked here); `name` is used in errors.
-    public static func parse(bytes: [UInt8], name: String, descriptionBytes: [UInt8]? = nil, descriptionName: String? = nil)
+    public static func parse(
+        bytes: [UInt8], name: String, descriptionBytes: [UInt8]? = nil, descriptionName: String? = nil
+    )
         throws(RecordingError) -> Recording
     {
         try checkUTF8(bytes, name: name)
@@ -49,7 +53,8 @@ public enum RecordingReader {
             let content = try bytes.withUnsafeBufferPointer { (b) throws(RecordingError) in
                 try EvemuParser.parse(b, file: name)
             }
-            return try combine(content, name: name, descriptionBytes: descriptionBytes, descriptionName: descriptionName)
+            return try combine(
+                content, name: name, descriptionBytes: descriptionBytes, descriptionName: descriptionName)
         }
     }
 
@@ -69,7 +74,8 @@ public enum RecordingReader {
             guard let descriptionBytes else {
                 throw RecordingError(
                     file: name, line: content.firstEventLine,
-                    message: "events-only file needs a description: pass --desc (a .desc file with N:, I:, B:, A: lines)")
+                    message:
+                        "events-only file needs a description: pass --desc (a .desc file with N:, I:, B:, A: lines)")
             }
             let descName = descriptionName ?? "\(name) (description)"
             try checkUTF8(descriptionBytes, name: descName)
@@ -83,7 +89,8 @@ public enum RecordingReader {
             }
             guard let parsed = desc.description else {
                 throw RecordingError(
-                    file: descName, line: 0, message: "description file has no device description (expected N:, I:, B:, A: lines)")
+                    file: descName, line: 0,
+                    message: "description file has no device description (expected N:, I:, B:, A: lines)")
             }
             description = parsed
         }
@@ -123,7 +130,8 @@ public enum RecordingReader {
                     if p + 1 < end && bytes[p + 1] == UInt8(ascii: ":") {
                         switch c {
                         case UInt8(ascii: "E"): return .evemuEventsOnly
-                        case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"), UInt8(ascii: "A"),
+                        case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"),
+                            UInt8(ascii: "A"),
                             UInt8(ascii: "L"), UInt8(ascii: "S"):
                             return .evemuDescribed
                         default: break
@@ -133,14 +141,18 @@ public enum RecordingReader {
                     let text = String(decoding: bytes[p..<end], as: UTF8.self)
                     throw RecordingError(
                         file: name, line: line,
-                        message: "not a recording: expected evemu lines (N:, I:, P:, B:, A:, E:) or libinput record YAML ('version: 1'), found '\(EvemuParser.excerpt(text))'")
+                        message:
+                            "not a recording: expected evemu lines (N:, I:, P:, B:, A:, E:) or libinput record YAML ('version: 1'), found '\(EvemuParser.excerpt(text))'"
+                    )
                 }
             }
             start = end + 1
         }
         throw RecordingError(
-            file: name, line: 0, message: n == 0 ? "empty file: expected an evemu or libinput record recording" :
-                "no content: the file holds only blank lines and comments")
+            file: name, line: 0,
+            message: n == 0
+                ? "empty file: expected an evemu or libinput record recording"
+                : "no content: the file holds only blank lines and comments")
     }
 
     /// The top-level keys libinput record writes (tools/libinput-record.c), and `---` (a YAML document
@@ -169,7 +181,8 @@ public enum RecordingReader {
             line += 1
             start = end + 1
         }
-        throw RecordingError(file: name, line: 0, message: "invalid UTF-8 (binary data?): a recording must be UTF-8 text")
+        throw RecordingError(
+            file: name, line: 0, message: "invalid UTF-8 (binary data?): a recording must be UTF-8 text")
     }
 
     /// True when every byte is below 0x80, checked eight bytes at a time: real recordings are ASCII but
@@ -192,11 +205,11 @@ public enum RecordingReader {
     }
 
     static func readFile(_ path: String) throws(RecordingError) -> [UInt8] {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw RecordingError(file: path, line: 0, message: "no such file")
         }
-        guard !isDirectory.boolValue else {
+        guard !isDirectory else {
             throw RecordingError(file: path, line: 0, message: "is a directory, not a recording")
         }
         guard let data = FileManager.default.contents(atPath: path) else {

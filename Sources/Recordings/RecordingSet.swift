@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One file of a scanned directory and what `multitouchctl check` should do with it.
 public struct RecordingJob: Hashable, Sendable {
@@ -45,7 +49,7 @@ public enum RecordingSet {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
             throw RecordingError(
-                file: directory, line: 0, message: "cannot list the directory: \(error.localizedDescription)")
+                file: directory, line: 0, message: "cannot list the directory: \(systemMessage(error))")
         }
         let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         func full(_ name: String) -> String { base + "/" + name }
@@ -61,9 +65,9 @@ public enum RecordingSet {
                 roles.append((name, .skipped("hidden file")))
                 continue
             }
-            var isDirectory: ObjCBool = false
+            var isDirectory = false
             _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            if isDirectory.boolValue {
+            if isDirectory {
                 roles.append((name, .skipped("directory (check does not descend)")))
                 continue
             }
@@ -156,10 +160,10 @@ public enum RecordingSet {
                 continue
             }
             for job in jobs {
-                var isDirectory: ObjCBool = false
+                var isDirectory = false
                 let name = job.path.split(separator: "/").last.map(String.init) ?? ""
                 if !name.hasPrefix("."), FileManager.default.fileExists(atPath: job.path, isDirectory: &isDirectory),
-                    isDirectory.boolValue
+                    isDirectory
                 {
                     folders.append((job.path, false))
                 } else {
@@ -212,4 +216,14 @@ public enum RecordingSet {
         }
         return false
     }
+}
+
+/// The system's words for a file error FileManager reports (strerror of the errno under it, e.g. "No
+/// such file or directory"); FoundationEssentials has no localizedDescription.
+func systemMessage(_ error: any Error) -> String {
+    if let cocoa = error as? CocoaError, let posix = cocoa.userInfo["NSUnderlyingError"] as? POSIXError {
+        return String(cString: strerror(posix.code.rawValue))
+    }
+    if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+    return "\(error)"
 }

@@ -1,17 +1,17 @@
-// libyaml, as Yams builds it: its scanner is the one Yams parses with, so this check and Yams agree on
+// libyaml: its scanner is the one YAMLComposer parses with, so this check and the composer agree on
 // what is an anchor or an alias.
-import CYaml
+import CLibYAML
 
-/// Finds YAML anchors (`&name`) and aliases (`*name`) before Yams builds any node.
+/// Finds YAML anchors (`&name`) and aliases (`*name`) before YAMLComposer builds any node.
 ///
 /// libinput record never writes them (tools/libinput-record.c prints plain mappings and lists), and they
 /// are what makes a small file expensive: composing a document expands every alias into the tree it
-/// names, and Yams hashes each mapping key in full, so a 1 KB file of nested aliases ("billion laughs")
+/// names, and Yams (the composer used before) hashed each mapping key in full, so a 1 KB file of nested aliases ("billion laughs")
 /// ran for minutes, and a 15 KB one whose event lists were aliases grew past 240 MB in one minute. The
 /// check runs libyaml's token scanner only: linear in the file, constant memory, no nodes.
 enum YAMLAliasCheck {
     /// The first anchor or alias in `text`: its 1-based line and how it is written (`&a`, `*a`).
-    /// Nil when there is none, and when the scanner stops at a syntax error first: Yams then reports that
+    /// Nil when there is none, and when the scanner stops at a syntax error first: the composer then reports that
     /// error at the same place, since it reads the same tokens in the same order.
     static func firstAnchorOrAlias(in text: String) -> (line: Int, token: String)? {
         var text = text

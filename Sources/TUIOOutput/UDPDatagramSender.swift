@@ -1,6 +1,6 @@
 import Configuration
-import Foundation
 import Glibc
+import SystemCalls
 
 /// Why the TUIO sender could not start (no socket), or a target's name did not resolve.
 public struct UDPSenderError: Error, CustomStringConvertible, Sendable {
@@ -34,7 +34,7 @@ public final class UDPDatagramSender {
 
     /// Addresses the resolver thread fills in, read by `send` on the owner's thread.
     private final class Resolved: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = Lock()
         private var addresses: [sockaddr_in?]
         init(_ addresses: [sockaddr_in?]) { self.addresses = addresses }
         func set(_ index: Int, _ address: sockaddr_in) { lock.withLock { addresses[index] = address } }
@@ -65,15 +65,18 @@ public final class UDPDatagramSender {
         let names = targets.indices.filter { literal[$0] == nil }
         guard !names.isEmpty else { return }
         let box = resolved
-        let thread = Thread {
-            for index in names {
-                let outcome = resolver(targets[index])
-                if case .success(let address) = outcome { box.set(index, address) }
-                resolvedName?(targets[index], outcome)
+        do {
+            try Sys.startThread {
+                for index in names {
+                    let outcome = resolver(targets[index])
+                    if case .success(let address) = outcome { box.set(index, address) }
+                    resolvedName?(targets[index], outcome)
+                }
             }
+        } catch {
+            // deinit closes the socket: every property is set by now.
+            throw UDPSenderError(description: "cannot start the resolver thread: \(error)")
         }
-        thread.name = "multitouchd tuio resolver"
-        thread.start()
     }
 
     deinit { close(fd) }

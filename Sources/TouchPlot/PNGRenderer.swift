@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import SystemCalls
 
 /// Renders SVG to PNG with `rsvg-convert` (Debian package librsvg2-bin), run as a subprocess: the only
 /// part of TouchPlot that does I/O. A subprocess rather than linking librsvg keeps the multitouchctl
@@ -43,31 +44,33 @@ public enum PNGRenderer {
         do {
             try Data(svg).write(to: temporary)
         } catch {
-            throw Failure(description: "cannot write \(temporary.path): \(error.localizedDescription)")
+            throw Failure(description: "cannot write \(temporary.path): \(error)")
         }
         defer { try? FileManager.default.removeItem(at: temporary) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--format", "png", "--output", path, temporary.path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        let process = ChildProcess(
+            executable: executable, arguments: ["--format", "png", "--output", path, temporary.path])
+        process.capturesStandardError = true
+        process.discardsStandardOutput = true
         do {
             try process.run()
         } catch {
-            throw Failure(description: "cannot run \(executable): \(error.localizedDescription)")
+            throw Failure(description: "cannot run \(executable): \(error.reason)")
         }
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let text = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw Failure(
-                description: "\(tool) failed (status \(process.terminationStatus))\(text.isEmpty ? "" : ": " + text)")
+        let message = process.readStandardError()
+        let termination = process.waitUntilExit()
+        guard termination == .exited(0) else {
+            let text = String(decoding: message, as: UTF8.self).split(whereSeparator: \.isNewline).joined(
+                separator: " ")
+            let status: String
+            switch termination {
+            case .exited(let code): status = "status \(code)"
+            case .signalled(let signal): status = "signal \(signal)"
+            }
+            throw Failure(description: "\(tool) failed (\(status))\(text.isEmpty ? "" : ": " + text)")
         }
-        let file = FileHandle(forReadingAtPath: path)
-        let head = file?.readData(ofLength: signature.count)
-        try? file?.close()
-        guard let head, Array(head) == signature else {
+        guard let written = FileManager.default.contents(atPath: path),
+            Array(written.prefix(signature.count)) == signature
+        else {
             throw Failure(description: "\(tool) exited cleanly but \(path) is not a PNG")
         }
     }

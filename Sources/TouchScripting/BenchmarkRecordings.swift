@@ -1,5 +1,8 @@
-import Foundation
 import MultitouchCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Generated recordings for `multitouchctl bench`: steady multi-finger gestures of 1, 2, 5 and 10
 /// fingers (every finger moves in every frame, the heaviest case per frame) and a long session with

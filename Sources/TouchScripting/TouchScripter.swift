@@ -1,5 +1,8 @@
-import Foundation
 import MultitouchCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Builds evdev event streams from finger scenarios, in percent of the surface and virtual time,
 /// encoded the way the device's kernel driver would: protocol B (slots, tracking ids, only changed

@@ -1,6 +1,9 @@
 import ArgumentParser
-import Foundation
 import WireProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What `monitor` checks itself: its options before connecting, and each received message for an
 /// error reply (which ends it with a failure) and for whether it counts toward --count.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DaemonCommand
 import Dispatch
 
 /// `multitouchctl`: replay, check, record and watch multitouch input; talk to the daemon.
@@ -21,6 +22,13 @@ struct Multitouchctl: ParsableCommand {
 @main
 enum MultitouchctlMain {
     static func main() {
+        // One binary for both commands: installed as multitouchctl with multitouchd a link to it (the
+        // runtime, Foundation and our modules once, not twice: issue 29 item 9), it is the daemon
+        // when called by that name.
+        if CommandLine.arguments.first?.split(separator: "/").last == "multitouchd" {
+            MultitouchDaemon.main()
+            return
+        }
         let parsed: any ParsableCommand
         do {
             parsed = try Multitouchctl.parseAsRoot()

@@ -171,3 +171,37 @@ enum ReadableFormat {
         return String(rounded)
     }
 }
+
+// What Foundation's String gave the subcommands, without Foundation (its ICU data was 34 MB of each
+// binary; FoundationEssentials has none of these, issue 29 item 9).
+extension String {
+    /// printf-style formatting through C's vsnprintf: numbers only (%d, %.3f, %%), no %@.
+    init(format: String, _ arguments: any CVarArg...) {
+        var size = 256
+        while true {
+            var buffer = [CChar](repeating: 0, count: size)
+            let needed = withVaList(arguments) { vsnprintf(&buffer, size, format, $0) }
+            if needed < 0 {
+                self = format
+                return
+            }
+            if Int(needed) < size {
+                self = String(decoding: buffer.prefix(Int(needed)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                return
+            }
+            size = Int(needed) + 1
+        }
+    }
+
+    /// The string cut or padded (with `pad`) to `length` characters, like NSString's padding(toLength:).
+    func padding(toLength length: Int, withPad pad: String, startingAt start: Int) -> String {
+        if count >= length { return String(prefix(length)) }
+        let filler = Array(pad.isEmpty ? " " : pad)
+        return self + String((0..<(length - count)).map { filler[($0 + start) % filler.count] })
+    }
+
+    /// The string without leading and trailing spaces, tabs and newlines.
+    func trimmingWhitespace() -> String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}

@@ -5,17 +5,21 @@ import Testing
 import Glibc
 #endif
 
-/// No configuration file can crash the daemon: `--check-config` answers 0 or 1 for every file, and a
-/// reload with a broken file keeps the running configuration.
+/// No configuration file can crash the daemon: `--check-config` answers 0 or 78 (EX_CONFIG) for every
+/// file, and a reload with a broken file keeps the running configuration.
 @Suite("multitouchd configuration robustness")
 struct ConfigurationRobustnessTests {
     /// Files that made the previous TOML library (toml++ inside TOMLKit) abort with exit 134.
     static let abortedBefore = ["[+a]\n", "[socket]\n[\u{01}]\n", "[[+a]]\n", "[gestures.+x]\n"]
 
     func checkConfig(_ path: String) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
+        try runDaemon(["--check-config", path])
+    }
+
+    func runDaemon(_ arguments: [String]) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try DaemonProcess.binaryPath)
-        process.arguments = ["--check-config", path]
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -26,11 +30,11 @@ struct ConfigurationRobustnessTests {
     }
 
     @Test(arguments: abortedBefore)
-    func checkConfigExitsOneOnASyntaxError(text: String) throws {
+    func checkConfigExitsWithEXConfigOnASyntaxError(text: String) throws {
         let dir = TemporaryDirectory()
         let result = try checkConfig(dir.write("bad.toml", text))
         #expect(result.reason == .exit)
-        #expect(result.status == 1)
+        #expect(result.status == 78)
         #expect(result.output.contains("TOML syntax error: expected a key"))
     }
 
@@ -59,10 +63,61 @@ struct ConfigurationRobustnessTests {
             }
             let path = dir.write("mutated-\(index).toml", String(decoding: bytes, as: UTF8.self))
             let result = try checkConfig(path)
-            #expect(result.reason == .exit && (result.status == 0 || result.status == 1), "\(path): \(result.output)")
+            #expect(result.reason == .exit && (result.status == 0 || result.status == 78), "\(path): \(result.output)")
             outcomes[result.status, default: 0] += 1
         }
-        #expect(outcomes[1, default: 0] > 0)
+        #expect(outcomes[78, default: 0] > 0)
+    }
+
+    /// A socket group that does not exist with `require_group`: `--check-config` says so and exits 78,
+    /// and a start with that file exits 78 too (EX_CONFIG, not 1), before it makes a socket.
+    @Test func missingRequiredSocketGroupIsAConfigurationError() throws {
+        let dir = TemporaryDirectory()
+        let config = dir.write("g.toml", "[socket]\ngroup = \"no-such-group-mtd\"\nrequire_group = true\n")
+        let check = try checkConfig(config)
+        #expect(check.reason == .exit && check.status == 78, "\(check.output)")
+        #expect(
+            check.output.contains("g.toml:2: socket.group: socket group \"no-such-group-mtd\" does not exist"),
+            "\(check.output)")
+        let socket = dir.path + "/never.sock"
+        let start = try runDaemon(["--config", config, "--socket", socket, "--no-devices"])
+        #expect(start.reason == .exit && start.status == 78, "\(start.output)")
+        #expect(start.output.contains("no-such-group-mtd"), "\(start.output)")
+        #expect(access(socket, F_OK) != 0, "no socket was made")
+    }
+
+    /// A grant to a group that does not exist (a typo) passes, with a warning that names it, and the
+    /// access section says who gets what.
+    @Test func checkConfigWarnsOfAMisspeltGrantGroup() throws {
+        let dir = TemporaryDirectory()
+        let config = dir.write(
+            "a.toml",
+            """
+            [socket]
+            group = ""
+            [access]
+            default = ["regions"]
+            default_z_band = [0, 99]
+            [[access.grant]]
+            group = "kiosk-shel"
+            rights = ["observe", "regions", "transform"]
+            z_band = [0, 1000]
+            [[access.grant]]
+            uid = 0
+            rights = []
+
+            """)
+        let check = try checkConfig(config)
+        #expect(check.reason == .exit && check.status == 0, "\(check.output)")
+        #expect(
+            check.output.contains(
+                "warning: \(config):7: access.grant[1].group: group \"kiosk-shel\" does not exist"), "\(check.output)")
+        #expect(
+            check.output.contains(
+                "grant[1]: group kiosk-shel (no such group): observe, regions, transform, regions at z 0...1000"),
+            "\(check.output)")
+        #expect(check.output.contains("grant[2]: uid 0 (root): no rights"), "\(check.output)")
+        #expect(check.output.contains("everyone else: regions, regions at z 0...99"), "\(check.output)")
     }
 
     @Test func sighupWithAnUnparsableFileKeepsRunning() throws {

@@ -196,7 +196,7 @@ struct SocketTests {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        #expect(process.terminationStatus == 78)
         #expect(text.contains("soft_queue_limit"))
     }
 

@@ -34,7 +34,9 @@ for prefix in /usr/local /usr; do
   grep -q "on the target run: systemd-sysusers $prefix/lib/sysusers.d/multitouchd.conf" "$work/install.log" \
     && pass "staged install says how to create the group" || fail "no sysusers hint in: $(cat "$work/install.log")"
 
-  mode_is "$dest$prefix/bin/multitouchd" 755
+  # One binary, two names (issue 29 item 9): multitouchd is a link to multitouchctl.
+  [ "$(readlink "$dest$prefix/bin/multitouchd")" = multitouchctl ] \
+    && pass "$dest$prefix/bin/multitouchd is a link to multitouchctl" || fail "$dest$prefix/bin/multitouchd is not a link to multitouchctl"
   mode_is "$dest$prefix/bin/multitouchctl" 755
   mode_is "$dest$prefix/lib/systemd/system/multitouchd.service" 644
   mode_is "$dest$prefix/lib/systemd/system/multitouchd.socket" 644

@@ -25,6 +25,9 @@
  * Every message is parsed into an mtd_message (the fields its type has; the rest are zero) and its
  * line is kept in m.line (valid until the next read), so a program can hand fields this header does
  * not parse to a JSON library. Unknown message types come as MTD_UNKNOWN (clients must ignore them).
+ * The hello's devices are in c.hello.devices (size a program's regions from devices[i].width and
+ * height); a message routed to one of the program's regions names it in m.region (docs/PROTOCOL.md
+ * "Touch routing"), touches also carry m.role and, when the daemon ended them, m.text with has_reason.
  * Not thread-safe: one client per thread.
  */
 #ifndef MULTITOUCHD_H
@@ -43,12 +46,25 @@ extern "C" {
 #define MTD_MAX_LINE 65536
 /* Touches parsed per touches message; more are counted in touch_count but not stored. */
 #define MTD_MAX_TOUCHES 16
+/* Devices parsed per hello; more are counted in device_count but not stored. */
+#define MTD_MAX_DEVICES 8
+/* Region ids parsed per regions reply; more are counted in region_count but not stored. */
+#define MTD_MAX_REGIONS 16
+/* A region id's longest form (the protocol allows 1-128 bytes), plus its NUL. */
+#define MTD_REGION_ID_SIZE 129
+/* Bits of mtd_message.features (a hello's "features"). */
+#define MTD_FEATURE_REGIONS 1u
 
 enum mtd_type {
     MTD_UNKNOWN = 0, MTD_HELLO, MTD_DEVICE_ADDED, MTD_DEVICE_REMOVED, MTD_TOUCHES, MTD_SESSION, MTD_GESTURE,
     MTD_TAP, MTD_DOUBLE_TAP, MTD_LONG_PRESS, MTD_DROPPED, MTD_ERROR, MTD_TRANSFORM, MTD_SUBSCRIBED,
-    MTD_UNSUBSCRIBED, MTD_PONG, MTD_STATS
+    MTD_UNSUBSCRIBED, MTD_PONG, MTD_STATS,
+    MTD_REGIONS,                /* the reply to declareRegions/updateRegions: region_ids in force */
+    MTD_RECOGNIZED              /* the reply to recognized: region */
 };
+
+/* Whether a region's message reaches this client as the region's owner or as an observer. */
+enum mtd_role { MTD_ROLE_NONE = 0, MTD_ROLE_OWNER, MTD_ROLE_OBSERVER };
 
 enum mtd_phase {
     MTD_PHASE_NONE = 0, MTD_PHASE_BEGAN, MTD_PHASE_MOVED, MTD_PHASE_STATIONARY, MTD_PHASE_CHANGED,
@@ -79,6 +95,17 @@ typedef struct mtd_touch {
     double predicted[2];        /* where the touch is predicted at time + the horizon, published space */
 } mtd_touch;
 
+/** A device object of a hello or deviceAdded (docs/PROTOCOL.md "device object"). */
+typedef struct mtd_device {
+    int id;
+    char name[256];
+    char device_class[16];      /* "touchscreen" or "touchpad" */
+    char units[16];             /* "pixels" or "millimeters": the published space */
+    double width, height;       /* extent of the published space: what regions' rects are in */
+    double width_mm, height_mm; /* physical size */
+    int slots;
+} mtd_device;
+
 /** One message from the daemon. Which fields are set depends on `type` (docs/PROTOCOL.md). */
 typedef struct mtd_message {
     enum mtd_type type;
@@ -100,10 +127,20 @@ typedef struct mtd_message {
     long count;                 /* dropped */
     int fatal;                  /* error: the daemon closes the connection after it */
     char code[32];              /* error code */
-    char text[256];             /* error message, deviceRemoved/dropped reason, device name, daemon name */
+    char text[256];             /* error message, deviceRemoved/dropped/touches reason, device name, daemon name */
     char units[16];             /* deviceAdded: "pixels" or "millimeters" */
     double width, height;       /* deviceAdded: extent of the published space */
     int protocol;               /* hello */
+    unsigned features;          /* hello: MTD_FEATURE_* bits */
+    int device_count;           /* hello: devices in the message (devices[] holds the first ones);
+                                   deviceAdded: 1, the added device in devices[0] */
+    mtd_device devices[MTD_MAX_DEVICES];
+    char region[MTD_REGION_ID_SIZE]; /* a message routed to one of this client's regions, and the
+                                   transform and recognized replies about one: its id ("" otherwise) */
+    enum mtd_role role;         /* touches routed to a region: owner or observer */
+    int has_reason;             /* touches: 1 when the daemon ended them itself, the reason in text */
+    int region_count;           /* regions: ids in force (region_ids[] holds the first ones) */
+    char region_ids[MTD_MAX_REGIONS][MTD_REGION_ID_SIZE];
     const char *line;           /* the whole line, NUL-terminated; valid until the next read */
     size_t line_length;
 } mtd_message;
@@ -116,11 +153,13 @@ typedef struct mtd_client {
     char buffer[MTD_MAX_LINE + 1];
     char line[MTD_MAX_LINE + 1];
     long next_id;
-    mtd_message hello;          /* the daemon's hello, read by mtd_connect */
+    mtd_message hello;          /* the daemon's hello, read by mtd_connect (hello.line stays valid) */
+    char hello_line[MTD_MAX_LINE + 1];
 } mtd_client;
 
-/** Connects (path NULL: MTD_DEFAULT_SOCKET) and reads the hello into c->hello. 0, or -1 with errno
- *  set (EPROTO: not a multitouchd of protocol 1 or 2). */
+/** Connects (path NULL: MTD_DEFAULT_SOCKET) and reads the hello into c->hello: its devices (id, size
+ *  of the published space, ...) in c->hello.devices, its line in c->hello.line (valid until
+ *  mtd_close). 0, or -1 with errno set (EPROTO: not a multitouchd of protocol 1 or 2). */
 int mtd_connect(mtd_client *c, const char *path);
 /** The socket, for poll and GUI loops. */
 int mtd_fd(const mtd_client *c);
@@ -130,6 +169,9 @@ int mtd_send(mtd_client *c, const char *json);
 int mtd_subscribe(mtd_client *c, unsigned streams);
 /** Sends setTransform (matrix non-NULL) or resetTransform for a device. 0, or -1. */
 int mtd_set_transform(mtd_client *c, int device, const double matrix[6]);
+/** The same for one of this client's regions on the device (its own transform). 0, or -1 (EINVAL:
+ *  a region id that is empty, longer than 128 bytes, or holds '"', '\\' or a control character). */
+int mtd_set_region_transform(mtd_client *c, int device, const char *region, const double matrix[6]);
 /** Blocks for the next message: 1 (in *m), 0 when the daemon closed the connection, -1 with errno. */
 int mtd_read(mtd_client *c, mtd_message *m);
 /** The next message if one can be had without blocking: 1, 0 when none is available now, -1 with
@@ -156,6 +198,7 @@ void mtd_close(mtd_client *c);
 #define MULTITOUCHD_IMPLEMENTED
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,16 +389,36 @@ static enum mtd_phase mtd__phase(const char *s) {
     return MTD_PHASE_NONE;
 }
 
+/* Reads a number as an integer. *out is always written (0 when the text is not a number or out of
+ * range), so callers never read an unset value (GCC 12's -Wmaybe-uninitialized at -O2). */
 static const char *mtd__int(const char *p, long *out) {
-    double v;
+    double v = 0;
+    char *end;
+    int saved = errno;
+    long exact;
+    /* An integer literal is read exactly (a double would round ids and counters past 2^53). */
+    errno = 0;
+    exact = strtol(p, &end, 10);
+    if (end != p && errno == 0 && *end != '.' && *end != 'e' && *end != 'E') {
+        errno = saved;
+        *out = exact;
+        return end;
+    }
+    errno = saved;
     p = mtd__number(p, &v);
-    if (p) *out = (long)v;
+    *out = (p && v >= (double)LONG_MIN && v < -(double)LONG_MIN) ? (long)v : 0;
+    return p;
+}
+
+static const char *mtd__int32(const char *p, int *out) {
+    long v;
+    p = mtd__int(p, &v);
+    *out = (v >= INT_MIN && v <= INT_MAX) ? (int)v : 0;
     return p;
 }
 
 static const char *mtd__touch_field(const char *key, const char *p, void *context) {
     mtd_touch *t = (mtd_touch *)context;
-    long v;
     char text[16];
     if (!strcmp(key, "id")) return mtd__int(p, &t->id);
     if (!strcmp(key, "phase")) {
@@ -379,11 +442,7 @@ static const char *mtd__touch_field(const char *key, const char *p, void *contex
         t->has_predicted = 1;
         return mtd__numbers(p, t->predicted, 2);
     }
-    if (!strcmp(key, "tapCount")) {
-        p = mtd__int(p, &v);
-        t->tap_count = (int)v;
-        return p;
-    }
+    if (!strcmp(key, "tapCount")) return mtd__int32(p, &t->tap_count);
     return mtd__skip(p, 1);
 }
 
@@ -411,29 +470,99 @@ static const char *mtd__touches(const char *p, mtd_message *m) {
 }
 
 static const char *mtd__device_field(const char *key, const char *p, void *context) {
-    mtd_message *m = (mtd_message *)context;
-    long v;
-    if (!strcmp(key, "id")) {
-        p = mtd__int(p, &v);
-        m->device = (int)v;
-        return p;
-    }
-    if (!strcmp(key, "name")) return mtd__string(p, m->text, sizeof m->text);
-    if (!strcmp(key, "units")) return mtd__string(p, m->units, sizeof m->units);
-    if (!strcmp(key, "width")) return mtd__number(p, &m->width);
-    if (!strcmp(key, "height")) return mtd__number(p, &m->height);
+    mtd_device *d = (mtd_device *)context;
+    if (!strcmp(key, "id")) return mtd__int32(p, &d->id);
+    if (!strcmp(key, "name")) return mtd__string(p, d->name, sizeof d->name);
+    if (!strcmp(key, "class")) return mtd__string(p, d->device_class, sizeof d->device_class);
+    if (!strcmp(key, "units")) return mtd__string(p, d->units, sizeof d->units);
+    if (!strcmp(key, "width")) return mtd__number(p, &d->width);
+    if (!strcmp(key, "height")) return mtd__number(p, &d->height);
+    if (!strcmp(key, "widthMM")) return mtd__number(p, &d->width_mm);
+    if (!strcmp(key, "heightMM")) return mtd__number(p, &d->height_mm);
+    if (!strcmp(key, "slots")) return mtd__int32(p, &d->slots);
     return mtd__skip(p, 1);
+}
+
+/* One device object into the next devices[] entry (counted past MTD_MAX_DEVICES, not stored). */
+static const char *mtd__device(const char *p, mtd_message *m) {
+    mtd_device scratch;
+    mtd_device *d = m->device_count < MTD_MAX_DEVICES ? &m->devices[m->device_count] : &scratch;
+    memset(d, 0, sizeof *d);
+    p = mtd__object(p, mtd__device_field, d);
+    if (p) m->device_count++;
+    return p;
+}
+
+/* A hello's array of device objects; any other array under "devices" (a subscribed reply's ids, the
+ * stats' device entries) is skipped, and mtd_parse keeps devices[] for hello and deviceAdded only. */
+static const char *mtd__devices(const char *p, mtd_message *m) {
+    const char *start = p = mtd__ws(p);
+    if (*p != '[') return NULL;
+    p = mtd__ws(p + 1);
+    if (*p == ']') return p + 1;
+    if (*p != '{') return mtd__skip(start, 1);
+    for (;;) {
+        p = mtd__device(p, m);
+        if (!p) return NULL;
+        p = mtd__ws(p);
+        if (*p == ',') { p = mtd__ws(p + 1); continue; }
+        if (*p == ']') return p + 1;
+        return NULL;
+    }
+}
+
+/* An array of strings: region ids into region_ids[] (counted past MTD_MAX_REGIONS), or a hello's
+ * features into feature bits. */
+static const char *mtd__strings(const char *p, mtd_message *m, int features) {
+    const char *start = p = mtd__ws(p);
+    if (*p != '[') return NULL;
+    p = mtd__ws(p + 1);
+    if (*p == ']') return p + 1;
+    if (*p != '"') return mtd__skip(start, 1); /* not an array of strings: not ours to read */
+    for (;;) {
+        char scratch[MTD_REGION_ID_SIZE];
+        char *out = !features && m->region_count < MTD_MAX_REGIONS ? m->region_ids[m->region_count] : scratch;
+        p = mtd__ws(p);
+        if (*p != '"') return NULL;
+        p = mtd__string(p, out, MTD_REGION_ID_SIZE);
+        if (!p) return NULL;
+        if (features) {
+            if (!strcmp(out, "regions")) m->features |= MTD_FEATURE_REGIONS;
+        } else {
+            m->region_count++;
+        }
+        p = mtd__ws(p);
+        if (*p == ',') { p++; continue; }
+        if (*p == ']') return p + 1;
+        return NULL;
+    }
 }
 
 static const char *mtd__message_field(const char *key, const char *p, void *context) {
     mtd_message *m = (mtd_message *)context;
-    long v;
     char text[16];
     if (!strcmp(key, "type")) return mtd__string(p, m->type_name, sizeof m->type_name);
     if (!strcmp(key, "device")) {
-        if (*p == '{') return mtd__object(p, mtd__device_field, m);
-        p = mtd__int(p, &v);
-        m->device = (int)v;
+        if (*p == '{') { /* deviceAdded: the device object, also in the flat fields below */
+            p = mtd__device(p, m);
+            if (p && m->device_count == 1) {
+                m->device = m->devices[0].id;
+                m->width = m->devices[0].width;
+                m->height = m->devices[0].height;
+                memcpy(m->units, m->devices[0].units, sizeof m->units);
+                memcpy(m->text, m->devices[0].name, sizeof m->devices[0].name);
+            }
+            return p;
+        }
+        return mtd__int32(p, &m->device);
+    }
+    if (!strcmp(key, "devices") && *p == '[') return mtd__devices(p, m);
+    if (!strcmp(key, "features") && *p == '[') return mtd__strings(p, m, 1);
+    if (!strcmp(key, "regions") && *p == '[') return mtd__strings(p, m, 0);
+    if (!strcmp(key, "region")) return mtd__string(p, m->region, sizeof m->region);
+    if (!strcmp(key, "role")) {
+        p = mtd__string(p, text, sizeof text);
+        m->role = !strcmp(text, "owner") ? MTD_ROLE_OWNER : !strcmp(text, "observer") ? MTD_ROLE_OBSERVER : MTD_ROLE_NONE;
         return p;
     }
     if (!strcmp(key, "time")) return mtd__number(p, &m->time);
@@ -451,11 +580,7 @@ static const char *mtd__message_field(const char *key, const char *p, void *cont
             if (!strcmp(text, mtd_mode_name((enum mtd_mode)i))) m->mode = (enum mtd_mode)i;
         return p;
     }
-    if (!strcmp(key, "fingers")) {
-        p = mtd__int(p, &v);
-        m->fingers = (int)v;
-        return p;
-    }
+    if (!strcmp(key, "fingers")) return mtd__int32(p, &m->fingers);
     if (!strcmp(key, "centroid")) return mtd__numbers(p, m->centroid, 2);
     if (!strcmp(key, "translation")) return mtd__numbers(p, m->translation, 2);
     if (!strcmp(key, "location")) return mtd__numbers(p, m->location, 2);
@@ -466,11 +591,7 @@ static const char *mtd__message_field(const char *key, const char *p, void *cont
         m->has_predicted_matrix = 1;
         return mtd__numbers(p, m->predicted_matrix, 6);
     }
-    if (!strcmp(key, "tapCount")) {
-        p = mtd__int(p, &v);
-        m->tap_count = (int)v;
-        return p;
-    }
+    if (!strcmp(key, "tapCount")) return mtd__int32(p, &m->tap_count);
     if (!strcmp(key, "touches") && *p == '[') return mtd__touches(p, m);
     if (!strcmp(key, "count")) return mtd__int(p, &m->count);
     if (!strcmp(key, "fatal")) {
@@ -478,20 +599,20 @@ static const char *mtd__message_field(const char *key, const char *p, void *cont
         return mtd__skip(p, 1);
     }
     if (!strcmp(key, "code")) return mtd__string(p, m->code, sizeof m->code);
-    if (!strcmp(key, "message") || !strcmp(key, "reason") || !strcmp(key, "daemon"))
+    if (!strcmp(key, "reason")) {
+        m->has_reason = 1;
         return mtd__string(p, m->text, sizeof m->text);
-    if (!strcmp(key, "protocol") && *p != '"') {
-        p = mtd__int(p, &v);
-        m->protocol = (int)v;
-        return p;
     }
+    if (!strcmp(key, "message") || !strcmp(key, "daemon")) return mtd__string(p, m->text, sizeof m->text);
+    if (!strcmp(key, "protocol") && *p != '"') return mtd__int32(p, &m->protocol);
     return mtd__skip(p, 1);
 }
 
 int mtd_parse(const char *line, mtd_message *m) {
     static const char *const names[] = {
         "", "hello", "deviceAdded", "deviceRemoved", "touches", "session", "gesture", "tap", "doubleTap",
-        "longPress", "dropped", "error", "transform", "subscribed", "unsubscribed", "pong", "stats"};
+        "longPress", "dropped", "error", "transform", "subscribed", "unsubscribed", "pong", "stats", "regions",
+        "recognized"};
     const char *p;
     memset(m, 0, sizeof *m);
     m->line = line;
@@ -500,6 +621,16 @@ int mtd_parse(const char *line, mtd_message *m) {
     if (!p || *mtd__ws(p) != 0 || !m->type_name[0]) return -1;
     for (int i = 1; i < (int)(sizeof names / sizeof names[0]); i++)
         if (!strcmp(m->type_name, names[i])) m->type = (enum mtd_type)i;
+    /* Keys that mean these only in their own message types. */
+    if (m->type != MTD_HELLO && m->type != MTD_DEVICE_ADDED) {
+        m->device_count = 0;
+        memset(m->devices, 0, sizeof m->devices);
+    }
+    if (m->type != MTD_HELLO) m->features = 0;
+    if (m->type != MTD_REGIONS) {
+        m->region_count = 0;
+        memset(m->region_ids, 0, sizeof m->region_ids);
+    }
     return 0;
 }
 
@@ -610,11 +741,14 @@ int mtd_connect(mtd_client *c, const char *path) {
     r = mtd_read(c, &c->hello);
     if (r <= 0 || c->hello.type != MTD_HELLO || c->hello.protocol < 1 ||
         c->hello.protocol > MTD_PROTOCOL_VERSION) {
+        int saved = errno;
         mtd_close(c);
-        errno = r < 0 ? errno : EPROTO;
+        errno = r < 0 ? saved : EPROTO;
         return -1;
     }
-    c->hello.line = NULL; /* the line buffer is reused by the next read */
+    /* The line buffer is reused by the next read: the hello keeps a copy of its own. */
+    memcpy(c->hello_line, c->line, c->hello.line_length + 1);
+    c->hello.line = c->hello_line;
     return 0;
 }
 
@@ -673,6 +807,32 @@ int mtd_set_transform(mtd_client *c, int device, const double t[6]) {
         snprintf(request, sizeof request,
                  "{\"type\":\"setTransform\",\"device\":%d,\"matrix\":[%.17g,%.17g,%.17g,%.17g,%.17g,%.17g]}", device,
                  t[0], t[1], t[2], t[3], t[4], t[5]);
+    }
+    return mtd_send(c, request);
+}
+
+/* 1 when a region id can be written into a request as it is (no escaping needed), else 0. */
+static int mtd__plain_id(const char *id) {
+    size_t n = 0;
+    for (; id[n]; n++)
+        if ((unsigned char)id[n] < 0x20 || id[n] == '"' || id[n] == '\\') return 0;
+    return n > 0 && n < MTD_REGION_ID_SIZE;
+}
+
+int mtd_set_region_transform(mtd_client *c, int device, const char *region, const double t[6]) {
+    char request[512];
+    if (!region || !mtd__plain_id(region)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!t) {
+        snprintf(request, sizeof request, "{\"type\":\"resetTransform\",\"device\":%d,\"region\":\"%s\"}", device,
+                 region);
+    } else {
+        snprintf(request, sizeof request,
+                 "{\"type\":\"setTransform\",\"device\":%d,\"region\":\"%s\",\"matrix\":[%.17g,%.17g,%.17g,%.17g,%.17g,"
+                 "%.17g]}",
+                 device, region, t[0], t[1], t[2], t[3], t[4], t[5]);
     }
     return mtd_send(c, request);
 }

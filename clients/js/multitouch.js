@@ -12,8 +12,14 @@
 //
 // Events (CustomEvent, the message in `detail`): one per message type (`hello`, `touches`, `gesture`,
 // `session`, `tap`, `doubleTap`, `longPress`, `transform`, `deviceAdded`, `deviceRemoved`, `dropped`,
-// `error`, `stats`, ...), `message` for every message, `matrix` when a device's cumulative matrix
-// changes ({device, matrix}), `open`, and `close` ({code, reason, willReconnect}).
+// `error`, `stats`, `regions`, ...), `message` for every message, `matrix` when a device's cumulative
+// matrix changes ({device, matrix}) or one of this client's regions' own matrix does ({device, region,
+// matrix}), `open`, and `close` ({code, reason, willReconnect}), also when the bridge refused the
+// WebSocket (a wrong token) and the runtime reported only an error (Node 20's WebSocket).
+//
+// Regions (docs/PROTOCOL.md "Touch routing"): `declareRegions(device, regions)` and
+// `updateRegions(device, {regions, remove})`; routed messages carry `region` (and touches `role`, and
+// `reason` when the daemon ended them), and a reconnect declares them again before it subscribes.
 
 /**
  * The bridge WebSocket of the page that loaded this module (ws:, or wss: on https pages), with the
@@ -90,7 +96,11 @@ export class RequestError extends Error {
   }
 }
 
-const REPLY_TYPES = new Set(["subscribed", "unsubscribed", "pong", "stats", "transform", "error"]);
+const REPLY_TYPES = new Set(["subscribed", "unsubscribed", "pong", "stats", "transform", "regions", "recognized", "error"]);
+
+/** What a refused handshake (HTTP 401/403: no or wrong token, a refused origin; 503: the bridge is
+ *  full) looks like to a script: code 1006 with no reason, or only an error event. */
+const REFUSED = "the bridge did not accept the WebSocket (no or wrong token? open the URL the bridge printed, with ?token=)";
 
 /**
  * One connection to multitouchd through the bridge. Reconnects after a lost connection (with growing
@@ -108,6 +118,10 @@ export class MultitouchClient extends EventTarget {
     this.devices = new Map();
     /** The latest cumulative matrix per device id (from gesture, doubleTap and transform messages). */
     this.matrices = new Map();
+    /** The latest matrix of each of this client's regions with a gesture session, by "device/region". */
+    this.regionMatrices = new Map();
+    /** This client's regions in force, by device id (region objects as declared; a reconnect declares them again). */
+    this.regions = new Map();
     /** The `hello` of the current connection, or null. */
     this.hello = null;
     this._socket = null;
@@ -133,29 +147,50 @@ export class MultitouchClient extends EventTarget {
     socket.onopen = () => {
       this._delay = 250;
       this._emit("open", { url: this.url });
+      // Regions first, then the subscription: the daemon handles one connection's requests in order,
+      // so the regions are in force for the first touch the subscription delivers.
+      for (const [device, regions] of this.regions) {
+        this._send({ type: "declareRegions", device, regions }).catch((error) => {
+          this.regions.delete(device);
+          this._emit("error", { type: "error", code: error.code, message: `regions on device ${device} not restored: ${error.message}`, fatal: false });
+        });
+      }
       if (this._subscription) this._send({ type: "subscribe", ...this._subscription }).catch(() => {});
     };
     socket.onmessage = (event) => this._receive(event.data);
     let opened = false;
+    let closed = false;
     socket.addEventListener("open", () => { opened = true; });
-    socket.onclose = (event) => {
-      this._socket = null;
-      // A refused handshake (HTTP 401/403: no or wrong token, a refused origin) reaches scripts only
-      // as code 1006 without a reason; say what to check.
-      const reason = event.reason || (opened ? "" :
-        "the bridge did not accept the WebSocket (no or wrong token? open the URL the bridge printed, with ?token=)");
-      this.hello = null;
-      for (const { reject } of this._pending.values()) {
-        reject(new RequestError({ code: "closed", message: `connection closed (${event.code} ${reason})` }));
-      }
-      this._pending.clear();
-      const willReconnect = this.reconnect && !this._closedByUser;
-      this._emit("close", { code: event.code, reason, willReconnect });
-      if (willReconnect) {
-        this._timer = setTimeout(() => { this._timer = null; this.connect(); }, this._delay);
-        this._delay = Math.min(this._delay * 2, this.maxReconnectDelayMs);
-      }
+    // Browsers follow a refused handshake's error with a close (code 1006); Node 20's WebSocket fires
+    // only the error. Either way the client reports it once, as a close, and reconnects if it may.
+    socket.onerror = () => {
+      if (opened || closed) return;
+      closed = true;
+      this._closed(socket, { code: 1006, reason: "" }, opened);
     };
+    socket.onclose = (event) => {
+      if (closed) return;
+      closed = true;
+      this._closed(socket, event, opened);
+    };
+  }
+
+  /** The end of `socket`: rejects what was pending, tells listeners (`close`) and schedules a reconnect. */
+  _closed(socket, event, opened) {
+    if (this._socket === socket) this._socket = null;
+    // A refused handshake reaches scripts without a reason; say what to check.
+    const reason = event.reason || (opened ? "" : REFUSED);
+    this.hello = null;
+    for (const { reject } of this._pending.values()) {
+      reject(new RequestError({ code: "closed", message: `connection closed (${event.code} ${reason})` }));
+    }
+    this._pending.clear();
+    const willReconnect = this.reconnect && !this._closedByUser;
+    this._emit("close", { code: event.code, reason, willReconnect });
+    if (willReconnect) {
+      this._timer = setTimeout(() => { this._timer = null; this.connect(); }, this._delay);
+      this._delay = Math.min(this._delay * 2, this.maxReconnectDelayMs);
+    }
   }
 
   /** Closes the connection and stops reconnecting. */
@@ -193,11 +228,65 @@ export class MultitouchClient extends EventTarget {
   /** Resolves with the daemon's `stats` (clients, devices, latency histogram). */
   stats() { return this.request({ type: "stats" }); }
 
-  /** Resets a device's cumulative transform to identity. */
-  resetTransform(device) { return this.request({ type: "resetTransform", device }); }
+  /**
+   * Resets a device's cumulative transform to identity; with `{region}`, that region's own transform
+   * (one of this client's regions with a gesture session). Resolves with the `transform` reply.
+   */
+  resetTransform(device, { region } = {}) {
+    return this.request({ type: "resetTransform", device, ...(region !== undefined ? { region } : {}) });
+  }
 
-  /** Replaces a device's cumulative transform ([a, b, c, d, tx, ty], finite and invertible). */
-  setTransform(device, matrix) { return this.request({ type: "setTransform", device, matrix }); }
+  /**
+   * Replaces a device's cumulative transform ([a, b, c, d, tx, ty], finite and invertible); with
+   * `{region}`, that region's own transform. Resolves with the `transform` reply.
+   */
+  setTransform(device, matrix, { region } = {}) {
+    return this.request({ type: "setTransform", device, matrix, ...(region !== undefined ? { region } : {}) });
+  }
+
+  /**
+   * Replaces this client's regions on `device` (an empty array: the whole device again) and resolves
+   * with the `regions` reply (`regions`: the ids in force); a refusal (a bad region, over budget,
+   * no right) rejects with a RequestError and changes nothing. A region object: `{id, rect: [x, y,
+   * width, height]}` or `{id, polygon}` in the device's published space (its `width`, `height` in
+   * `client.devices`), optional `z`, `mode` ("opaque", "passthrough" with `mask`, "observer"),
+   * `gestures`, `exclusive`, ... (docs/PROTOCOL.md "Region object").
+   */
+  async declareRegions(device, regions) {
+    const reply = await this.request({ type: "declareRegions", device, regions });
+    this._keepRegions(device, regions.slice(), reply);
+    return reply;
+  }
+
+  /**
+   * Adds or replaces (by id) some regions on `device` and removes others by id, atomically; resolves
+   * with the `regions` reply.
+   */
+  async updateRegions(device, { regions = [], remove = [] } = {}) {
+    const reply = await this.request({ type: "updateRegions", device, regions, remove });
+    const kept = (this.regions.get(device) || []).filter((r) => !remove.includes(r.id));
+    for (const region of regions) {
+      const at = kept.findIndex((r) => r.id === region.id);
+      if (at >= 0) kept[at] = region;
+      else kept.push(region);
+    }
+    this._keepRegions(device, kept, reply);
+    return reply;
+  }
+
+  /** This page's own recogniser recognised a gesture in `region`: the region's options take effect. */
+  recognized(device, region) { return this.request({ type: "recognized", device, region }); }
+
+  _keepRegions(device, regions, reply) {
+    const inForce = new Set(reply.regions || []);
+    const kept = regions.filter((r) => inForce.has(r.id));
+    if (kept.length) this.regions.set(device, kept);
+    else this.regions.delete(device);
+    for (const key of [...this.regionMatrices.keys()]) {
+      const [d, id] = [Number(key.slice(0, key.indexOf("/"))), key.slice(key.indexOf("/") + 1)];
+      if (d === device && !inForce.has(id)) this.regionMatrices.delete(key);
+    }
+  }
 
   /**
    * Sends a request with a fresh `id`; resolves with the reply carrying that id, rejects with a
@@ -249,13 +338,24 @@ export class MultitouchClient extends EventTarget {
         break;
       case "deviceRemoved":
         this.devices.delete(message.device);
+        // Regions live as long as the device: one that comes back is a new device (a new id).
+        this.regions.delete(message.device);
+        for (const key of [...this.regionMatrices.keys()]) {
+          if (key.startsWith(`${message.device}/`)) this.regionMatrices.delete(key);
+        }
         break;
       case "gesture":
       case "doubleTap":
       case "transform":
         if (Array.isArray(message.matrix) && message.matrix.length === 6) {
-          this.matrices.set(message.device, message.matrix);
-          this._emit("matrix", { device: message.device, matrix: message.matrix });
+          // A region's gestures carry the region's own transform, not the device's.
+          if (typeof message.region === "string") {
+            this.regionMatrices.set(`${message.device}/${message.region}`, message.matrix);
+            this._emit("matrix", { device: message.device, region: message.region, matrix: message.matrix });
+          } else {
+            this.matrices.set(message.device, message.matrix);
+            this._emit("matrix", { device: message.device, matrix: message.matrix });
+          }
         }
         break;
       default:

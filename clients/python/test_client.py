@@ -242,7 +242,7 @@ def test_predicting_subscriber_receives_the_predicted_replay(bin_dir, tmp):
     d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "50", "--wait-for-subscribers", "2"])
     try:
         with SchemaClient(d.socket) as a, SchemaClient(d.socket) as b:
-            a.subscribe(predict_ms=16)
+            check(a.subscribe(predict_ms=16).get("predictMs") == 16, "subscribed echoes predictMs")
             with SchemaClient(d.socket) as other:
                 # One horizon at a time: another is refused while a client uses 16 ms.
                 try:
@@ -250,16 +250,13 @@ def test_predicting_subscriber_receives_the_predicted_replay(bin_dir, tmp):
                     check(False, "a second horizon is refused")
                 except ReplyError as e:
                     check(e.code == "bad-field" and "16" in str(e), str(e))
-            b.subscribe()
+            check("predictMs" not in b.subscribe(), "no predictMs without predictions")
             for c, expected, name in ((a, predicted, "predicting"), (b, plain, "plain")):
                 got = []
                 while True:
                     line = c.receive_line()
                     check(line is not None, "connection open until the replay ends")
                     message = json.loads(line)
-                    if message["type"] == "subscribed":
-                        check(message.get("predictMs") == (16 if c is a else None), "subscribed echoes predictMs")
-                        continue
                     got.append(line.decode("utf-8"))
                     if message["type"] == "deviceRemoved":
                         break
@@ -371,7 +368,7 @@ def test_typed_events(bin_dir, tmp):
     d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-subscribers", "1"])
     try:
         with SchemaClient(d.socket) as c:
-            c.subscribe()
+            check(isinstance(mc.parse(c.subscribe()), mc.Subscribed), "subscribe() returns the subscribed reply")
             kinds = set()
             last = None
             for event in c.events():
@@ -387,7 +384,8 @@ def test_typed_events(bin_dir, tmp):
                     break
             # The waiting replay's device is in the hello, not announced after it.
             check(c.devices and c.devices[0]["id"] == 1, repr(c.hello))
-            check({"Subscribed", "Touches", "Session", "Gesture", "DeviceRemoved"} <= kinds, repr(kinds))
+            check({"Touches", "Session", "Gesture", "DeviceRemoved"} <= kinds, repr(kinds))
+            check("Subscribed" not in kinds, "the subscribed reply was subscribe()'s return value: %r" % kinds)
             check("DeviceAdded" not in kinds, repr(kinds))
             check(last is not None and last.phase == "ended", "str enums compare with strings")
         check(isinstance(mc.parse({"type": "futureThing", "x": 1}), mc.UnknownMessage), "unknown type tolerated")
@@ -443,15 +441,108 @@ def test_fileno_and_read_available(bin_dir, tmp):
         d.stop()
 
 
+def test_read_available_never_blocks_with_a_timeout(bin_dir, tmp):
+    # Regression: with Client(timeout=...) set, read_available() waited that long on a quiet socket and
+    # then raised TimeoutError (the regions example sets a timeout; a GUI loop calls it freely).
+    d = Daemon(bin_dir, tmp, [])
+    try:
+        with SchemaClient(d.socket, timeout=3) as c:
+            for _ in range(3):
+                check(c.read_available() == [], "nothing there: an empty list, no TimeoutError")
+            c.ping("quiet")
+            import selectors
+            sel = selectors.DefaultSelector()
+            sel.register(c.fileno(), selectors.EVENT_READ)
+            got = []
+            while not got:
+                check(sel.select(timeout=30), "the pong makes the socket readable")
+                got = c.read_available()
+            check(got == [{"type": "pong", "id": "quiet"}], repr(got))
+            check(c.read_available() == [], "drained: an empty list again")
+    finally:
+        d.stop()
+
+
+def test_requests_wait_for_their_reply(bin_dir, tmp):
+    # subscribe(), set_transform() and reset_transform() return their reply, and a refusal raises right
+    # there (before: they only sent, and the error came later as a stream message).
+    path = write_pinch(tmp, "pinch-wait.evemu", 20)
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--wait-for-subscribers", "2"])
+    try:
+        with SchemaClient(d.socket) as first, SchemaClient(d.socket) as second:
+            device = first.devices[0]["id"]
+            reply = first.subscribe(streams=["gestures"], predict_ms=8)
+            check(reply["type"] == "subscribed" and reply["streams"] == ["gestures"], repr(reply))
+            try:
+                second.subscribe(predict_ms=16)
+                check(False, "a second horizon must be refused at subscribe()")
+            except ReplyError as e:
+                check(e.code == "bad-field" and "predictMs" in e.message, str(e))
+            try:
+                first.reset_transform(99)
+                check(False, "an unknown device must raise at reset_transform()")
+            except ReplyError as e:
+                check(e.code == "unknown-device", str(e))
+            reply = first.set_transform(device, [2, 0, 0, 2, 5, 0])
+            check(reply["type"] == "transform" and reply["matrix"] == [2, 0, 0, 2, 5, 0], repr(reply))
+            reply = first.reset_transform(device)
+            check(reply["type"] == "transform" and reply["matrix"] == [1, 0, 0, 1, 0, 0], repr(reply))
+            check(first.unsubscribe()["type"] == "unsubscribed", "unsubscribe returns its reply")
+            # Nothing was left behind for the stream: the replies were the methods' return values.
+            check(first.read_available() == [], "no reply or error arrives later as a stream message")
+    finally:
+        d.stop()
+
+
+def test_region_transform_and_typed_region_messages(bin_dir, tmp):
+    # set_transform/reset_transform take region=; routed messages carry region and role in their typed
+    # form, and touches the daemon ends itself a reason (here: the region's own pan cancels its touches,
+    # cancelsTouchesOnRecognition, which the pipeline decides, not the client's timing).
+    path = write_pinch(tmp, "pinch-region.evemu", 60)
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "10", "--wait-for-subscribers", "1"])
+    try:
+        with SchemaClient(d.socket) as c:
+            device = c.devices[0]["id"]
+            reply = mc.parse(c.declare_regions(device, [mc.region("all", rect=[0, 0, 1000, 1000],
+                                                                  cancelsTouchesOnRecognition=True)]))
+            check(isinstance(reply, mc.Regions) and reply.regions == ["all"] and reply.device == device, repr(reply))
+            reply = c.set_transform(device, [2, 0, 0, 2, 0, 0], region="all")
+            typed = mc.parse(reply)
+            check(isinstance(typed, mc.Transform) and typed.region == "all" and typed.matrix.to_list() == [2, 0, 0, 2, 0, 0],
+                  repr(reply))
+            typed = mc.parse(c.reset_transform(device, region="all"))
+            check(typed.region == "all" and typed.matrix == Affine.identity(), repr(typed))
+            try:
+                c.set_transform(device, [1, 0, 0, 1, 0, 0], region="nowhere")
+                check(False, "an unknown region must be refused")
+            except ReplyError as e:
+                check(e.code == "bad-field", str(e))
+            c.subscribe(streams=["touches", "gestures", "devices"])
+            events = []
+            for event in c.events():
+                events.append(event)
+                if isinstance(event, mc.DeviceRemoved):
+                    break
+            touches = [e for e in events if isinstance(e, mc.Touches)]
+            check(touches and all(e.region == "all" and e.role == "owner" for e in touches), repr(touches[:1]))
+            cancelled = [e for e in touches if e.reason is not None]
+            check(cancelled and cancelled[0].reason == "gesture recognized" and
+                  all(t.phase == "cancelled" for t in cancelled[0].touches), repr(cancelled[:1]))
+            check(all(e.reason is None for e in touches if e not in cancelled), "reason only where the daemon ended them")
+            sessions = [e for e in events if isinstance(e, (mc.Session, mc.Gesture))]
+            check(sessions and all(e.region == "all" for e in sessions), "the region's own session: %r" % sessions[:1])
+    finally:
+        d.stop()
+
+
 def test_reconnect_restores_the_subscription(bin_dir, tmp):
     sock = os.path.join(tmp, "restart.sock")
     first = Daemon(bin_dir, tmp, [], socket_path=sock)
     second = None
     try:
         with SchemaClient(sock) as c:
-            c.subscribe(streams=["gestures", "devices"])
+            check(c.subscribe(streams=["gestures", "devices"])["type"] == "subscribed", "subscribed")
             stream = c.messages(reconnect=True, retry_for=30)
-            check(next(stream)["type"] == "subscribed", "subscribed")
             first.stop()
             path = write_pinch(tmp, "pinch-re.evemu", 40)
             second = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-subscribers", "1"],
@@ -574,14 +665,33 @@ def test_map_example_applies_the_matrix(bin_dir, tmp):
         d.stop()
 
 
+def tree(path):
+    """Every file and directory under path with its size and mtime: what an install must not change."""
+    return sorted((os.path.relpath(os.path.join(d, n), path), os.lstat(os.path.join(d, n)).st_size,
+                   os.lstat(os.path.join(d, n)).st_mtime_ns) for d, dirs, files in os.walk(path) for n in dirs + files)
+
+
 def test_pip_installs_the_package(bin_dir, tmp):
-    # pip builds in the source directory: build a copy. Build isolation fetches setuptools from PyPI.
+    # `pip install ./clients/python` must leave the checkout as it was (before: setuptools wrote build/
+    # and *.egg-info into it, and failed on a read-only tree). Install from a read-only copy and compare
+    # the copy before and after (root ignores the read-only bits, so the comparison is what counts).
+    # Build isolation fetches the build backend (flit_core) from PyPI.
     source = os.path.join(tmp, "src")
     shutil.copytree(HERE, source, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+    before = tree(source)
+    for d, dirs, files in os.walk(source):
+        for n in dirs + files + [""]:
+            os.chmod(os.path.join(d, n), 0o555 if n in dirs or n == "" else 0o444)
     target = os.path.join(tmp, "site")
-    result = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", target, source],
-                            capture_output=True, text=True, cwd=tmp)
+    try:
+        result = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-cache-dir",
+                                 "--target", target, source], capture_output=True, text=True, cwd=tmp)
+    finally:
+        for d, dirs, files in os.walk(source):
+            os.chmod(d, 0o755)
     check(result.returncode == 0, "pip install failed: %s" % result.stderr[-1500:])
+    after = tree(source)
+    check(after == before, "the install changed the source tree: %r" % sorted(set(after) ^ set(before))[:10])
     probe = ("import multitouchd_client, multitouchd_client.aio as a; "
              "print(multitouchd_client.__file__); print(multitouchd_client.__version__)")
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, cwd=tmp,
@@ -672,6 +782,8 @@ TESTS = [test_hello_and_ping, test_bad_request_is_an_error_and_the_connection_st
          test_frame_aligned_subscriber_receives_its_touches_per_frame,
          test_request_mid_stream_loses_no_message,
          test_typed_events, test_schema_rejects_what_the_daemon_must_not_send, test_fileno_and_read_available,
+         test_read_available_never_blocks_with_a_timeout, test_requests_wait_for_their_reply,
+         test_region_transform_and_typed_region_messages,
          test_reconnect_restores_the_subscription, test_asyncio_client, test_print_gestures_example,
          test_print_gestures_piped_to_head, test_map_example_applies_the_matrix,
          test_pip_installs_the_package, test_daemon_logs_for_the_journal,

@@ -19,8 +19,9 @@ import threading
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "..", "checks", "protocol", "golden")
 sys.path.insert(0, HERE)
-from multitouchd_client import Client  # noqa: E402
-from multitouchd_client.messages import Gesture, Touches, parse  # noqa: E402
+from multitouchd_client import Client, _wire  # noqa: E402
+from multitouchd_client.messages import (DoubleTap, Gesture, LongPress, Recognized, Regions, Session, Tap,  # noqa: E402
+                                         Touches, Transform, parse)
 
 failures = []
 
@@ -117,16 +118,36 @@ def main():
     coalesced = [t for t in touches if t.coalesced is not None]
     check(coalesced and all(len(c) == 3 for t in coalesced for c in t.coalesced), "touches carry coalesced samples")
 
-    # Requests: what the client writes for the same requests is the same bytes.
+    # Routed messages (docs/PROTOCOL.md "Touch routing") carry region, role and reason in the typed form;
+    # whole-device ones have None there. The replies to the region requests have types of their own.
+    routed = [m for m in typed if isinstance(m, (Touches, Session, Gesture, Tap, DoubleTap, LongPress, Transform))]
+    check(all(m.region == m.raw.get("region") for m in routed), "typed messages carry the region they were sent with")
+    check(any(m.region is not None for m in routed) and any(m.region is None for m in routed),
+          "the golden messages have region both set and left out")
+    routed_touches = [m for m in typed if isinstance(m, Touches)]
+    check(all((m.role, m.reason) == (m.raw.get("role"), m.raw.get("reason")) for m in routed_touches),
+          "Touches carry role and reason")
+    check(any(m.role == "observer" and m.reason == "claimed by owner" for m in routed_touches),
+          "an observer's cancellation reads role observer, reason claimed by owner")
+    for kind in (Session, Tap, Transform):
+        check(any(isinstance(m, kind) and m.region for m in typed), "%s carries its region" % kind.__name__)
+    regions = [m for m in typed if isinstance(m, Regions)]
+    check(regions and all(m.regions == m.raw["regions"] and m.device == m.raw["device"] for m in regions),
+          "the regions reply parses to Regions")
+    recognized = [m for m in typed if isinstance(m, Recognized)]
+    check(recognized and all(m.region == m.raw["region"] for m in recognized), "the recognized reply parses to Recognized")
+
+    # Requests: what the client writes for the same requests is the same bytes. The request methods that
+    # wait for their reply (subscribe, set/resetTransform) are written through the same builders they use.
     sent = []
     for name, lines in sorted(requests.items()):
         for line in lines:
             request = json.loads(line)
             sent.append(line)
             if name == "subscribe" and request.get("devices") != "all":
-                client_call = lambda r=request: client.subscribe(
+                client_call = lambda r=request: client.send(_wire.subscribe_request(
                     streams=r.get("streams"), devices=r.get("devices"), id=r.get("id"), predict_ms=r.get("predictMs"),
-                    frames=r.get("frames", False))
+                    frames=r.get("frames", False)))
             elif name == "frame" and "id" not in request:
                 client_call = lambda r=request: client.frame(r["time"])
             elif name == "ping":
@@ -134,9 +155,10 @@ def main():
             elif name == "stats":
                 client_call = lambda r=request: client.stats(id=r.get("id"))
             elif name == "resetTransform" and "id" not in request:
-                client_call = lambda r=request: client.reset_transform(r["device"])
+                client_call = lambda r=request: client.send(_wire.transform_request(r["device"], region=r.get("region")))
             elif name == "setTransform" and "id" not in request:
-                client_call = lambda r=request: client.set_transform(r["device"], r["matrix"])
+                client_call = lambda r=request: client.send(_wire.transform_request(r["device"], r["matrix"],
+                                                                                    region=r.get("region")))
             else:
                 client_call = lambda r=request: client.send(r)
             client_call()

@@ -30,6 +30,23 @@ start=$SECONDS
 dpkg-deb --info "$deb" > "$work/info"
 grep -q '^ Depends: .*libevdev2' "$work/info" && pass "Depends: $(sed -n 's/^ Depends: //p' "$work/info")" \
   || fail "no libevdev2 in Depends"
+grep -q '^ Depends: .*libyaml-0-2' "$work/info" || fail "no libyaml-0-2 in Depends (libinput record files)"
+# --- the size budget (issue 29 item 9): what a kiosk image carries --------------------------------
+# The package under 10 MB as xz compresses it (make deb's default; CI builds with gzip to save time,
+# so a gzip package is measured by recompressing its files with xz), installed under 30 MB.
+deb_budget=${MULTITOUCHD_DEB_BUDGET_BYTES:-10000000}
+installed_budget_kib=${MULTITOUCHD_INSTALLED_BUDGET_KIB:-29296}  # 30,000,000 bytes
+installed_kib=$(sed -n 's/^ Installed-Size: //p' "$work/info")
+if dpkg-deb --info "$deb" | grep -q "data.tar.xz"; then
+  deb_bytes=$(stat -c %s "$deb")
+else
+  deb_bytes=$(( $(dpkg-deb --fsys-tarfile "$deb" | xz -6 -T0 | wc -c) + $(dpkg-deb --ctrl-tarfile "$deb" | xz -6 | wc -c) ))
+fi
+[ "$deb_bytes" -le "$deb_budget" ] && pass "package size $deb_bytes bytes with xz (budget $deb_budget)" \
+  || fail "package is $deb_bytes bytes with xz, over its budget of $deb_budget"
+[ -n "$installed_kib" ] && [ "$installed_kib" -le "$installed_budget_kib" ] \
+  && pass "installed size $installed_kib KiB (budget $installed_budget_kib)" \
+  || fail "installed size ${installed_kib:-unknown} KiB, over its budget of $installed_budget_kib KiB"
 dpkg-deb --contents "$deb" | awk '{print $6}' | sed 's|^\./|/|' > "$work/contents"
 for f in /usr/bin/multitouchd /usr/bin/multitouchctl /usr/lib/systemd/system/multitouchd.service \
   /usr/lib/systemd/system/multitouchd.socket /usr/lib/sysusers.d/multitouchd.conf /etc/multitouchd/multitouchd.toml \

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MultitouchCore
 import Publishing
 import Recordings
@@ -108,12 +108,12 @@ struct Bench: ParsableCommand {
     private func jobs() throws -> [(String, String?)] {
         var jobs: [(String, String?)] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
+            var isDirectory = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 printError("multitouchctl bench: \(path): no such file or directory")
                 throw ExitCode.failure
             }
-            guard isDirectory.boolValue else {
+            guard isDirectory else {
                 jobs.append((path, desc))
                 continue
             }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MultitouchCore
 import TouchRouting
 import TouchScripting
@@ -191,9 +191,9 @@ struct BenchRouting: ParsableCommand {
 
     private func report(_ name: String, _ seconds: [Double], per count: Int, unit: String) {
         let ns = seconds.map { $0 / Double(count) * 1e9 }
+        let whole = { (value: Double) in String(format: "%.0f", value) }
         print(
-            String(
-                format: "bench-routing: %@: median %.0f ns per %@ (min %.0f, max %.0f)", name, ns[ns.count / 2], unit,
-                ns.first ?? 0, ns.last ?? 0))
+            "bench-routing: \(name): median \(whole(ns[ns.count / 2])) ns per \(unit) (min \(whole(ns.first ?? 0)), "
+                + "max \(whole(ns.last ?? 0)))")
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Publishing
 import Recordings
 import TouchPipeline
@@ -62,12 +62,12 @@ struct Check: ParsableCommand {
         var seen = Set<String>()
         var skipped: [String] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
+            var isDirectory = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 problems.append("\(path): no such file or directory")
                 continue
             }
-            if isDirectory.boolValue {
+            if isDirectory {
                 // Sub-folders too; a folder named twice, or inside another one named, is checked once.
                 let found: [RecordingJob]
                 do {

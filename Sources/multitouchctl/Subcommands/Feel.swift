@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GestureFeel
 
 /// `multitouchctl feel`: the gesture feel report (issue 10's targets, measured).

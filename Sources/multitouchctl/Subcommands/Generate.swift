@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Recordings
 import TouchScripting
 
@@ -36,7 +36,9 @@ struct Generate: ParsableCommand {
     var seed: UInt64 = 1
 
     func validate() throws {
-        if output == nil && !list { throw ValidationError("say where to write: -o DIR (checks/fixtures in a checkout)") }
+        if output == nil && !list {
+            throw ValidationError("say where to write: -o DIR (checks/fixtures in a checkout)")
+        }
     }
 
     func run() throws {
@@ -47,9 +49,9 @@ struct Generate: ParsableCommand {
             return
         }
         guard let output else { return }
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
+            guard isDirectory else {
                 printError("multitouchctl generate: \(output) exists and is not a directory")
                 throw ExitCode.failure
             }
@@ -86,20 +88,20 @@ struct Generate: ParsableCommand {
     }
 }
 
-/// Foundation's file errors as one short phrase ("Permission denied") instead of an NSError dump.
+/// FoundationEssentials' file errors as one short phrase ("Permission denied") instead of a CocoaError dump.
 enum FileErrorText {
     static func describe(_ error: any Error) -> String {
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
+        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        guard let cocoa = error as? CocoaError else { return "\(error)" }
+        if let posix = cocoa.userInfo["NSUnderlyingError"] as? POSIXError {
+            return String(cString: strerror(posix.code.rawValue))
         }
-        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
-        switch ns.code {
-        case NSFileWriteNoPermissionError, NSFileReadNoPermissionError: return "Permission denied"
-        case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return "No such file or directory"
-        case NSFileWriteOutOfSpaceError: return "No space left on device"
-        case NSFileWriteVolumeReadOnlyError: return "Read-only file system"
-        default: return ns.localizedDescription
+        switch cocoa.code {
+        case .fileWriteNoPermission, .fileReadNoPermission: return "Permission denied"
+        case .fileNoSuchFile, .fileReadNoSuchFile: return "No such file or directory"
+        case .fileWriteOutOfSpace: return "No space left on device"
+        case .fileWriteVolumeReadOnly: return "Read-only file system"
+        default: return "\(error)"
         }
     }
 }

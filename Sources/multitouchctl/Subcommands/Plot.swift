@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Recordings
 import TouchPipeline
 import TouchPlot
@@ -76,7 +76,7 @@ struct Plot: ParsableCommand {
             printError("multitouchctl plot: \(failure)")
             throw ExitCode.failure
         } catch {
-            printError("multitouchctl plot: cannot write \(output): \(error.localizedDescription)")
+            printError("multitouchctl plot: cannot write \(output): \(FileErrorText.describe(error))")
             throw ExitCode.failure
         }
         print(

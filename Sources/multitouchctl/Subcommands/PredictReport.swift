@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Gestures
 import MultitouchCore
 import Prediction
@@ -64,7 +64,7 @@ struct PredictReport: ParsableCommand {
     static let kinds: [PredictorKind] = [.none, .lastTwo, .leastSquares, .kalman, .issue20, .daemon]
 
     func run() throws {
-        let hs = horizons.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let hs = horizons.split(separator: ",").compactMap { Int(String($0).trimmingWhitespace()) }
         guard !hs.isEmpty, hs.allSatisfy({ $0 > 0 && $0 <= 200 }) else {
             printError("multitouchctl predict-report: --horizons takes milliseconds 1...200, e.g. 8,16,33")
             throw ExitCode.validationFailure
@@ -84,12 +84,12 @@ struct PredictReport: ParsableCommand {
         }
         var jobs: [RecordingJob] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
+            var isDirectory = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 printError("multitouchctl predict-report: \(path): no such file or directory")
                 throw ExitCode.failure
             }
-            if isDirectory.boolValue {
+            if isDirectory {
                 jobs += try Self.scan(path, recursive: !topLevel)
             } else {
                 jobs.append(RecordingJob(path: path, status: .ready))
@@ -368,8 +368,8 @@ struct PredictReport: ParsableCommand {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for entry in entries.sorted() {
             let path = directory.hasSuffix("/") ? directory + entry : directory + "/" + entry
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            var isDirectory = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory {
                 jobs += try scan(path, recursive: true)
             }
         }

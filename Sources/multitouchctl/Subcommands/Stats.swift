@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MultitouchClient
 
 /// `multitouchctl stats`: asks the daemon for its stats (clients, devices, the latency histogram) and

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
 import MultitouchClient
+import SystemCalls
 import WebBridge
 
 #if canImport(Glibc)
@@ -86,14 +87,14 @@ struct View: AsyncParsableCommand {
 /// `multitouchd --replay FILE` on a private socket in a fresh /tmp directory, for `view --replay`.
 final class ReplayDaemon: @unchecked Sendable {
     // @unchecked: `process` is only touched from `stop`, which the lock serialises.
-    private let process: Process
+    private let process: ChildProcess
     private let directory: String
-    private let lock = NSLock()
+    private let lock = Lock()
     private var stopped = false
     /// The socket it listens on.
     let socketPath: String
 
-    private init(process: Process, directory: String, socketPath: String) {
+    private init(process: ChildProcess, directory: String, socketPath: String) {
         self.process = process
         self.directory = directory
         self.socketPath = socketPath
@@ -115,7 +116,6 @@ final class ReplayDaemon: @unchecked Sendable {
         }
         let directory = String(cString: made)
         let socketPath = directory + "/multitouchd.sock"
-        let process = Process()
         let (binary, prefix) = daemonCommand()
         var arguments =
             prefix + [
@@ -125,8 +125,7 @@ final class ReplayDaemon: @unchecked Sendable {
         if let desc { arguments += ["--desc", desc] }
         if loop { arguments.append("--loop") }
         let (launcher, launcherArguments) = guardedCommand(directory: directory, command: [binary] + arguments)
-        process.executableURL = URL(fileURLWithPath: launcher)
-        process.arguments = launcherArguments
+        let process = ChildProcess(executable: launcher, arguments: launcherArguments)
         let daemon = ReplayDaemon(process: process, directory: directory, socketPath: socketPath)
         do {
             try runOnLastingThread(process)
@@ -144,7 +143,7 @@ final class ReplayDaemon: @unchecked Sendable {
                 daemon.removeDirectory()
                 throw StartError(
                     description:
-                        "multitouchd --replay \(recording) exited with status \(process.terminationStatus) (its message is above)"
+                        "multitouchd --replay \(recording) exited (\(process.waitUntilExit())) (its message is above)"
                 )
             }
             usleep(10_000)
@@ -196,10 +195,12 @@ final class ReplayDaemon: @unchecked Sendable {
     /// Starts `process` from a thread that lives until the process exits (the parent-death signal
     /// follows the thread that forked, and a pool thread that retired would stop the daemon early),
     /// with no signal blocked.
-    private static func runOnLastingThread(_ process: Process) throws {
+    private static func runOnLastingThread(_ process: ChildProcess) throws {
         let started = DispatchSemaphore(value: 0)
         let failure = LockedError()
-        let thread = Thread {
+        // @unchecked: the thread is the only user of `process` until `started` is signalled.
+        nonisolated(unsafe) let process = process
+        try Sys.startThread {
             // Children inherit the spawning thread's signal mask, and this thread blocks nearly all
             // signals: the guardian would never see its SIGTERM.
             var none = sigset_t()
@@ -215,7 +216,6 @@ final class ReplayDaemon: @unchecked Sendable {
             started.signal()
             process.waitUntilExit()
         }
-        thread.start()
         started.wait()
         if let error = failure.get() { throw error }
     }
@@ -239,7 +239,7 @@ final class ReplayDaemon: @unchecked Sendable {
 /// An error handed from the starting thread.
 private final class LockedError: @unchecked Sendable {
     // @unchecked: `error` is only touched under `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var error: (any Error)?
 
     func set(_ error: any Error) { lock.withLock { self.error = error } }

@@ -65,6 +65,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     printf("connected to %s\n", c.hello.text);
+    /* The hello's devices: a program that declares regions sizes them from width and height. */
+    for (int i = 0; i < c.hello.device_count && i < MTD_MAX_DEVICES; i++)
+        printf("device %d: %s (%.1f x %.1f %s)\n", c.hello.devices[i].id, c.hello.devices[i].name,
+               c.hello.devices[i].width, c.hello.devices[i].height, c.hello.devices[i].units);
     if (mtd_subscribe(&c, MTD_STREAM_ALL) != 0) {
         perror("print_gestures: subscribe");
         return 1;

@@ -27,6 +27,14 @@ int main(void) {
                    m.predicted_matrix[2], m.predicted_matrix[3], m.predicted_matrix[4], m.predicted_matrix[5]);
         printf(" taps=%d n=%d count=%ld fatal=%d code=%s units=%s w=%.17g h=%.17g text=%s", m.tap_count,
                m.touch_count, m.count, m.fatal, m.code, m.units, m.width, m.height, m.text);
+        printf(" features=%u region=%s role=%d has_reason=%d devices=%d", m.features, m.region, (int)m.role,
+               m.has_reason, m.device_count);
+        for (int i = 0; i < m.device_count && i < MTD_MAX_DEVICES; i++)
+            printf(" device=%d:%s:%s:%s:%.17g:%.17g:%.17g:%.17g:%d", m.devices[i].id, m.devices[i].name,
+                   m.devices[i].device_class, m.devices[i].units, m.devices[i].width, m.devices[i].height,
+                   m.devices[i].width_mm, m.devices[i].height_mm, m.devices[i].slots);
+        printf(" regions=%d", m.region_count);
+        for (int i = 0; i < m.region_count && i < MTD_MAX_REGIONS; i++) printf(" rid=%s", m.region_ids[i]);
         for (int i = 0; i < m.touch_count && i < MTD_MAX_TOUCHES; i++) {
             printf(" touch=%ld:%d:%.17g:%.17g:%.17g:%.17g:%d:mm=%.17g,%.17g", m.touches[i].id, (int)m.touches[i].phase,
                    m.touches[i].x, m.touches[i].y, m.touches[i].prev_x, m.touches[i].prev_y, m.touches[i].tap_count,

@@ -84,11 +84,18 @@ def frame_request(time_seconds):
     return {"type": "frame", "time": round(float(time_seconds), 6)}
 
 
-def transform_request(device, matrix=None):
-    """setTransform (matrix: [a, b, c, d, tx, ty] or an Affine) or, without a matrix, resetTransform."""
+def transform_request(device, matrix=None, region=None):
+    """setTransform (matrix: [a, b, c, d, tx, ty] or an Affine) or, without a matrix, resetTransform;
+    with `region` (a region id of this client on the device), that region's own transform."""
     if matrix is None:
-        return {"type": "resetTransform", "device": int(device)}
-    return {"type": "setTransform", "device": int(device), "matrix": [_number(v) for v in matrix]}
+        request = {"type": "resetTransform", "device": int(device)}
+    else:
+        request = {"type": "setTransform", "device": int(device), "matrix": [_number(v) for v in matrix]}
+    if region is not None:
+        if not isinstance(region, str) or not region:
+            raise ValueError("a region is a non-empty string id, not %r" % (region,))
+        request["region"] = region
+    return request
 
 
 def region(id, rect=None, polygon=None, z=0, mode="opaque", mask=None, hidden=False, disabled=False, **options):
@@ -141,9 +148,7 @@ def recognized_request(device, region):
 
 def region_transform_request(device, region, matrix=None):
     """A region's cumulative transform: set (matrix) or, without one, reset."""
-    request = transform_request(device, matrix)
-    request["region"] = region
-    return request
+    return transform_request(device, matrix, region=region)
 
 
 def _number(value):

@@ -89,11 +89,13 @@ class AsyncClient:
         """Ask for the display frame at `time_seconds` (CLOCK_MONOTONIC seconds) of a frames=True subscription."""
         await self.send(_wire.frame_request(time_seconds))
 
-    async def set_transform(self, device, matrix):
-        return await self.request(_wire.transform_request(device, matrix))
+    async def set_transform(self, device, matrix, region=None):
+        """Replace the device's (or, with `region`, that region's) transform; the `transform` reply."""
+        return await self.request(_wire.transform_request(device, matrix, region=region))
 
-    async def reset_transform(self, device):
-        return await self.request(_wire.transform_request(device))
+    async def reset_transform(self, device, region=None):
+        """Reset the device's (or, with `region`, that region's) transform; the `transform` reply."""
+        return await self.request(_wire.transform_request(device, region=region))
 
     async def declare_regions(self, device, regions):
         return await self.request(_wire.declare_regions_request(device, regions))

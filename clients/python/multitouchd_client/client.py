@@ -105,12 +105,15 @@ class Client:
         self._open.sendall(data)
 
     def subscribe(self, streams=None, devices=None, id=None, predict_ms=None, frames=False):
-        """Start streaming. streams: subset of ("touches", "gestures", "devices") (None: all);
-        devices: device ids (None: all); predict_ms: 0-50 adds each live touch's `predicted` position and
-        each gesture update's `predictedMatrix` that far ahead; frames=True holds touches and gestures
-        until each frame() (one resampled touches message per display frame, raw samples in
-        Touch.coalesced). The `subscribed` reply comes as a message."""
-        self.send(_wire.subscribe_request(streams, devices, id, predict_ms, frames))
+        """Start streaming and return the `subscribed` reply (a dict); ReplyError when the daemon refuses
+        (a bad stream, device or predict_ms), raised here rather than arriving later as a message.
+        streams: subset of ("touches", "gestures", "devices") (None: all); devices: device ids (None:
+        all); predict_ms: 0-50 adds each live touch's `predicted` position and each gesture update's
+        `predictedMatrix` that far ahead; frames=True holds touches and gestures until each frame() (one
+        resampled touches message per display frame, raw samples in Touch.coalesced). Stream messages
+        that arrive before the reply are kept for the next receive()/messages(). id: the request's id
+        (default: a fresh one)."""
+        return self.request(_wire.subscribe_request(streams, devices, id, predict_ms, frames))
 
     def frame(self, time_seconds=None):
         """Ask for the display frame at `time_seconds` (default: now, time.monotonic()) of a subscription
@@ -118,20 +121,27 @@ class Client:
         self.send(_wire.frame_request(time.monotonic() if time_seconds is None else time_seconds))
 
     def unsubscribe(self, id=None):
-        self.send(dict({"type": "unsubscribe"}, **({"id": id} if id is not None else {})))
+        """Stop streaming and return the `unsubscribed` reply (replies to requests still come)."""
+        return self.request(dict({"type": "unsubscribe"}, **({"id": id} if id is not None else {})))
 
     def ping(self, id):
+        """Send a ping; its `pong` (with this id) arrives as a message. request({"type": "ping"}) waits."""
         self.send({"type": "ping", "id": id})
 
     def stats(self, id=None):
+        """Send a stats request; the reply arrives as a message. get_stats() waits for it."""
         self.send(dict({"type": "stats"}, **({"id": id} if id is not None else {})))
 
-    def reset_transform(self, device):
-        self.send(_wire.transform_request(device))
+    def reset_transform(self, device, region=None):
+        """Reset the device's cumulative transform (or, with `region`, that region's own) to identity and
+        return the `transform` reply; ReplyError on a refusal (unknown device or region, no right)."""
+        return self.request(_wire.transform_request(device, region=region))
 
-    def set_transform(self, device, matrix):
-        """matrix: [a, b, c, d, tx, ty] or an Affine (x' = a*x + c*y + tx, y' = b*x + d*y + ty)."""
-        self.send(_wire.transform_request(device, matrix))
+    def set_transform(self, device, matrix, region=None):
+        """Replace the device's cumulative transform (or, with `region`, that region's own) and return the
+        `transform` reply; ReplyError on a refusal. matrix: [a, b, c, d, tx, ty] or an Affine
+        (x' = a*x + c*y + tx, y' = b*x + d*y + ty), finite and invertible."""
+        return self.request(_wire.transform_request(device, matrix, region=region))
 
     def declare_regions(self, device, regions):
         """Replace this connection's regions on `device` (a list of `region(...)` dicts; empty: the whole
@@ -148,17 +158,20 @@ class Client:
         return self.request(_wire.recognized_request(device, region))
 
     def set_region_transform(self, device, region, matrix=None):
-        """Set (matrix: [a, b, c, d, tx, ty] or an Affine) or reset (None) a region's transform."""
+        """Set (matrix: [a, b, c, d, tx, ty] or an Affine) or reset (None) a region's transform; the same
+        as set_transform(device, matrix, region=region) or reset_transform(device, region=region)."""
         return self.request(_wire.region_transform_request(device, region, matrix))
 
     def request(self, request, reply_type=None):
-        """Send a request with a fresh id and return its reply dict. Messages that arrive meanwhile are
-        kept for the next receive(). Raises ReplyError on an error reply."""
+        """Send a request (with a fresh id unless it has one) and return its reply dict. Messages that
+        arrive meanwhile are kept for the next receive(). Raises ReplyError on an error reply."""
         request = dict(request)
         reply_type = reply_type or _wire.REPLY_TYPES.get(request.get("type"))
         if reply_type is None:
             raise ValueError("unknown request type %r" % (request.get("type"),))
-        id = request["id"] = self._conversation.fresh_id()
+        if request.get("id") is None:
+            request["id"] = self._conversation.fresh_id()
+        id = request["id"]
         self.send(request)
         while True:
             line = self._read_line()
@@ -214,17 +227,13 @@ class Client:
 
     def read_available(self):
         """Messages that can be had without blocking: what is buffered plus one non-blocking read.
-        For a GUI loop, after fileno() became readable. Raises ConnectionClosed once the daemon
-        closed the connection and every message before the close was returned."""
+        For a GUI loop, after fileno() became readable. Never blocks and never raises TimeoutError,
+        whatever `timeout` the client was made with. Raises ConnectionClosed once the daemon closed
+        the connection and every message before the close was returned."""
         messages = [_wire.decode(line) for line in self._conversation.pending]
         self._conversation.pending.clear()
         if not self._eof:
-            try:
-                chunk = self._open.recv(65536, socket.MSG_DONTWAIT)
-            except BlockingIOError:
-                chunk = None
-            except InterruptedError:
-                chunk = None
+            chunk = self._recv_now()
             if chunk == b"":
                 self._eof = True
             elif chunk:
@@ -237,6 +246,21 @@ class Client:
         if not messages and self._eof:
             raise ConnectionClosed("multitouchd closed the connection")
         return messages
+
+    def _recv_now(self):
+        """One read that never waits: the bytes there are, b"" at the end of the connection, None when
+        nothing is there yet. With a timeout set, Python's recv() first polls for up to that timeout
+        (MSG_DONTWAIT does not stop it) and raises TimeoutError, so the socket is made non-blocking for
+        this one read and given its timeout back."""
+        sock = self._open
+        timeout = sock.gettimeout()
+        sock.settimeout(0.0)
+        try:
+            return sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return None
+        finally:
+            sock.settimeout(timeout)
 
     def messages(self, reconnect=False, retry_for=None):
         """Iterate over message dicts until the daemon closes the connection.

@@ -4,6 +4,10 @@ Field names follow Python style (`tap_count` for "tapCount"); every message keep
 from in `raw`, so fields a later daemon adds are not lost. Enumerated strings are `str` enums, so
 `gesture.phase == "began"` and `gesture.phase is Phase.BEGAN` both hold. An unknown message type
 parses to `UnknownMessage` (clients must ignore what they do not know, docs/PROTOCOL.md).
+
+Messages routed to one of the client's regions (docs/PROTOCOL.md "Touch routing") carry the region's id
+in `region` (None on the whole-device stream); `Touches` also carries `role` ("owner" or "observer")
+and, when the daemon itself ended the touches, `reason` ("region removed", "client gone", ...).
 """
 
 import enum
@@ -82,6 +86,8 @@ class Hello:
     protocol: int
     devices: List[Device]
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    # Optional parts of the protocol the daemon serves, e.g. ["regions"].
+    features: List[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,12 @@ class Touches:
     touches: List[Touch]
     semi_mt: bool
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    # Routed to one of this client's regions: its id, and whether the client owns or observes it there.
+    region: Optional[str] = None
+    role: Optional[str] = None
+    # Set when the daemon itself cancelled these touches for this client: "region removed", "client
+    # gone", "device removed", "gesture recognized" or "claimed by owner".
+    reason: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -152,6 +164,7 @@ class Session:
     session: int
     phase: Phase
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    region: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -181,6 +194,8 @@ class Gesture:
     raw: Dict[str, Any] = field(repr=False, compare=False)
     # The matrix the content should show at time plus the prediction horizon; None unless asked for.
     predicted_matrix: Optional[Affine] = None
+    # A region's own gesture session: its id, and `matrix` is the region's own cumulative transform.
+    region: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -192,6 +207,7 @@ class Tap:
     tap_count: int
     fingers: int
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    region: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -202,6 +218,7 @@ class DoubleTap:
     location: Point
     matrix: Affine
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    region: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -213,6 +230,7 @@ class LongPress:
     location: Point
     fingers: int
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    region: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -236,18 +254,40 @@ class Error:
 
 @dataclass(frozen=True)
 class Transform:
-    """The reply to set/resetTransform, or (without id) another client's change of a device's base."""
+    """The reply to set/resetTransform, or (without id) another client's change of a device's base;
+    `region` names the region whose own transform a request set."""
 
     device: int
     matrix: Affine
     id: Any
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    region: Optional[str] = None
 
 
 @dataclass(frozen=True)
 class Subscribed:
     streams: List[Stream]
     devices: Union[str, List[int]]
+    id: Any
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Regions:
+    """The reply to declareRegions/updateRegions: this client's region ids in force on the device."""
+
+    device: int
+    regions: List[str]
+    id: Any
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Recognized:
+    """The reply to recognized."""
+
+    device: int
+    region: str
     id: Any
     raw: Dict[str, Any] = field(repr=False, compare=False)
 
@@ -283,12 +323,13 @@ class UnknownMessage:
 
 
 def _hello(m):
-    return Hello(m["daemon"], m["protocol"], [Device.from_dict(d) for d in m["devices"]], m)
+    return Hello(m["daemon"], m["protocol"], [Device.from_dict(d) for d in m["devices"]], m,
+                 [str(f) for f in m.get("features", [])])
 
 
 def _touches(m):
     return Touches(m["device"], m["time"], m["fingers"], [Touch.from_dict(t) for t in m["touches"]],
-                   bool(m.get("semiMT", False)), m)
+                   bool(m.get("semiMT", False)), m, m.get("region"), m.get("role"), m.get("reason"))
 
 
 def _gesture(m):
@@ -296,7 +337,7 @@ def _gesture(m):
     return Gesture(m["device"], m["time"], m["session"], m["seq"], Phase(m["phase"]), Mode(m["mode"]), m["fingers"],
                    _point(m["centroid"]), _point(m["translation"]), m["scale"], m["rotation"],
                    Velocity(_point(v["translation"]), v["scale"], v["rotation"]), Affine.from_list(m["matrix"]), m,
-                   Affine.from_list(m["predictedMatrix"]) if "predictedMatrix" in m else None)
+                   Affine.from_list(m["predictedMatrix"]) if "predictedMatrix" in m else None, m.get("region"))
 
 
 _PARSERS = {
@@ -304,16 +345,19 @@ _PARSERS = {
     "deviceAdded": lambda m: DeviceAdded(Device.from_dict(m["device"]), m),
     "deviceRemoved": lambda m: DeviceRemoved(m["device"], m.get("time"), m["reason"], m),
     "touches": _touches,
-    "session": lambda m: Session(m["device"], m["time"], m["session"], Phase(m["phase"]), m),
+    "session": lambda m: Session(m["device"], m["time"], m["session"], Phase(m["phase"]), m, m.get("region")),
     "gesture": _gesture,
-    "tap": lambda m: Tap(m["device"], m["time"], m["session"], _point(m["location"]), m["tapCount"], m["fingers"], m),
+    "tap": lambda m: Tap(m["device"], m["time"], m["session"], _point(m["location"]), m["tapCount"], m["fingers"], m,
+                         m.get("region")),
     "doubleTap": lambda m: DoubleTap(m["device"], m["time"], m["session"], _point(m["location"]),
-                                     Affine.from_list(m["matrix"]), m),
+                                     Affine.from_list(m["matrix"]), m, m.get("region")),
     "longPress": lambda m: LongPress(m["device"], m["time"], m["session"], Phase(m["phase"]), _point(m["location"]),
-                                     m["fingers"], m),
+                                     m["fingers"], m, m.get("region")),
     "dropped": lambda m: Dropped(m.get("device"), m.get("time"), m["count"], m["unit"], m["reason"], m),
     "error": lambda m: Error(m["code"], m["message"], m["fatal"], m.get("id"), m),
-    "transform": lambda m: Transform(m["device"], Affine.from_list(m["matrix"]), m.get("id"), m),
+    "transform": lambda m: Transform(m["device"], Affine.from_list(m["matrix"]), m.get("id"), m, m.get("region")),
+    "regions": lambda m: Regions(m["device"], [str(r) for r in m["regions"]], m.get("id"), m),
+    "recognized": lambda m: Recognized(m["device"], m["region"], m.get("id"), m),
     "subscribed": lambda m: Subscribed([Stream(s) for s in m["streams"]], m["devices"], m.get("id"), m),
     "unsubscribed": lambda m: Unsubscribed(m.get("id"), m),
     "pong": lambda m: Pong(m.get("id"), m),
@@ -321,7 +365,7 @@ _PARSERS = {
 }
 
 Message = Union[Hello, DeviceAdded, DeviceRemoved, Touches, Session, Gesture, Tap, DoubleTap, LongPress, Dropped,
-                Error, Transform, Subscribed, Unsubscribed, Pong, Stats, UnknownMessage]
+                Error, Transform, Regions, Recognized, Subscribed, Unsubscribed, Pong, Stats, UnknownMessage]
 
 
 def parse(message: Dict[str, Any]) -> Message:
