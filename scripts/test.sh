@@ -42,13 +42,16 @@ stage "swift test" swift test --skip-build
 # Every command README.md, docs/ and the example configurations tell a user to run exists here (the
 # program on PATH or a built one, multitouchctl's verbs among its subcommands; under a second).
 stage "doc commands" python3 scripts/check-doc-commands.py "$(swift build --show-bin-path)"
-stage "check fixtures" "$ctl" check checks/fixtures
+# With noninterference (DESIGN.md invariant 11): each recording rehearsed with six programs, one an
+# exclusive PIN pad over where a touch landed (3 seeded layouts), once as it is and once with the pad's
+# contacts deleted; every other program's bytes must be identical (docs/SECURITY.md).
+stage "check fixtures" "$ctl" check --noninterference 3 checks/fixtures
 # The routing invariants (one owner per touch, every delivered touch ends) with the example trio's
 # overlapping regions (a map, a toolbar over it, an observer), over its recording and the fixtures.
 stage "check with regions" "$ctl" check --regions clients/examples/regions/layout.json \
   clients/examples/regions/tap-and-pinch.evemu checks/fixtures
 if [ -d ../shared/recordings ]; then
-  stage "check shared recordings" "$ctl" check ../shared/recordings ../shared/recordings/evemu-devices
+  stage "check shared recordings" "$ctl" check --noninterference 3 ../shared/recordings ../shared/recordings/evemu-devices
   stage "feel report" "$ctl" feel --recordings ../shared/recordings
   # Every contact's updates reach a predicting and a frame-aligned client, on every real recording
   # (docs/PREDICTION.md "Report rate kept"; --self-test: a dropped sample fails it).

@@ -129,7 +129,7 @@ public struct MultitouchDaemon: ParsableCommand {
                 let recording = try RecordingReader.read(path: replay, descriptionPath: desc)
                 replayOptions = ReplayOptions(
                     recording: recording, source: replay.split(separator: "/").last.map(String.init) ?? replay,
-                    loop: loop, speed: speed, waitForSubscribers: waitForSubscribers)
+                    path: replay, loop: loop, speed: speed, waitForSubscribers: waitForSubscribers)
             } catch {
                 printError("multitouchd: cannot replay: \(error)")
                 throw ExitCode(66)  // EX_NOINPUT

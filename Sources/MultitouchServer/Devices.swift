@@ -86,8 +86,8 @@ final class Devices {
             for p in pipelines { remember(p.device, frames: p.frameCount) }
         }
         replay.devicesChanged = { [unowned self] in devicesChanged() }
-        replay.settings = { [unowned self, source = replay.source] description in
-            live.configuration.pipelineSettings(path: source, description: description)
+        replay.settings = { [unowned self, path = replay.path] description in
+            live.configuration.pipelineSettings(path: path, description: description)
         }
     }
 

@@ -39,8 +39,8 @@ final class ReplayDriver {
         self.idSource = idSource
     }
 
-    /// The recording's name (the device `source`).
-    var source: String { options.source }
+    /// The recording's path as given (what device rules match).
+    var path: String { options.path }
 
     /// The devices clients see now: announced and not yet ended.
     var devices: [PipelineDevice] { pass?.devices ?? [] }

@@ -8,6 +8,9 @@ public struct ReplayOptions: Sendable {
     public var recording: Recording
     /// Shown as the device `source` (the file name, as `multitouchctl replay` does).
     public var source: String
+    /// The recording's path as given: what the configuration's `[[devices.rule]]` path patterns match,
+    /// as `multitouchctl replay --config` matches it (one mapping path, docs/RECORDINGS.md).
+    public var path: String
     /// Start over at the end, with fresh device ids.
     public var loop: Bool
     /// Time scale: 2 plays twice as fast.
@@ -16,10 +19,12 @@ public struct ReplayOptions: Sendable {
     public var waitForSubscribers: Int
 
     public init(
-        recording: Recording, source: String, loop: Bool = false, speed: Double = 1, waitForSubscribers: Int = 0
+        recording: Recording, source: String, path: String? = nil, loop: Bool = false, speed: Double = 1,
+        waitForSubscribers: Int = 0
     ) {
         self.recording = recording
         self.source = source
+        self.path = path ?? source
         self.loop = loop
         self.speed = speed
         self.waitForSubscribers = waitForSubscribers

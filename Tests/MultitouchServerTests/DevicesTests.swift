@@ -98,3 +98,38 @@ struct DevicesTests {
                 == MessageReplay.messages(recording: recording, source: "fixture"))
     }
 }
+
+/// Issue 27 item 4: `multitouchd --replay FILE --config C` published millimetres where `multitouchctl
+/// replay --config C` published the device rule's output pixels, so regions rehearsed offline landed
+/// elsewhere live. The replay's devices take the rule that matches them, as a live device does.
+@Suite("Devices: one mapping path")
+struct ReplayMappingTests {
+    @Test func aReplayTakesTheDeviceRuleThatMatchesIt() throws {
+        let fixture = Fixtures.pinchRotate()
+        let recording = Recording(
+            format: .evemu, devices: [RecordedDevice(description: fixture.device, events: fixture.events)])
+        var configuration = DaemonConfiguration()
+        var rule = DeviceRule()
+        rule.name = fixture.device.name
+        rule.output = OutputMapping(width: 1920, height: 1080, rotation: 90)
+        configuration.devices.rules = [rule]
+        let loop = DevicesTests.VirtualLoop()
+        let devices = Devices(
+            configuration: configuration,
+            replay: ReplayOptions(recording: recording, source: "pinch.evemu", path: "/tmp/pinch.evemu", speed: 4),
+            logger: Logger(label: "test"), loop: loop, clock: { [unowned loop] in loop.now })
+        var published: [PipelineOutput] = []
+        devices.sink = { outputs, _ in published += outputs }
+        devices.startReplayIfNotWaiting()
+        DevicesTests.play(devices, loop)
+        // What `multitouchctl replay --config` prints for the same file: the same settings, the same lines.
+        let settings = PipelineSettings(gestures: configuration.gestures, output: rule.output)
+        let offline = MessageReplay.messages(recording: recording, source: "pinch.evemu", settings: settings)
+        #expect(PipelineMessages.messages(published) == offline)
+        guard case .deviceAdded(let device)? = published.first else {
+            Issue.record("no device announced")
+            return
+        }
+        #expect(PipelineMessages.deviceInfo(device).units == .pixels)
+    }
+}
