@@ -232,26 +232,25 @@ def test_subscriber_receives_exactly_the_replay_output(bin_dir, tmp):
 
 
 def test_predicting_subscriber_receives_the_predicted_replay(bin_dir, tmp):
-    # Two subscribers of one replay: the one that asked for predictions receives exactly
-    # `replay --json --predict-ms 16`, the other exactly `replay --json` (docs/PREDICTION.md).
+    # Three subscribers of one replay, each its own horizon (issue 27: before, a second horizon was
+    # refused): the one asking 16 ms receives exactly `replay --json --predict-ms 16`, the one asking
+    # 8 ms exactly `--predict-ms 8`, the other exactly `replay --json` (docs/PREDICTION.md).
     path = write_pinch(tmp, "pinch-predict.evemu", 150)
     plain = served(replay_json(bin_dir, path))
-    predicted = served(subprocess.run([os.path.join(bin_dir, "multitouchctl"), "replay", "--json", "--predict-ms", "16",
-                                       path], check=True, capture_output=True, text=True).stdout.splitlines())
-    check(any('"predictedMatrix"' in l for l in predicted), "the recording makes predicted gestures")
-    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "50", "--wait-for-subscribers", "2"])
+
+    def predicted(ms):
+        return served(subprocess.run([os.path.join(bin_dir, "multitouchctl"), "replay", "--json", "--predict-ms",
+                                      str(ms), path], check=True, capture_output=True, text=True).stdout.splitlines())
+    at16, at8 = predicted(16), predicted(8)
+    check(any('"predictedMatrix"' in l for l in at16), "the recording makes predicted gestures")
+    check(at8 != at16, "the two horizons predict differently")
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "50", "--wait-for-subscribers", "3"])
     try:
-        with SchemaClient(d.socket) as a, SchemaClient(d.socket) as b:
+        with SchemaClient(d.socket) as a, SchemaClient(d.socket) as other, SchemaClient(d.socket) as b:
             check(a.subscribe(predict_ms=16).get("predictMs") == 16, "subscribed echoes predictMs")
-            with SchemaClient(d.socket) as other:
-                # One horizon at a time: another is refused while a client uses 16 ms.
-                try:
-                    other.request({"type": "subscribe", "predictMs": 8})
-                    check(False, "a second horizon is refused")
-                except ReplyError as e:
-                    check(e.code == "bad-field" and "16" in str(e), str(e))
+            check(other.subscribe(predict_ms=8).get("predictMs") == 8, "a second horizon is served too")
             check("predictMs" not in b.subscribe(), "no predictMs without predictions")
-            for c, expected, name in ((a, predicted, "predicting"), (b, plain, "plain")):
+            for c, expected, name in ((a, at16, "16 ms"), (other, at8, "8 ms"), (b, plain, "plain")):
                 got = []
                 while True:
                     line = c.receive_line()
@@ -467,17 +466,22 @@ def test_requests_wait_for_their_reply(bin_dir, tmp):
     # subscribe(), set_transform() and reset_transform() return their reply, and a refusal raises right
     # there (before: they only sent, and the error came later as a stream message).
     path = write_pinch(tmp, "pinch-wait.evemu", 20)
-    d = Daemon(bin_dir, tmp, ["--replay", path, "--wait-for-subscribers", "2"])
+    # Three subscribers awaited: the two here never start the replay, so no stream message comes.
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--wait-for-subscribers", "3"])
     try:
         with SchemaClient(d.socket) as first, SchemaClient(d.socket) as second:
             device = first.devices[0]["id"]
             reply = first.subscribe(streams=["gestures"], predict_ms=8)
             check(reply["type"] == "subscribed" and reply["streams"] == ["gestures"], repr(reply))
+            # Another horizon is served (issue 27); a refusal raises right there (a region request
+            # naming a region the client does not have).
+            reply = second.subscribe(predict_ms=16)
+            check(reply.get("predictMs") == 16, repr(reply))
             try:
-                second.subscribe(predict_ms=16)
-                check(False, "a second horizon must be refused at subscribe()")
+                second.request({"type": "recognized", "device": device, "region": "nope"})
+                check(False, "a recognized for an unknown region must raise")
             except ReplyError as e:
-                check(e.code == "bad-field" and "predictMs" in e.message, str(e))
+                check(e.code == "bad-field" and "nope" in e.message, str(e))
             try:
                 first.reset_transform(99)
                 check(False, "an unknown device must raise at reset_transform()")
