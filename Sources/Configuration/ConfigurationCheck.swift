@@ -160,10 +160,17 @@ public enum ConfigurationCheck {
         lines.append(
             "  tuio: "
                 + (tuio.targets.isEmpty
-                    ? "off"
+                    ? (tuio.regions.isEmpty
+                        ? "off" : "no whole-device targets; \(tuio.regions.count) region target(s):")
                     : "to " + tuio.targets.map(\.description).joined(separator: ", ")
                         + ", datagrams up to \(tuio.maximumDatagramBytes) bytes, "
                         + (tuio.touchpads ? "touchscreens and touchpads" : "touchscreens only")))
+        for (offset, region) in tuio.regions.enumerated() {
+            let r = region.rect.map(format).joined(separator: ", ")
+            lines.append(
+                "    region[\(offset + 1)]: \(region.id) [\(r)] z \(region.z)\(region.exclusive ? ", exclusive" : "")"
+                    + " to \(region.target), held for \(region.owner), on " + describeMatch(region.match))
+        }
         let gestures = configuration.gestures
         let changed = GestureConfiguration.fields.filter { entry in
             switch entry.value {
@@ -185,7 +192,8 @@ public enum ConfigurationCheck {
     /// including users the socket refuses. Names are not checked (they may resolve anywhere).
     public static func warnings(of configuration: DaemonConfiguration, loginAccounts: [String]) -> [String] {
         guard loginAccounts.count > 1 else { return [] }
-        return configuration.tuio.targets.filter(\.isLoopback).map { target in
+        let targets = configuration.tuio.targets + configuration.tuio.regions.map(\.target)
+        return targets.filter(\.isLoopback).map { target in
             "tuio target \(target) is on this machine, which has \(loginAccounts.count) login accounts "
                 + "(\(loginAccounts.prefix(4).joined(separator: ", "))\(loginAccounts.count > 4 ? ", ..." : "")): "
                 + "any local user who binds UDP port \(target.port) first receives every touch, also users the "
@@ -254,6 +262,14 @@ public enum ConfigurationCheck {
     public static func octal(_ mode: UInt32) -> String {
         let digits = String(mode, radix: 8)
         return String(repeating: "0", count: Swift.max(0, 4 - digits.count)) + digits
+    }
+
+    /// A `[[tuio.region]]`'s device match: `touchscreens named "..."`.
+    private static func describeMatch(_ match: DeviceRule) -> String {
+        var parts = [match.deviceClass.map { "\($0.rawValue)s" } ?? "devices"]
+        if let name = match.name { parts.append("named \"\(name)\"") }
+        if let path = match.path { parts.append("at \"\(path)\"") }
+        return parts.joined(separator: " ")
     }
 
     private static func describe(_ rule: DeviceRule) -> String {
