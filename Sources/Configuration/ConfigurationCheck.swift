@@ -65,8 +65,8 @@ public enum ConfigurationCheck {
             }
         }
         // UDP output on this machine is readable by any local user who binds the port first.
-        for note in Self.warnings(of: configuration, loginAccounts: loginAccounts(passwd: readPasswd())) {
-            warnings.append(issue("tuio.targets", note))
+        for note in Self.keyedWarnings(of: configuration, loginAccounts: loginAccounts(passwd: readPasswd())) {
+            warnings.append(issue(note.keyPath, note.message))
         }
         guard errors.isEmpty else { return failure(errors, file: file ?? "built-in defaults") }
         var lines = file.map { ["\($0): configuration OK"] } ?? []
@@ -191,13 +191,27 @@ public enum ConfigurationCheck {
     /// UDP has no owner: any local user who binds the port first reads every touch sent there,
     /// including users the socket refuses. Names are not checked (they may resolve anywhere).
     public static func warnings(of configuration: DaemonConfiguration, loginAccounts: [String]) -> [String] {
+        keyedWarnings(of: configuration, loginAccounts: loginAccounts).map(\.message)
+    }
+
+    /// `warnings(of:loginAccounts:)` with the key each is about (`tuio.targets`, `tuio.region[N].target`).
+    static func keyedWarnings(
+        of configuration: DaemonConfiguration, loginAccounts: [String]
+    ) -> [(keyPath: String, message: String)] {
         guard loginAccounts.count > 1 else { return [] }
-        let targets = configuration.tuio.targets + configuration.tuio.regions.map(\.target)
-        return targets.filter(\.isLoopback).map { target in
-            "tuio target \(target) is on this machine, which has \(loginAccounts.count) login accounts "
-                + "(\(loginAccounts.prefix(4).joined(separator: ", "))\(loginAccounts.count > 4 ? ", ..." : "")): "
-                + "any local user who binds UDP port \(target.port) first receives every touch, also users the "
-                + "socket refuses (docs/TUIO.md \"Who can read it\")"
+        let targets =
+            configuration.tuio.targets.map { ("tuio.targets", $0) }
+            + configuration.tuio.regions.enumerated().map {
+                ("tuio.region[\($0.offset + 1)].target", $0.element.target)
+            }
+        return targets.filter(\.1.isLoopback).map { keyPath, target in
+            (
+                keyPath,
+                "tuio target \(target) is on this machine, which has \(loginAccounts.count) login accounts "
+                    + "(\(loginAccounts.prefix(4).joined(separator: ", "))\(loginAccounts.count > 4 ? ", ..." : "")): "
+                    + "any local user who binds UDP port \(target.port) first receives every touch, also users the "
+                    + "socket refuses (docs/TUIO.md \"Who can read it\")"
+            )
         }
     }
 

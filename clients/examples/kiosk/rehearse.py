@@ -39,13 +39,18 @@ REGIONS = "map,pin,shell,qt"
 
 
 def binaries(given):
+    """multitouchd and multitouchctl: in `given`, else on PATH, else this checkout's debug build."""
     if given:
-        return os.path.join(given, "multitouchd"), os.path.join(given, "multitouchctl")
-    if shutil.which("multitouchd") and shutil.which("multitouchctl"):
-        return shutil.which("multitouchd"), shutil.which("multitouchctl")
-    built = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
-                           check=True).stdout.strip()
-    return os.path.join(built, "multitouchd"), os.path.join(built, "multitouchctl")
+        found = os.path.join(given, "multitouchd"), os.path.join(given, "multitouchctl")
+    elif shutil.which("multitouchd") and shutil.which("multitouchctl"):
+        found = shutil.which("multitouchd"), shutil.which("multitouchctl")
+    else:
+        found = os.path.join(ROOT, ".build", "debug", "multitouchd"), os.path.join(ROOT, ".build", "debug", "multitouchctl")
+    for program in found:
+        if not os.access(program, os.X_OK):
+            raise SystemExit("rehearse: no %s (install the package, or `swift build` in the checkout and put "
+                             ".build/debug on PATH, or give --bin DIR)" % program)
+    return found
 
 
 def free_udp_port():
