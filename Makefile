@@ -48,6 +48,10 @@ BUILD_DIR ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null || ec
 DOCS := $(wildcard README.md docs/*.md)
 PYTHON_PACKAGE := $(wildcard clients/python/multitouchd_client/*.py clients/python/multitouchd_client/py.typed)
 PYTHON_EXAMPLES := $(wildcard clients/python/examples/*.py)
+KIOSK_FILES := clients/examples/kiosk/kiosk.toml clients/examples/kiosk/kiosk.evemu \
+    clients/examples/kiosk/kiosk_program.py clients/examples/kiosk/README.md
+KIOSK_PROGRAMS := clients/examples/kiosk/map.py clients/examples/kiosk/pin.py clients/examples/kiosk/shell.py \
+    clients/examples/kiosk/rehearse.py clients/examples/kiosk/make_recording.py
 C_EXAMPLES := $(wildcard clients/c/examples/*.c)
 RECORDINGS := $(wildcard checks/fixtures/*.evemu)
 COMMANDS := multitouchd multitouchctl
@@ -121,6 +125,8 @@ install:
 	ln -sf multitouchctl $(DESTDIR)$(BINDIR)/multitouchd
 	$(call install_unit,systemd/multitouchd.service)
 	$(call install_unit,systemd/multitouchd.socket)
+	$(call install_unit,systemd/multitouchd-tuio@.service)
+	$(call install_unit,systemd/multitouchd-bridge.service)
 	$(INSTALL) -m 0644 systemd/sysusers.d/multitouchd.conf $(DESTDIR)$(SYSUSERSDIR)/multitouchd.conf
 	@# Never overwrite a configuration the administrator may have edited: ship the new one beside it.
 	@if [ -e $(DESTDIR)$(CONFDIR)/multitouchd.toml ]; then \
@@ -137,7 +143,12 @@ install:
 	$(INSTALL) -m 0644 clients/python/README.md $(DESTDIR)$(DATADIR)/examples/python/
 	$(INSTALL) -m 0644 $(C_EXAMPLES) clients/c/README.md $(DESTDIR)$(DATADIR)/examples/c/
 	$(INSTALL) -d $(DESTDIR)$(DATADIR)/examples/tuio
-	$(INSTALL) -m 0644 config/examples/tuio.toml checks/tuio/touches.qml $(DESTDIR)$(DATADIR)/examples/tuio/
+	$(INSTALL) -m 0644 config/examples/tuio.toml checks/tuio/touches.qml systemd/examples/multitouchd-tuio-output.conf \
+	    $(DESTDIR)$(DATADIR)/examples/tuio/
+	@# The kiosk of docs/KIOSK.md: its configuration, programs, recording and rehearsal.
+	$(INSTALL) -d $(DESTDIR)$(DATADIR)/examples/kiosk
+	$(INSTALL) -m 0644 $(KIOSK_FILES) $(DESTDIR)$(DATADIR)/examples/kiosk/
+	$(INSTALL) -m 0755 $(KIOSK_PROGRAMS) $(DESTDIR)$(DATADIR)/examples/kiosk/
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	$(INSTALL) -m 0644 clients/c/multitouchd.h $(DESTDIR)$(INCLUDEDIR)/multitouchd.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' clients/c/multitouchd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/multitouchd.pc
@@ -172,10 +183,12 @@ install:
 
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+	    systemctl disable --now multitouchd-bridge.service 'multitouchd-tuio@*.service' 2>/dev/null || true; \
 	    systemctl disable --now multitouchd.service multitouchd.socket 2>/dev/null || true; \
 	fi
 	rm -f $(DESTDIR)$(BINDIR)/multitouchd $(DESTDIR)$(BINDIR)/multitouchctl
 	rm -f $(DESTDIR)$(UNITDIR)/multitouchd.service $(DESTDIR)$(UNITDIR)/multitouchd.socket
+	rm -f $(DESTDIR)$(UNITDIR)/multitouchd-tuio@.service $(DESTDIR)$(UNITDIR)/multitouchd-bridge.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/multitouchd.conf
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(PYTHONDIR)/multitouchd_client
 	rm -f $(DESTDIR)$(INCLUDEDIR)/multitouchd.h $(DESTDIR)$(PKGCONFIGDIR)/multitouchd.pc

@@ -100,7 +100,10 @@ let package = Package(
         // The TUIO sender (UDP): shared by the daemon's [tuio] targets and `multitouchctl tuio`.
         .target(
             name: "TUIOOutput",
-            dependencies: ["TUIO", "Configuration", "WireProtocol", "MultitouchCore", "TouchPipeline", "SystemCalls"],
+            dependencies: [
+                "TUIO", "Configuration", "WireProtocol", "MultitouchCore", "TouchPipeline", "TouchRouting",
+                "SystemCalls",
+            ],
             swiftSettings: strict),
         .target(
             name: "MultitouchServer",

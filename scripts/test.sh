@@ -81,6 +81,9 @@ stage "side-by-side recordings" python3 checks/bench/test_side_by_side_recording
 # TUIO output read by Qt's TuioTouch plugin (qml, offscreen) and Kivy's TUIO provider; two Qt programs
 # on two region targets (docs/TUIO.md).
 stage "tuio: Qt and Kivy clients" bash checks/tuio/run.sh "$(swift build --show-bin-path)"
+# docs/KIOSK.md end to end: the real daemon, the document's configuration and recording, the map,
+# PIN pad and shell on the Python client and a Qt app over TUIO; what each received (about 15 s).
+stage "kiosk (docs/KIOSK.md)" python3 checks/kiosk/kiosk_check.py "$(swift build --show-bin-path)"
 # Headless Chromium loads the live view (view --replay) and the JS demo (bridge); screenshots under
 # .build/web-check/ (the stage prints their paths).
 stage "browser pages" python3 checks/web/browser-check.py "$(swift build --show-bin-path)"

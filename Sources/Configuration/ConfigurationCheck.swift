@@ -65,8 +65,8 @@ public enum ConfigurationCheck {
             }
         }
         // UDP output on this machine is readable by any local user who binds the port first.
-        for note in Self.warnings(of: configuration, loginAccounts: loginAccounts(passwd: readPasswd())) {
-            warnings.append(issue("tuio.targets", note))
+        for note in Self.keyedWarnings(of: configuration, loginAccounts: loginAccounts(passwd: readPasswd())) {
+            warnings.append(issue(note.keyPath, note.message))
         }
         guard errors.isEmpty else { return failure(errors, file: file ?? "built-in defaults") }
         var lines = file.map { ["\($0): configuration OK"] } ?? []
@@ -160,10 +160,17 @@ public enum ConfigurationCheck {
         lines.append(
             "  tuio: "
                 + (tuio.targets.isEmpty
-                    ? "off"
+                    ? (tuio.regions.isEmpty
+                        ? "off" : "no whole-device targets; \(tuio.regions.count) region target(s):")
                     : "to " + tuio.targets.map(\.description).joined(separator: ", ")
                         + ", datagrams up to \(tuio.maximumDatagramBytes) bytes, "
                         + (tuio.touchpads ? "touchscreens and touchpads" : "touchscreens only")))
+        for (offset, region) in tuio.regions.enumerated() {
+            let r = region.rect.map(format).joined(separator: ", ")
+            lines.append(
+                "    region[\(offset + 1)]: \(region.id) [\(r)] z \(region.z)\(region.exclusive ? ", exclusive" : "")"
+                    + " to \(region.target), held for \(region.owner), on " + describeMatch(region.match))
+        }
         let gestures = configuration.gestures
         let changed = GestureConfiguration.fields.filter { entry in
             switch entry.value {
@@ -184,12 +191,27 @@ public enum ConfigurationCheck {
     /// UDP has no owner: any local user who binds the port first reads every touch sent there,
     /// including users the socket refuses. Names are not checked (they may resolve anywhere).
     public static func warnings(of configuration: DaemonConfiguration, loginAccounts: [String]) -> [String] {
+        keyedWarnings(of: configuration, loginAccounts: loginAccounts).map(\.message)
+    }
+
+    /// `warnings(of:loginAccounts:)` with the key each is about (`tuio.targets`, `tuio.region[N].target`).
+    static func keyedWarnings(
+        of configuration: DaemonConfiguration, loginAccounts: [String]
+    ) -> [(keyPath: String, message: String)] {
         guard loginAccounts.count > 1 else { return [] }
-        return configuration.tuio.targets.filter(\.isLoopback).map { target in
-            "tuio target \(target) is on this machine, which has \(loginAccounts.count) login accounts "
-                + "(\(loginAccounts.prefix(4).joined(separator: ", "))\(loginAccounts.count > 4 ? ", ..." : "")): "
-                + "any local user who binds UDP port \(target.port) first receives every touch, also users the "
-                + "socket refuses (docs/TUIO.md \"Who can read it\")"
+        let targets =
+            configuration.tuio.targets.map { ("tuio.targets", $0) }
+            + configuration.tuio.regions.enumerated().map {
+                ("tuio.region[\($0.offset + 1)].target", $0.element.target)
+            }
+        return targets.filter(\.1.isLoopback).map { keyPath, target in
+            (
+                keyPath,
+                "tuio target \(target) is on this machine, which has \(loginAccounts.count) login accounts "
+                    + "(\(loginAccounts.prefix(4).joined(separator: ", "))\(loginAccounts.count > 4 ? ", ..." : "")): "
+                    + "any local user who binds UDP port \(target.port) first receives every touch, also users the "
+                    + "socket refuses (docs/TUIO.md \"Who can read it\")"
+            )
         }
     }
 
@@ -254,6 +276,14 @@ public enum ConfigurationCheck {
     public static func octal(_ mode: UInt32) -> String {
         let digits = String(mode, radix: 8)
         return String(repeating: "0", count: Swift.max(0, 4 - digits.count)) + digits
+    }
+
+    /// A `[[tuio.region]]`'s device match: `touchscreens named "..."`.
+    private static func describeMatch(_ match: DeviceRule) -> String {
+        var parts = [match.deviceClass.map { "\($0.rawValue)s" } ?? "devices"]
+        if let name = match.name { parts.append("named \"\(name)\"") }
+        if let path = match.path { parts.append("at \"\(path)\"") }
+        return parts.joined(separator: " ")
     }
 
     private static func describe(_ rule: DeviceRule) -> String {

@@ -33,7 +33,8 @@ enum ConfigurationKeys {
     static let clients = [
         "soft_queue_limit", "hard_queue_limit_bytes", "max_line_bytes", "max_clients", "max_clients_per_user",
     ]
-    static let tuio = ["targets", "max_datagram_bytes", "touchpads"]
+    static let tuio = ["targets", "max_datagram_bytes", "touchpads", "region"]
+    static let tuioRegion = ["id", "target", "rect", "z", "exclusive", "owner", "name", "path", "class"]
     static let log = ["level"]
     /// The gesture keys come from the one table of gesture options (module Gestures).
     static var gestures: [String] { GestureConfiguration.fields.map(\.key) }
@@ -278,7 +279,91 @@ struct ConfigurationParser {
             }
         }
         if let touchpads = bool(table, "touchpads", in: "tuio") { tuio.touchpads = touchpads }
+        if let value = table["region"] {
+            if let array = value.array {
+                for (offset, element) in array.enumerated() {
+                    let path = "tuio.region[\(offset + 1)]"
+                    guard let regionTable = element.table else {
+                        report(path, "expected a table ([[tuio.region]]), found \(describe(element))")
+                        continue
+                    }
+                    if let region = parseTUIORegion(regionTable, path: path) {
+                        if tuio.regions.contains(where: { $0.id == region.id }) {
+                            report("\(path).id", "\"\(region.id)\" is the id of an earlier [[tuio.region]] too")
+                        } else {
+                            tuio.regions.append(region)
+                        }
+                    }
+                }
+            } else {
+                report("tuio.region", "expected an array of tables ([[tuio.region]]), found \(describe(value))")
+            }
+        }
         return tuio
+    }
+
+    /// One `[[tuio.region]]`; nil (with every problem reported) when it cannot be served.
+    private mutating func parseTUIORegion(_ table: TOMLTable, path: String) -> TUIORegionTarget? {
+        checkKeys(table, path: path, allowed: ConfigurationKeys.tuioRegion)
+        var id: String?
+        if let value = table["id"] {
+            if let text = value.string, !text.isEmpty, text.utf8.count <= 128 {
+                id = text
+            } else {
+                report("\(path).id", "expected a region id (a string of 1...128 bytes), found \(describe(value))")
+            }
+        } else {
+            report("\(path).id", "is required (the region's id)")
+        }
+        var target: TUIOTarget?
+        if let value = table["target"] {
+            if let text = value.string, let parsed = TUIOTarget(parsing: text) {
+                target = parsed
+            } else {
+                report("\(path).target", "expected \"HOST:PORT\" or \"PORT\" (127.0.0.1), found \(describe(value))")
+            }
+        } else {
+            report("\(path).target", "is required (where the region's touches go)")
+        }
+        var rect: [Double]?
+        if let value = table["rect"] {
+            if let numbers = finiteNumbers(value), numbers.count == 4, numbers[2] > 0, numbers[3] > 0 {
+                rect = numbers
+            } else {
+                report(
+                    "\(path).rect",
+                    "expected [x, y, width, height] (published units) with a positive width and height, found \(describe(value))"
+                )
+            }
+        } else {
+            report("\(path).rect", "is required ([x, y, width, height] in the device's published units)")
+        }
+        var z = 0
+        if let value = table["z"] {
+            if let number = value.int, abs(number) <= 1_000_000_000 {
+                z = number
+            } else {
+                report("\(path).z", "expected an integer, found \(describe(value))")
+            }
+        }
+        let exclusive = bool(table, "exclusive", in: path) ?? false
+        var owner: String?
+        if let value = table["owner"] {
+            if let text = value.string, !text.isEmpty {
+                owner = text
+            } else {
+                report("\(path).owner", "expected a non-empty name (who the area is for), found \(describe(value))")
+            }
+        }
+        var match = DeviceRule()
+        match.name = glob(table, "name", in: path)
+        match.path = glob(table, "path", in: path)
+        match.deviceClass =
+            choice(table, "class", in: path, from: ["touchscreen", "touchpad"]).flatMap(DeviceClass.init(rawValue:))
+            ?? (table.contains(key: "class") ? nil : .touchscreen)
+        guard let id, let target, let rect else { return nil }
+        return TUIORegionTarget(
+            id: id, target: target, rect: rect, z: z, exclusive: exclusive, owner: owner, match: match)
     }
 
     private mutating func parseAccess(_ table: TOMLTable) -> AccessPolicy {

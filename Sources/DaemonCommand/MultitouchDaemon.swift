@@ -60,6 +60,16 @@ public struct MultitouchDaemon: ParsableCommand {
         help: "Start the replay only once this many clients have subscribed (its devices are in the hello meanwhile).")
     var waitForSubscribers: Int = 0
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Start the replay only once regions with these ids (comma-separated) are declared on its devices by subscribed clients or the configuration.",
+            valueName: "ids"))
+    var waitForRegions: String?
+
+    @Flag(name: .long, help: "Exit (status 0) once the replay has played through (not with --loop).")
+    var exitWhenDone = false
+
     @Flag(name: .long, help: "Open no live devices (serve only the replay).")
     var noDevices = false
 
@@ -74,9 +84,31 @@ public struct MultitouchDaemon: ParsableCommand {
             )
         }
         if desc != nil && replay == nil { throw ValidationError("--desc needs --replay") }
+        if waitForRegions != nil || exitWhenDone || waitForSubscribers > 0, replay == nil {
+            throw ValidationError("--wait-for-subscribers, --wait-for-regions and --exit-when-done need --replay")
+        }
+        if exitWhenDone && loop {
+            throw ValidationError("--exit-when-done ends the daemon after the replay; a --loop replay never ends")
+        }
+        if let waitForRegions {
+            let ids = Self.regionIDs(waitForRegions)
+            if ids.isEmpty || ids.contains(where: { $0.isEmpty || $0.utf8.count > 128 }) {
+                throw ValidationError(
+                    "--wait-for-regions \(waitForRegions): expected region ids (1...128 bytes each) separated by commas"
+                )
+            }
+        }
         if checkConfigFile != nil && !checkConfig {
             throw ValidationError(
                 "unexpected argument \(checkConfigFile ?? ""); a file argument goes with --check-config")
+        }
+    }
+
+    /// `map,pin,qt` -> the ids, in order, duplicates dropped.
+    static func regionIDs(_ text: String) -> [String] {
+        var seen: Set<String> = []
+        return text.split(separator: ",", omittingEmptySubsequences: false).map(String.init).filter {
+            seen.insert($0).inserted
         }
     }
 
@@ -129,7 +161,8 @@ public struct MultitouchDaemon: ParsableCommand {
                 let recording = try RecordingReader.read(path: replay, descriptionPath: desc)
                 replayOptions = ReplayOptions(
                     recording: recording, source: replay.split(separator: "/").last.map(String.init) ?? replay,
-                    path: replay, loop: loop, speed: speed, waitForSubscribers: waitForSubscribers)
+                    path: replay, loop: loop, speed: speed, waitForSubscribers: waitForSubscribers,
+                    waitForRegions: waitForRegions.map(Self.regionIDs) ?? [], exitWhenDone: exitWhenDone)
             } catch {
                 printError("multitouchd: cannot replay: \(error)")
                 throw ExitCode(66)  // EX_NOINPUT

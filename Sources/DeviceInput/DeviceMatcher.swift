@@ -53,7 +53,8 @@ public struct DeviceMatcher: Sendable {
     public func decide(path: String, links: [String] = [], description: DeviceDescription) -> DeviceDecision {
         let (deviceClass, classReason) = description.classification
         for (index, rule) in configuration.rules.enumerated() {
-            guard let why = Self.matches(rule, path: path, links: links, name: description.name, deviceClass: deviceClass)
+            guard
+                let why = Self.matches(rule, path: path, links: links, name: description.name, deviceClass: deviceClass)
             else { continue }
             let label = "rule \(index + 1) (\(rule.action.rawValue) \(why))"
             switch rule.action {
@@ -88,8 +89,8 @@ public struct DeviceMatcher: Sendable {
     }
 
     /// Nil when `rule` does not match; otherwise a short text naming the matchers that matched. A rule
-    /// with no matcher at all matches every device.
-    static func matches(
+    /// with no matcher at all matches every device. (Also `[[tuio.region]]`'s device match.)
+    public static func matches(
         _ rule: DeviceRule, path: String, links: [String], name: String, deviceClass: DeviceClass
     ) -> String? {
         var parts: [String] = []
@@ -120,7 +121,9 @@ public enum Glob {
 /// The persistent names udev makes for a node (/dev/input/by-id, /dev/input/by-path): path rules may
 /// use them. Empty where udev does not run.
 public enum DeviceLinks {
-    public static func links(to node: String, directories: [String] = ["/dev/input/by-id", "/dev/input/by-path"])
+    public static func links(
+        to node: String, directories: [String] = ["/dev/input/by-id", "/dev/input/by-path"]
+    )
         -> [String]
     {
         guard let target = realPath(node) else { return [] }

@@ -195,7 +195,7 @@ enum StructuredRequests {
                 apply(&set, regions)
             case .updateRegions(_, let regions, let remove):
                 apply(&set, try? set.merged(client: ClientID(1), upserting: regions, removing: remove))
-            case .subscribe, .unsubscribe, .ping, .stats, .resetTransform, .setTransform, .recognized,
+            case .subscribe, .unsubscribe, .ping, .stats, .resetTransform, .setTransform, .recognized, .listRegions,
                 .setRegionTransform:
                 break
             }

@@ -157,6 +157,12 @@ public final class MultitouchClient: @unchecked Sendable {
         try send(ClientRequest(.updateRegions(device: device, regions: regions, remove: remove), id: id))
     }
 
+    /// Asks who owns which area of `device`: answered with `regionList` (every region for root, this
+    /// client's own for anyone else).
+    public func listRegions(device: Int, id: RequestID? = nil) throws {
+        try send(ClientRequest(.listRegions(device: device), id: id))
+    }
+
     /// Tells the daemon this client's own recogniser recognised a gesture in its region: the region's
     /// options take effect (cancel its raw touches, claim them from observers). Answered with
     /// `recognized`, or an error for a region the client does not have there.

@@ -1,6 +1,7 @@
 import Configuration
 import Gestures
 import Logging
+import MultitouchCore
 import Publishing
 import TouchPipeline
 import TouchRouting
@@ -26,6 +27,12 @@ protocol ClientHubHost: AnyObject {
     func clientGone(_ client: ClientID)
     /// Who asked for predictions changed (`ClientHub.predictionRequests(device:)`).
     func predictionsChanged()
+    /// A subscription began or a region request was answered: these clients are subscribed now (a
+    /// replay may wait for the regions they declared).
+    func readinessChanged(subscribed: Set<ClientID>)
+    /// The time on the messages' clock at CLOCK_MONOTONIC `time` (a `frame` request's display time; a
+    /// replay's messages carry the recording's clock).
+    func messageClock(_ time: Timestamp) -> Timestamp
 }
 
 extension ClientHubHost {
@@ -35,6 +42,8 @@ extension ClientHubHost {
     func clientsChanged() {}
     func clientGone(_ client: ClientID) {}
     func predictionsChanged() {}
+    func readinessChanged(subscribed: Set<ClientID>) {}
+    func messageClock(_ time: Timestamp) -> Timestamp { time }
 }
 
 /// How the hub has client sockets watched: the daemon's `EventLoop`, or nothing in tests that drive the
@@ -82,7 +91,10 @@ final class ClientHub: RequestContext {
         }
         connections.clientsChanged = { [unowned self] in host?.clientsChanged() }
         fanOut.reply = { [unowned self] answer in requests.reply(to: answer, context: self) }
-        fanOut.regionsAnswered = { [unowned self] in host?.predictionsChanged() }
+        fanOut.regionsAnswered = { [unowned self] in
+            host?.predictionsChanged()
+            host?.readinessChanged(subscribed: subscribedClients)
+        }
     }
 
     var configuration: ClientsConfiguration {
@@ -161,6 +173,18 @@ final class ClientHub: RequestContext {
     /// Shutdown: disconnects everyone (the daemon first writes what is queued while its deadline allows).
     func disconnectAll(reason: String) { connections.disconnectAll(reason: reason) }
 
+    /// Shutdown: what frame-aligned clients hold for frames they have not asked for yet (a replay's
+    /// last touches, the cancellations of the shutdown itself) is theirs now, queued like any frame, so
+    /// every touch they saw begin still ends for them.
+    func deliverHeldFrames() {
+        for client in connections.clients.values where !client.closing {
+            guard let aligner = client.subscriber.frames, !aligner.isIdle else { continue }
+            var out: [Message] = []
+            client.subscriber.frames?.catchUp(into: &out)
+            fanOut.deliverFramed(out, to: client)
+        }
+    }
+
     // MARK: Requests
 
     private func serve(_ line: [UInt8], from client: ClientSession) {
@@ -175,13 +199,20 @@ final class ClientHub: RequestContext {
                 host?.apply(request, device: device, token: token)
             case .subscriptionsChanged: host?.predictionsChanged()
             case .subscribed:
-                host?.clientSubscribed(
-                    subscribers: connections.clients.values.filter { $0.subscriber.subscription != nil }.count)
+                let subscribed = subscribedClients
+                host?.clientSubscribed(subscribers: subscribed.count)
+                host?.readinessChanged(subscribed: subscribed)
             }
         }
     }
 
+    /// The clients with a subscription now.
+    private var subscribedClients: Set<ClientID> {
+        Set(connections.clients.values.filter { $0.subscriber.subscription != nil }.map { ClientID(UInt64($0.id)) })
+    }
+
     var sessions: [ClientSession] { Array(connections.clients.values) }
+    func messageClock(_ time: Timestamp) -> Timestamp { host?.messageClock(time) ?? time }
     func hasOpenSession(device: Int) -> Bool { fanOut.hasOpenSession(device: device) }
     func hasDevice(_ device: Int) -> Bool { host?.currentDevices().contains { $0.id == device } ?? false }
     func deviceFigures() -> [DeviceFigures] { host?.deviceFigures() ?? [] }

@@ -66,6 +66,8 @@ public final class Daemon {
     private var exitCode: Int32 = 0
     /// The TUIO output of the current configuration (docs/TUIO.md), replaced on reload.
     private var tuio: TUIOBroadcaster?
+    /// The `[[tuio.region]]` output (docs/TUIO.md), replaced on reload.
+    private var tuioRegions: TUIORegionSender?
 
     public init(options: DaemonOptions, logger: Logger) throws {
         if let problem = options.replay?.problem { throw ReplayOptionsError(description: problem) }
@@ -90,6 +92,11 @@ public final class Daemon {
         devices.sink = { [unowned hub] outputs, readAt in hub.dispatch(outputs, readAt: readAt) }
         devices.devicesChanged = { [unowned self] in updateStatus() }
         devices.predictions = { [unowned hub] device in hub.predictionRequests(device: device) }
+        devices.replayFinished = { [unowned self] in
+            // As SIGTERM: the queues are flushed (bounded) and the connections closed; exit status 0.
+            logger.info("daemon: stopping: the replay is done (--exit-when-done)")
+            stopRequested = true
+        }
         startTUIO()
         // Writes to a vanished client must return EPIPE, not kill the daemon (send uses MSG_NOSIGNAL too).
         signal(SIGPIPE, SIG_IGN)
@@ -209,6 +216,12 @@ public final class Daemon {
         let old = configuration
         configuration = fresh
         configuration.socket = old.socket
+        if fresh.tuio.regions != old.tuio.regions {
+            // The devices' pipelines hold the regions they were made with: new ones, a move or a
+            // new target need the devices made again.
+            logger.warning("config: [[tuio.region]] changes take effect after a restart")
+            configuration.tuio.regions = old.tuio.regions
+        }
         logger.logLevel = Logger.Level(fresh.logLevel)
         hub.configuration = configuration.clients
         hub.access = configuration.access
@@ -216,7 +229,7 @@ public final class Daemon {
         hub.logLevel = logger.logLevel
         devices.configuration = configuration
         devices.live.logger.logLevel = logger.logLevel
-        if fresh.tuio != old.tuio { startTUIO() }
+        if configuration.tuio != old.tuio { startTUIO() }
         logger.info(
             "config: reloaded",
             metadata: [
@@ -228,8 +241,19 @@ public final class Daemon {
     /// (Re)starts the TUIO output from `configuration.tuio`; the old one (if any) reports and closes.
     private func startTUIO() {
         if let tuio { TUIOHook.summary(tuio, logger: logger) }
+        if let tuioRegions { TUIOHook.summary(tuioRegions, logger: logger) }
         tuio = TUIOHook.start(configuration.tuio, devices: devices, logger: logger)
-        devices.observer = tuio.map { broadcaster in { broadcaster.observe($0) } }
+        tuioRegions = TUIOHook.startRegions(configuration.tuio, logger: logger)
+        switch (tuio, tuioRegions) {
+        case (nil, nil): devices.observer = nil
+        case (let whole?, nil): devices.observer = { whole.observe($0) }
+        case (nil, let regions?): devices.observer = { regions.observe($0) }
+        case (let whole?, let regions?):
+            devices.observer = {
+                whole.observe($0)
+                regions.observe($0)
+            }
+        }
     }
 
     private func updateStatus() {
@@ -246,7 +270,9 @@ public final class Daemon {
     private func shutdown() {
         try? notifier?.stopping()
         devices.shutdown()
+        hub.batch { hub.deliverHeldFrames() }
         if let tuio { TUIOHook.summary(tuio, logger: logger) }
+        if let tuioRegions { TUIOHook.summary(tuioRegions, logger: logger) }
         let deadline = Sys.monotonicNanoseconds() + options.shutdownFlushNanoseconds
         while hub.hasPendingOutput {
             let now = Sys.monotonicNanoseconds()

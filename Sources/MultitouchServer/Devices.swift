@@ -49,6 +49,9 @@ final class Devices {
     var devicesChanged: () -> Void = {}
     /// Called when a client connected or left (the status line counts them too).
     var onClientsChanged: () -> Void = {}
+    /// Called when a replay that does not loop ended and was asked to end the daemon then
+    /// (`--exit-when-done`).
+    var replayFinished: () -> Void = {}
     /// Who asked for predictions of a device (the client side knows the subscriptions).
     var predictions: (Int) -> PredictionRequests = { _ in .none } {
         didSet {
@@ -86,6 +89,7 @@ final class Devices {
             for p in pipelines { remember(p.device, frames: p.frameCount) }
         }
         replay.devicesChanged = { [unowned self] in devicesChanged() }
+        replay.finished = { [unowned self] in replayFinished() }
         replay.settings = { [unowned self, path = replay.path] description in
             live.configuration.pipelineSettings(path: path, description: description)
         }
@@ -163,10 +167,41 @@ final class Devices {
     // MARK: Replay
 
     /// Starts the replay (if there is one) now, unless it waits for subscribers (`ReplayDriver`).
-    func startReplayIfNotWaiting() { replay?.startIfNotWaiting() }
+    func startReplayIfNotWaiting() {
+        replay?.startIfNotWaiting()
+        // The configuration's regions are in force from the announcement: a replay waiting only for
+        // them starts now.
+        readinessChanged(subscribed: [])
+    }
 
     /// A client subscribed: a replay waiting for `subscribers` starts.
     func clientSubscribed(subscribers: Int) { replay?.clientSubscribed(subscribers: subscribers) }
+
+    /// Subscriptions or regions changed: a replay waiting for named regions (`--wait-for-regions`)
+    /// counts the region ids in force on its devices that clients in `subscribed` (or the
+    /// configuration) declared, and starts once it has every one.
+    func readinessChanged(subscribed: Set<ClientID>) {
+        guard let replay, !replay.missingRegions.isEmpty else { return }
+        var ids: Set<String> = []
+        for pipeline in replay.pipelines {
+            for (client, regions) in pipeline.routing?.router.regions.byClient ?? [:]
+            where client.isConfigured || subscribed.contains(client) {
+                ids.formUnion(regions.map(\.id))
+            }
+        }
+        replay.regionsDeclared(ids, subscribers: subscribed.count)
+    }
+
+    /// The time on the messages' clock at CLOCK_MONOTONIC `time`: with a replay, the recording's time
+    /// then (a client's `frame` request gives its display's monotonic time, and the replay's messages
+    /// carry the recording's clock; after a pass, that pass's clock runs on); else `time` itself (live
+    /// devices' events carry CLOCK_MONOTONIC).
+    func messageTime(atMonotonic time: Timestamp) -> Timestamp {
+        guard time.microseconds >= 0,
+            let replayed = replay?.recordingTime(atMonotonic: UInt64(time.microseconds) &* 1000)
+        else { return time }
+        return replayed
+    }
 
     /// The replay timer fired.
     func runReplay(stopping: Bool) { replay?.run(stopping: stopping) }
@@ -196,7 +231,29 @@ extension DaemonConfiguration {
     /// (`multitouchd --replay` and `multitouchctl replay --config` agree: docs/RECORDINGS.md).
     func pipelineSettings(path: String, description: DeviceDescription) -> PipelineSettings {
         let decision = DeviceMatcher(configuration: devices).decide(path: path, description: description)
-        return PipelineSettings(gestures: gestures, output: decision.output, sizeMillimeters: decision.sizeMillimeters)
+        var settings = PipelineSettings(
+            gestures: gestures, output: decision.output, sizeMillimeters: decision.sizeMillimeters)
+        settings.configuredRegions = configuredRegions(path: path, description: description)
+        return settings
+    }
+
+    /// The `[[tuio.region]]` targets whose device match takes this device, as regions the daemon holds
+    /// (each under its own configured client id: its index in `[tuio]`). A TUIO region has no
+    /// gesture session of its own: the program recognises its gestures from the touches.
+    func configuredRegions(path: String, description: DeviceDescription) -> [ConfiguredRegion] {
+        let deviceClass = description.classification.0
+        return tuio.regions.enumerated().compactMap { index, target in
+            guard target.rect.count == 4,
+                DeviceMatcher.matches(
+                    target.match, path: path, links: [], name: description.name, deviceClass: deviceClass) != nil
+            else { return nil }
+            let rect = RegionRect(x: target.rect[0], y: target.rect[1], width: target.rect[2], height: target.rect[3])
+            let region = Region(
+                id: target.id, shape: .rectangle(rect), z: target.z, mode: .opaque,
+                options: RegionOptions(exclusive: target.exclusive, gestures: false))
+            return ConfiguredRegion(
+                client: .configured(index), region: region, label: "tuio.region[\(index + 1)] for \(target.owner)")
+        }
     }
 }
 
@@ -204,4 +261,5 @@ extension DaemonConfiguration {
 extension Devices: ClientHubHost {
     func deviceFigures() -> [DeviceFigures] { statistics() }
     func clientsChanged() { onClientsChanged() }
+    func messageClock(_ time: Timestamp) -> Timestamp { messageTime(atMonotonic: time) }
 }

@@ -27,6 +27,13 @@ final class ReplayDriver {
     var settings: (DeviceDescription) -> PipelineSettings = { _ in PipelineSettings() }
     /// Who asked for predictions of a device, for new passes too.
     var predictions: (Int) -> PredictionRequests = { _ in .none }
+    /// A pass that does not loop ended, and the options ask the daemon to exit then.
+    var finished: () -> Void = {}
+    /// What the first pass waits for has come: subscribers counted, region ids declared by them.
+    private var subscribers = 0
+    private var declaredRegions: Set<String> = []
+    /// The clock of the pass that ended last: clients may still ask for frames of what it played.
+    private var lastClock: ReplayClock?
 
     init(
         options: ReplayOptions, loop: any DeviceLoop, clock: @escaping () -> UInt64, logger: Logger,
@@ -52,7 +59,7 @@ final class ReplayDriver {
     /// are in every client's hello (as a live device present at connect is, with no `deviceAdded` after
     /// it) and accept regions before the first frame plays.
     func startIfNotWaiting() {
-        if options.waitForSubscribers <= 0 {
+        if !options.waits {
             startPass()
         } else {
             var fresh = makePass()
@@ -60,12 +67,33 @@ final class ReplayDriver {
             pass = fresh
             emit(announcement, clock())
             devicesChanged()
+            logWaiting()
         }
     }
 
     /// A client subscribed: a replay waiting for `subscribers` starts.
     func clientSubscribed(subscribers: Int) {
-        guard !started, subscribers >= options.waitForSubscribers else { return }
+        self.subscribers = subscribers
+        startIfReady()
+    }
+
+    /// The region ids in force on the replay's devices that subscribed clients (or the configuration)
+    /// declared changed: a replay waiting for regions starts once it has all of them.
+    func regionsDeclared(_ ids: Set<String>, subscribers: Int) {
+        guard !started, ids != declaredRegions || subscribers != self.subscribers else { return }
+        declaredRegions = ids
+        self.subscribers = subscribers
+        if !startIfReady() { logWaiting() }
+    }
+
+    /// The region ids the first pass still waits for (empty when it waits for none, or started).
+    var missingRegions: [String] {
+        started ? [] : options.waitForRegions.filter { !declaredRegions.contains($0) }
+    }
+
+    @discardableResult
+    private func startIfReady() -> Bool {
+        guard !started, subscribers >= options.waitForSubscribers, missingRegions.isEmpty else { return false }
         if var waiting = pass {
             // Announced while waiting: its pacing starts now.
             waiting.start(now: clock())
@@ -76,6 +104,18 @@ final class ReplayDriver {
         } else {
             startPass()
         }
+        return true
+    }
+
+    private func logWaiting() {
+        var metadata: Logger.Metadata = [:]
+        if options.waitForSubscribers > 0 {
+            metadata["replay.subscribers"] = "\(subscribers) of \(options.waitForSubscribers)"
+        }
+        if !options.waitForRegions.isEmpty {
+            metadata["replay.regions_missing"] = "\(missingRegions.joined(separator: ","))"
+        }
+        logger.info("replay: waiting", metadata: metadata)
     }
 
     /// The replay timer fired: takes the steps that are due and arms the timer for the next one.
@@ -91,13 +131,22 @@ final class ReplayDriver {
             return
         }
         passEnded(playing.pipelines)
+        lastClock = playing.clock
         pass = nil
         devicesChanged()
         if options.loop && !stopping {
             startPass()
         } else {
             logger.info("replay: finished")
+            if options.exitWhenDone && !stopping { finished() }
         }
+    }
+
+    /// The recording's time that plays at monotonic `now` ns: the present pass's (waiting: its origin),
+    /// else the last pass's, which ran on past its end (a frame-aligned client still takes its last
+    /// touches); nil before the first pass.
+    func recordingTime(atMonotonic now: UInt64) -> Timestamp? {
+        pass.map { $0.recordingTime(at: now) } ?? lastClock?.recordingTime(at: now)
     }
 
     /// Comes back at once (a region request gave a routing stage a deadline sooner than the armed one).

@@ -17,10 +17,16 @@ public struct ReplayOptions: Sendable {
     public var speed: Double
     /// Wait until this many clients have subscribed before starting (tests, demos).
     public var waitForSubscribers: Int
+    /// Wait until a region with each of these ids is in force on the recording's devices, declared by a
+    /// client that has subscribed (or by the configuration), before starting: a rehearsal starts once
+    /// every program is ready, however many connections each one opens.
+    public var waitForRegions: [String]
+    /// Stop the daemon (exit status 0) once a pass that does not loop has ended.
+    public var exitWhenDone: Bool
 
     public init(
         recording: Recording, source: String, path: String? = nil, loop: Bool = false, speed: Double = 1,
-        waitForSubscribers: Int = 0
+        waitForSubscribers: Int = 0, waitForRegions: [String] = [], exitWhenDone: Bool = false
     ) {
         self.recording = recording
         self.source = source
@@ -28,7 +34,12 @@ public struct ReplayOptions: Sendable {
         self.loop = loop
         self.speed = speed
         self.waitForSubscribers = waitForSubscribers
+        self.waitForRegions = waitForRegions
+        self.exitWhenDone = exitWhenDone
     }
+
+    /// Whether the first pass waits for subscribers or regions (its devices are announced meanwhile).
+    public var waits: Bool { waitForSubscribers > 0 || !waitForRegions.isEmpty }
 
     /// The speeds `--speed` accepts: a thousandth of real time would turn a one-second gesture into 17
     /// minutes, a thousand times makes a minute of input last 60 ms; beyond these the pacing arithmetic
@@ -128,12 +139,15 @@ struct ReplayPass {
         return startNanoseconds + UInt64(offset)
     }
 
-    /// Recording time that plays at monotonic `now` (for cancelling at shutdown).
-    func recordingTime(at now: UInt64) -> Timestamp {
-        guard started else { return Timestamp(microseconds: originMicroseconds) }
-        let elapsed = Double(now &- startNanoseconds) * options.speed / 1000
-        guard elapsed < Double(Int64.max - max(0, originMicroseconds)) else { return Timestamp(microseconds: .max) }
-        return Timestamp(microseconds: originMicroseconds &+ Int64(elapsed))
+    /// Recording time that plays at monotonic `now` (for cancelling at shutdown, and for a client's
+    /// `frame` time); before the start, and while the pass waits, the origin.
+    func recordingTime(at now: UInt64) -> Timestamp { clock.recordingTime(at: now) }
+
+    /// How monotonic time maps onto the recording's, as it stands.
+    var clock: ReplayClock {
+        ReplayClock(
+            startNanoseconds: startNanoseconds, originMicroseconds: originMicroseconds, speed: options.speed,
+            started: started)
     }
 
     /// Takes every step due at monotonic `now`, handing each batch to `sink` with the ns it was taken at.
@@ -178,5 +192,22 @@ struct ReplayPass {
     /// Runs `body` on the pipeline of device `id` (a region request); nil when the pass has no such device.
     mutating func withPipeline<R>(device id: Int, _ body: (inout DevicePipeline) -> R) -> R? {
         schedule.withPipeline(device: id, body)
+    }
+}
+
+/// How a pass maps CLOCK_MONOTONIC onto the recording's clock: recording time `origin` played at
+/// monotonic `start`, and time runs `speed` times as fast (standing at the origin until it started).
+struct ReplayClock: Hashable, Sendable {
+    var startNanoseconds: UInt64
+    var originMicroseconds: Int64
+    var speed: Double
+    var started: Bool
+
+    /// The recording time that plays (or played) at monotonic `now`; the origin before the start.
+    func recordingTime(at now: UInt64) -> Timestamp {
+        guard started, now > startNanoseconds else { return Timestamp(microseconds: originMicroseconds) }
+        let elapsed = Double(now - startNanoseconds) * speed / 1000
+        guard elapsed < Double(Int64.max - max(0, originMicroseconds)) else { return Timestamp(microseconds: .max) }
+        return Timestamp(microseconds: originMicroseconds &+ Int64(elapsed))
     }
 }

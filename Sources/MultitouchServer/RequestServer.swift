@@ -20,6 +20,13 @@ protocol RequestContext: AnyObject {
     func deviceFigures() -> [DeviceFigures]
     /// The latency part of `stats`.
     func latencyStatistics() -> LatencyStatistics
+    /// The time on the messages' clock at CLOCK_MONOTONIC `time` (`Devices.messageTime(atMonotonic:)`).
+    func messageClock(_ time: Timestamp) -> Timestamp
+}
+
+extension RequestContext {
+    /// Without a replay, the messages' clock is CLOCK_MONOTONIC itself.
+    func messageClock(_ time: Timestamp) -> Timestamp { time }
 }
 
 /// Serving requests, one job: a request line decoded (large lines charged to their user's byte budget
@@ -152,8 +159,10 @@ final class RequestServer {
                     .reply(.error(ErrorMessage(.badField, "frame: subscribe with \"frames\": true first", id: id))))
                 return
             }
+            // The client's display time is CLOCK_MONOTONIC; a replay's messages carry the recording's
+            // clock, so the frame is taken at the recording time playing then (docs/PROTOCOL.md).
             var out: [Message] = []
-            client.subscriber.frames?.frame(at: time, into: &out)
+            client.subscriber.frames?.frame(at: context.messageClock(time), into: &out)
             effects.append(.deliverFramed(out))
         case .ping:
             effects.append(.reply(.pong(PongMessage(id: id))))
@@ -185,6 +194,10 @@ final class RequestServer {
                 .setRegionTransform(client: ClientID(UInt64(client.id)), region: region, matrix: matrix),
                 device: device,
                 .regionTransform(region: region), client, id, context, &effects)
+        case .listRegions(let device):
+            // No right needed: a client sees its own regions (root every one), as `stats` shows it its
+            // own figures.
+            send(.listRegions, device: device, .listRegions, client, id, context, &effects)
         }
     }
 
@@ -209,7 +222,20 @@ final class RequestServer {
         guard let asker = answers.client(of: answer), let session = context.sessions.first(where: { $0.id == asker })
         else { return nil }
         let open = context.hasOpenSession(device: answer.device)
-        guard let (message, notice) = answers.reply(to: answer, subscriber: &session.subscriber, sessionOpen: open)
+        // Root sees every region of `listRegions`, anyone else its own user's (another user's pid and
+        // uid are root's business, as in `stats`).
+        let seesAll = session.peer?.uid == 0
+        let sessions = context.sessions
+        let listing = { (entry: RegionEntry) -> RegionListing? in
+            RegionListing(entry, asker: ClientID(UInt64(asker)), askerUID: session.peer?.uid, seesAll: seesAll) {
+                client in
+                guard let peer = sessions.first(where: { UInt64($0.id) == client.rawValue })?.peer else { return nil }
+                return (Int(peer.pid), Int(peer.uid))
+            }
+        }
+        guard
+            let (message, notice) = answers.reply(
+                to: answer, subscriber: &session.subscriber, sessionOpen: open, listing: listing)
         else { return nil }
         if case .regions(let m) = message {
             logger.debug(

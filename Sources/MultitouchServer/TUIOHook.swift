@@ -48,6 +48,53 @@ enum TUIOHook {
         return broadcaster
     }
 
+    /// The `[[tuio.region]]` output for a configuration, nil when it declares no region target or its
+    /// sockets cannot be set up (logged). Names resolve off the loop, as for `targets`.
+    static func startRegions(_ configuration: TUIOConfiguration, logger: Logger) -> TUIORegionSender? {
+        guard !configuration.regions.isEmpty else { return nil }
+        do {
+            let sender = try TUIORegionSender(
+                regions: configuration.regions, host: TUIOBroadcaster.localHostName(),
+                maximumDatagramBytes: configuration.maximumDatagramBytes
+            ) { (target: TUIOTarget) throws(UDPSenderError) -> UDPDatagramSender in
+                try UDPDatagramSender(
+                    targets: [target],
+                    resolvedName: { [logger] target, outcome in
+                        if case .failure(let error) = outcome {
+                            logger.error(
+                                "tuio: region target does not resolve; nothing is sent to it",
+                                metadata: ["tuio.target": "\(target)", "error": "\(error)"])
+                        }
+                    })
+            }
+            for region in configuration.regions where !region.target.isLoopback {
+                logger.notice(
+                    "tuio: a region's touches leave this machine",
+                    metadata: ["tuio.region": "\(region.id)", "tuio.target": "\(region.target)"])
+            }
+            logger.info(
+                "tuio: sending regions",
+                metadata: [
+                    "tuio.regions": "\(configuration.regions.map { "\($0.id)->\($0.target)" }.joined(separator: ","))"
+                ])
+            return sender
+        } catch {
+            logger.error("tuio: not sending the regions", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// What the region output sent, for the log when it stops.
+    static func summary(_ regions: TUIORegionSender, logger: Logger) {
+        let s = regions.statistics
+        logger.info(
+            "tuio: regions stopped",
+            metadata: [
+                "tuio.bundles": "\(regions.bundles)", "tuio.datagrams": "\(s.datagrams)",
+                "tuio.failures": "\(s.failures)", "tuio.unresolved": "\(s.unresolved)",
+            ])
+    }
+
     /// What the broadcaster sent, for the log when it stops.
     static func summary(_ broadcaster: TUIOBroadcaster, logger: Logger) {
         let s = broadcaster.sender.statistics

@@ -215,7 +215,7 @@ public struct FrameAligner {
         case .dropped(let m): return m.time
         case .deviceRemoved(let m): return m.time
         case .hello, .deviceAdded, .error, .pong, .subscribed, .unsubscribed, .stats, .transform, .regions,
-            .recognized:
+            .recognized, .regionList:
             return nil
         }
     }

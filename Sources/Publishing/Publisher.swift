@@ -82,6 +82,9 @@ public struct Publisher {
             append(item, Batch.nobody, into: &batch)
             return
         }
+        // The configuration's regions have no connection: what is routed to them goes to the TUIO
+        // output (which reads the pipeline's output), and nothing is encoded for it here.
+        if let address = item.address, address.client.isConfigured { return }
         guard let message = item.message(horizon: nil) else { return }
         if let address = item.address {
             append(

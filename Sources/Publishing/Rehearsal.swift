@@ -102,7 +102,12 @@ public enum Rehearsal {
                     let s = subscribers.firstIndex(where: { $0.id == asker })
                 else { continue }
                 let open = publisher.hasOpenSession(device: answer.device)
-                guard let (message, notice) = answers.reply(to: answer, subscriber: &subscribers[s], sessionOpen: open)
+                // A scripted client lists its own regions (a rehearsal has no peers and no root).
+                let own = ClientID(UInt64(asker))
+                guard
+                    let (message, notice) = answers.reply(
+                        to: answer, subscriber: &subscribers[s], sessionOpen: open,
+                        listing: { RegionListing($0, asker: own, seesAll: false) { _ in nil } })
                 else { continue }
                 batch.setReply(i, client: asker, message)
                 if let notice { notices.append((notice, asker)) }

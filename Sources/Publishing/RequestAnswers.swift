@@ -14,6 +14,7 @@ public struct RequestAnswers {
         case recognized(region: String)
         case regionTransform(region: String)
         case transform
+        case listRegions
     }
 
     private struct Pending {
@@ -39,10 +40,12 @@ public struct RequestAnswers {
     public func client(of answer: PipelineAnswer) -> Int? { pending[answer.token]?.client }
 
     /// What an answer makes, for the client that asked (`subscriber`, whose streams switch on a region
-    /// answer; `sessionOpen`: a whole-device session is open on the device, so the switch waits). Nil
-    /// when nobody waits for it.
+    /// answer; `sessionOpen`: a whole-device session is open on the device, so the switch waits;
+    /// `listing`: how a `listRegions` answer's region shows to the asker, nil where it may not see it).
+    /// Nil when nobody waits for it.
     public mutating func reply(
-        to answer: PipelineAnswer, subscriber: inout Subscriber, sessionOpen: Bool
+        to answer: PipelineAnswer, subscriber: inout Subscriber, sessionOpen: Bool,
+        listing: (RegionEntry) -> RegionListing? = { _ in nil }
     ) -> (message: Message, notice: Message?)? {
         guard let asked = pending.removeValue(forKey: answer.token) else { return nil }
         let device = answer.device
@@ -60,13 +63,15 @@ public struct RequestAnswers {
             switch asked.kind {
             case .regionTransform(let region):
                 return (.transform(TransformMessage(id: id, device: device, matrix: matrix, region: region)), nil)
-            case .transform, .regions, .recognized:
+            case .transform, .regions, .recognized, .listRegions:
                 // Everyone else drawing this device's content learns of the new base too.
                 return (
                     .transform(TransformMessage(id: id, device: device, matrix: matrix)),
                     .transform(TransformMessage(id: nil, device: device, matrix: matrix))
                 )
             }
+        case .listing(let entries):
+            return (.regionList(RegionListMessage(id: id, device: device, regions: entries.compactMap(listing))), nil)
         case .done:
             return nil
         }
@@ -89,5 +94,33 @@ extension PredictionRequests {
             clients[ClientID(UInt64(subscriber.id))] = h
             if subscriber.predictsWholeDevice(device) { wholeDevice.insert(h) }
         }
+    }
+}
+
+extension RegionListing {
+    /// A device's region as the asking client may see it in a `regionList`: root (`seesAll`) sees every
+    /// region, anyone else the regions of its own user's connections (`askerUID`; the asker's own when
+    /// its uid is unknown): processes of one uid are no secret to each other, another user's areas
+    /// and the configuration's are. Nil where it may not see it. `peer` gives a client's pid and uid
+    /// (nil: unknown, shown as -1).
+    public init?(
+        _ entry: RegionEntry, asker: ClientID, askerUID: UInt32? = nil, seesAll: Bool,
+        peer: (ClientID) -> (pid: Int, uid: Int)?
+    ) {
+        let known = entry.configured == nil ? peer(entry.client) : nil
+        let sameUser = askerUID.map { uid in known.map { $0.uid == Int(uid) } ?? false } ?? false
+        guard seesAll || entry.client == asker || sameUser else { return nil }
+        let owner: RegionOwner
+        if let label = entry.configured {
+            owner = .configuration(label)
+        } else {
+            owner = .client(
+                id: Int(truncatingIfNeeded: entry.client.rawValue), pid: known?.pid ?? -1, uid: known?.uid ?? -1)
+        }
+        let region = entry.region
+        self.init(
+            region: region.id, owner: owner, z: region.z, band: entry.band, mode: region.mode,
+            exclusive: region.options.exclusive, hidden: region.hidden, disabled: region.disabled,
+            bounds: region.shape.bounds)
     }
 }

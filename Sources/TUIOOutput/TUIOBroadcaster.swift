@@ -81,7 +81,7 @@ public final class TUIOBroadcaster {
                 area.map { TUIOFrame(message: touches, area: $0) } ?? TUIOFrame(axesOf: touches), device: touches.device
             )
         case .touches, .gesture, .dropped, .error, .pong, .subscribed,
-            .unsubscribed, .stats, .transform, .regions, .recognized:
+            .unsubscribed, .stats, .transform, .regions, .recognized, .regionList:
             break
         }
     }

@@ -14,6 +14,9 @@ public struct PipelineSettings: Hashable, Sendable {
     public var tapCounting: TapCountParameters
     /// Predicted touches this many ms ahead in every message (replay --predict-ms); nil: none.
     public var predictionMilliseconds: Int?
+    /// Regions the configuration declares on the device (`[[tuio.region]]`), in force from its first
+    /// frame.
+    public var configuredRegions: [ConfiguredRegion] = []
 
     public init(
         gestures: GestureConfiguration = .default, output: OutputMapping? = nil, sizeMillimeters: [Double]? = nil,
@@ -81,6 +84,8 @@ public struct DevicePipeline {
     /// `PipelineSettings.predictionMilliseconds`: a whole-device horizon kept whatever clients ask
     /// (`replay --predict-ms`).
     private let fixedHorizon: Int?
+    /// Who each configured region is for (`PipelineSettings.configuredRegions`), by its client id.
+    private var configuredLabels: [ClientID: String] = [:]
 
     /// - Parameter logger: the gesture engine logs its state transitions at debug here.
     public init(
@@ -100,6 +105,22 @@ public struct DevicePipeline {
         engine = GestureEngine(configuration: settings.gestures, surface: gestureSurface, logger: logger)
         fixedHorizon = settings.predictionMilliseconds.map { min(max($0, 0), PredictionRequests.maximumMilliseconds) }
         updateHorizons()
+        if !settings.configuredRegions.isEmpty { declareConfiguredRegions(settings.configuredRegions) }
+    }
+
+    /// Holds the configuration's regions under their own client ids, with every right (the
+    /// configuration is the administrator's). A region the router refuses (checked when the
+    /// configuration was read, so not expected) is left out; the others stand.
+    private mutating func declareConfiguredRegions(_ configured: [ConfiguredRegion]) {
+        startRouting()
+        for entry in configured {
+            configuredLabels[entry.client] = entry.label
+            _ = withRouting { routing -> DeviceRouting.Outcome in
+                routing.setGrant(.all, for: entry.client)
+                let own = configured.filter { $0.client == entry.client }.map(\.region)
+                return routing.replace(client: entry.client, with: own)
+            }
+        }
     }
 
     /// Timer deadlines the engine or the router still reported after being advanced to them (a bug):
@@ -292,7 +313,31 @@ public struct DevicePipeline {
             _ = withRouting { $0.clientGone(client) }
             updateHorizons()
             return (.done, [])
+        case .listRegions:
+            return (.listing(regionEntries()), [])
         }
+    }
+
+    /// Every region of the device, top first: highest z, then by client and declaration order.
+    private func regionEntries() -> [RegionEntry] {
+        guard let regions = routing?.router.regions else { return [] }
+        var entries: [(entry: RegionEntry, order: Int)] = []
+        for client in regions.byClient.keys.sorted() {
+            let band = regions.grant(of: client).zBand
+            for (order, region) in (regions.byClient[client] ?? []).enumerated() {
+                entries.append(
+                    (
+                        RegionEntry(client: client, region: region, band: band, configured: configuredLabels[client]),
+                        order
+                    ))
+            }
+        }
+        entries.sort { a, b in
+            if a.entry.region.z != b.entry.region.z { return a.entry.region.z > b.entry.region.z }
+            if a.entry.client != b.entry.client { return a.entry.client < b.entry.client }
+            return a.order < b.order
+        }
+        return entries.map(\.entry)
     }
 
     private static func noRegion(_ region: String) -> RoutingRequestError {

@@ -20,6 +20,9 @@ public enum PipelineRequest: Hashable, Sendable {
     case setTransform(AffineTransform)
     /// The client disconnected: its regions vanish (what that cancels is for nobody: it is gone).
     case clientGone(ClientID)
+    /// `listRegions`: every region of the device with its owner and band (the daemon decides who may
+    /// see which).
+    case listRegions
 }
 
 /// The answer to a `PipelineRequest`, in the device's output.
@@ -42,6 +45,9 @@ public struct PipelineAnswer: Hashable, Sendable {
         case done
         /// Refused whole; nothing changed.
         case rejected(RoutingRequestError)
+        /// `listRegions`: every region of the device, top first (highest z, then by client and
+        /// declaration order).
+        case listing([RegionEntry])
     }
 
     public init(token: UInt64, device: Int, outcome: Outcome) {

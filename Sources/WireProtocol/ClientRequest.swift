@@ -6,7 +6,7 @@ import TouchRouting
 /// are named after these.
 public enum RequestKind: String, Hashable, Sendable, CaseIterable {
     case subscribe, unsubscribe, ping, stats, resetTransform, setTransform, declareRegions, updateRegions
-    case recognized, frame
+    case recognized, frame, listRegions
 }
 
 /// What a request asks for (docs/PROTOCOL.md "Requests").
@@ -37,6 +37,9 @@ public enum RequestAction: Hashable, Sendable {
     /// A display frame of a frame-aligned subscription (`"frames": true`) at `time` (the messages' clock,
     /// CLOCK_MONOTONIC): answered with that frame's resampled messages (docs/PREDICTION.md).
     case frame(time: Timestamp)
+    /// Who owns which area of a device (`regionList`): every region for root, the client's own for
+    /// anyone else.
+    case listRegions(device: Int)
 
     public var kind: RequestKind {
         switch self {
@@ -51,6 +54,7 @@ public enum RequestAction: Hashable, Sendable {
         case .recognized: return .recognized
         case .setRegionTransform(_, _, let matrix): return matrix == nil ? .resetTransform : .setTransform
         case .frame: return .frame
+        case .listRegions: return .listRegions
         }
     }
 }
@@ -112,7 +116,7 @@ public struct ClientRequest: Hashable, Sendable {
             }
         case .unsubscribe, .ping, .stats:
             break
-        case .resetTransform(let device):
+        case .resetTransform(let device), .listRegions(let device):
             w.key("device")
             w.int(device)
         case .setTransform(let device, let matrix):
@@ -252,6 +256,9 @@ public struct ClientRequest: Hashable, Sendable {
             allowed = ["device", "regions"]
             action = .declareRegions(
                 device: try fields.device(object["device"]), regions: try fields.regions(optional: false))
+        case .listRegions:
+            allowed = ["device"]
+            action = .listRegions(device: try fields.device(object["device"]))
         case .updateRegions:
             allowed = ["device", "regions", "remove"]
             let device = try fields.device(object["device"])

@@ -67,7 +67,7 @@ public struct GestureMessage: Hashable, Sendable {
             case .doubleTap: return [device, region, time, session, location, matrix]
             case .longPress: return [device, region, time, session, phase, location, fingers]
             case .hello, .deviceAdded, .deviceRemoved, .touches, .dropped, .error, .pong, .subscribed, .unsubscribed,
-                .stats, .transform, .regions, .recognized:
+                .stats, .transform, .regions, .recognized, .regionList:
                 return []
             }
         }
@@ -231,7 +231,7 @@ public struct GestureMessage: Hashable, Sendable {
                 session: session, time: time, phase: try f.enumeration(Keys.phase.name),
                 location: try f.point(Keys.location.name), fingers: try f.integer(Keys.fingers.name))
         case .hello, .deviceAdded, .deviceRemoved, .touches, .dropped, .error, .pong, .subscribed, .unsubscribed,
-            .stats, .transform, .regions, .recognized:
+            .stats, .transform, .regions, .recognized, .regionList:
             throw WireDecodingError("\(kind.rawValue) is not a gesture message")
         }
         self.init(
@@ -271,7 +271,7 @@ extension Message {
             m.predictedMatrix = nil
             return .gesture(m)
         case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
-            .transform, .regions, .recognized:
+            .transform, .regions, .recognized, .regionList:
             return self
         }
     }

@@ -21,7 +21,7 @@ public enum MessageKind: String, Hashable, Sendable, CaseIterable {
     case hello, deviceAdded, deviceRemoved, touches
     case session, gesture, tap, doubleTap, longPress
     case dropped, error
-    case pong, subscribed, unsubscribed, stats, transform, regions, recognized
+    case pong, subscribed, unsubscribed, stats, transform, regions, recognized, regionList
 
     /// `rawValue` as a static string: the writer copies it without walking a `String` to escape it.
     var staticName: StaticString {
@@ -44,6 +44,7 @@ public enum MessageKind: String, Hashable, Sendable, CaseIterable {
         case .transform: return "transform"
         case .regions: return "regions"
         case .recognized: return "recognized"
+        case .regionList: return "regionList"
         }
     }
 }
@@ -82,6 +83,8 @@ public enum Message: Hashable, Sendable {
     case regions(RegionsMessage)
     /// Reply to `recognized`.
     case recognized(RecognizedMessage)
+    /// Reply to `listRegions`: who owns which area of a device.
+    case regionList(RegionListMessage)
 
     /// The message type as it appears in "type".
     public var kind: MessageKind {
@@ -100,6 +103,7 @@ public enum Message: Hashable, Sendable {
         case .transform: return .transform
         case .regions: return .regions
         case .recognized: return .recognized
+        case .regionList: return .regionList
         }
     }
 
@@ -114,6 +118,7 @@ public enum Message: Hashable, Sendable {
         case .transform(let m): return m.device
         case .regions(let m): return m.device
         case .recognized(let m): return m.device
+        case .regionList(let m): return m.device
         case .hello, .error, .pong, .subscribed, .unsubscribed, .stats: return nil
         }
     }
@@ -128,7 +133,7 @@ public enum Message: Hashable, Sendable {
         case .deviceAdded, .deviceRemoved: return .devices
         // Lost input and recording notes concern every stream of the device.
         case .dropped, .error: return .all
-        case .hello, .pong, .subscribed, .unsubscribed, .stats, .regions, .recognized: return []
+        case .hello, .pong, .subscribed, .unsubscribed, .stats, .regions, .recognized, .regionList: return []
         }
     }
 
@@ -139,7 +144,7 @@ public enum Message: Hashable, Sendable {
         case .touches(let m): return m.routing == nil
         case .gesture(let m): return m.region == nil
         case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
-            .transform, .regions, .recognized:
+            .transform, .regions, .recognized, .regionList:
             return false
         }
     }
@@ -155,7 +160,7 @@ public enum Message: Hashable, Sendable {
             if case .update(let update) = m.event { return update.phase == .changed }
             return false
         case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
-            .transform, .regions, .recognized:
+            .transform, .regions, .recognized, .regionList:
             return false
         }
     }
@@ -199,6 +204,7 @@ public enum Message: Hashable, Sendable {
         case .transform(let m): m.writeFields(to: &w)
         case .regions(let m): m.writeFields(to: &w)
         case .recognized(let m): m.writeFields(to: &w)
+        case .regionList(let m): m.writeFields(to: &w)
         }
         w.endObject()
     }
@@ -250,6 +256,7 @@ public enum Message: Hashable, Sendable {
         case .transform: self = .transform(try TransformMessage(reading: f))
         case .regions: self = .regions(try RegionsMessage(reading: f))
         case .recognized: self = .recognized(try RecognizedMessage(reading: f))
+        case .regionList: self = .regionList(try RegionListMessage(reading: f))
         }
     }
 }

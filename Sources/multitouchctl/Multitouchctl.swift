@@ -11,7 +11,7 @@ struct Multitouchctl: ParsableCommand {
         subcommands: [
             Replay.self, Check.self, Plot.self, Devices.self, Record.self, Listen.self, Monitor.self, Stats.self,
             Bench.self, BenchRouting.self, Generate.self, Feel.self, Bridge.self, View.self, Tuio.self,
-            PredictReport.self,
+            PredictReport.self, Regions.self,
         ])
 }
 

@@ -141,6 +141,8 @@ enum ReadableFormat {
             return "dev \(m.device) regions [\(m.regions.joined(separator: ", "))]"
         case .recognized(let m):
             return "dev \(m.device) region \(m.region) recognized"
+        case .regionList(let m):
+            return "dev \(m.device) " + RegionsFormat.lines(m).joined(separator: "; ")
         }
     }
 

@@ -215,4 +215,14 @@ struct TUIOWarningTests {
         #expect(ConfigurationCheck.warnings(of: try Self.configuration(["3333"]), loginAccounts: ["root"]).isEmpty)
         #expect(ConfigurationCheck.warnings(of: try Self.configuration([]), loginAccounts: accounts).isEmpty)
     }
+
+    /// A `[[tuio.region]]`'s target is UDP too: warned about under its own key.
+    @Test func aLoopbackRegionTargetIsWarnedAboutUnderItsKey() throws {
+        let accounts = ConfigurationCheck.loginAccounts(passwd: Self.passwd)
+        let configuration = try DaemonConfiguration.parse(
+            text: "[tuio]\n[[tuio.region]]\nid = \"qt\"\ntarget = \"3334\"\nrect = [0, 0, 10, 10]\n", source: "t.toml")
+        let warnings = ConfigurationCheck.keyedWarnings(of: configuration, loginAccounts: accounts)
+        #expect(warnings.map(\.keyPath) == ["tuio.region[1].target"])
+        #expect(warnings.first?.message.contains("127.0.0.1:3334") == true)
+    }
 }

@@ -39,12 +39,17 @@ func propertyNames(of value: Any) -> Set<String> {
         let text = try shippedConfigurationText()
         let keys =
             ConfigurationKeys.socket + ConfigurationKeys.rule + ConfigurationKeys.output + ConfigurationKeys.gestures
-            + ConfigurationKeys.clients + ConfigurationKeys.tuio + ConfigurationKeys.log + ["grab"]
+            + ConfigurationKeys.clients + ConfigurationKeys.tuio.filter { $0 != "region" }
+            + ConfigurationKeys.tuioRegion
+            + ConfigurationKeys.log + ["grab"]
         for key in keys {
             let pattern = try Regex("(^|[ {,#])\(key) = ").anchorsMatchLineEndings()
             #expect(text.contains(pattern), "config/multitouchd.toml does not mention \(key)")
         }
-        for section in ["[socket]", "[devices]", "[[devices.rule]]", "[gestures]", "[clients]", "[tuio]", "[log]"] {
+        for section in [
+            "[socket]", "[devices]", "[[devices.rule]]", "[gestures]", "[clients]", "[tuio]", "[[tuio.region]]",
+            "[log]",
+        ] {
             #expect(text.contains(section), "config/multitouchd.toml has no \(section)")
         }
     }
@@ -96,7 +101,10 @@ func propertyNames(of value: Any) -> Set<String> {
             "maximumLineBytes": "max_line_bytes", "maximumClients": "max_clients",
             "maximumClientsPerUser": "max_clients_per_user",
         ]
-        let tuio = ["targets": "targets", "maximumDatagramBytes": "max_datagram_bytes", "touchpads": "touchpads"]
+        let tuio = [
+            "targets": "targets", "maximumDatagramBytes": "max_datagram_bytes", "touchpads": "touchpads",
+            "regions": "region",
+        ]
         let root = [
             "socket": "socket", "devices": "devices", "gestures": "gestures", "clients": "clients", "tuio": "tuio",
             "logLevel": "log", "access": "access",

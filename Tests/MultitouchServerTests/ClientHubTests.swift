@@ -63,6 +63,8 @@ struct ClientHubTests {
                 outcome = .transform(m ?? .identity)
             case .clientGone:
                 outcome = .done
+            case .listRegions:
+                outcome = .listing([])
             }
             hub?.dispatch([.answer(PipelineAnswer(token: token, device: device, outcome: outcome))], readAt: 1)
             return true

@@ -59,7 +59,8 @@ struct ClientLibraryTests {
                 if case .tap = gesture.event { taps.append(gesture.region) }
             case .deviceRemoved:
                 break
-            case .hello, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats, .transform, .recognized:
+            case .hello, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats, .transform, .recognized,
+                .regionList:
                 continue
             }
             if case .deviceRemoved = message { break }
@@ -72,6 +73,8 @@ struct ClientLibraryTests {
 
     /// A frame-aligned subscription holds the touches until a frame; one frame after the end delivers
     /// the tap's began and ended (in two messages with the frame's time) with its raw samples coalesced.
+    /// The frame's time is the display's, CLOCK_MONOTONIC (issue 29 item 6): the daemon takes it onto
+    /// the replay's clock, which runs on past the end of the pass.
     @Test func aFrameAlignedClientGetsItsTouchesPerFrame() throws {
         let dir = TemporaryDirectory()
         let (daemon, client) = try Self.tapReplay(in: dir)
@@ -86,7 +89,9 @@ struct ClientLibraryTests {
             if case .touches(let m) = message { early.append(m) }
         }
         #expect(early.isEmpty)
-        try client.frame(at: Timestamp(seconds: 10, microseconds: 0))
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        try client.frame(at: Timestamp(seconds: Int64(now.tv_sec), microseconds: Int64(now.tv_nsec / 1000)))
         try client.ping(id: 1)
         var framed: [TouchesMessage] = []
         while let message = try client.nextMessage() {
@@ -94,7 +99,10 @@ struct ClientLibraryTests {
             if case .touches(let m) = message { framed.append(m) }
         }
         #expect(framed.map { $0.touches.map(\.phase) } == [[.began], [.ended]])
-        #expect(framed.map(\.time) == [Timestamp(microseconds: 9_995_000), Timestamp(microseconds: 9_995_000)])
+        // On the recording's clock: past the tap's end (4.04 s) less the resampling latency, the same
+        // time for both messages; not the monotonic time the client sent.
+        #expect(framed.count == 2 && framed.first?.time == framed.last?.time)
+        #expect(framed.allSatisfy { $0.time.microseconds >= 4_035_000 && $0.time.microseconds < 1_000_000_000 })
         #expect(framed.flatMap { $0.touches.flatMap { $0.coalesced ?? [] } }.count == 2)
     }
 
@@ -133,7 +141,7 @@ struct ClientLibraryTests {
                 client.close()
             case .touches:
                 Issue.record("touches arrived without being subscribed to")
-            case .dropped, .error, .subscribed, .unsubscribed, .stats, .transform, .regions, .recognized:
+            case .dropped, .error, .subscribed, .unsubscribed, .stats, .transform, .regions, .recognized, .regionList:
                 break
             }
         }

@@ -62,7 +62,8 @@ struct ReplayScheduleTests {
         case .gesture(let m): return m.event.time
         case .dropped(let m): return m.time
         case .deviceRemoved(let m): return m.time
-        case .hello, .deviceAdded, .error, .pong, .subscribed, .unsubscribed, .stats, .transform, .regions, .recognized:
+        case .hello, .deviceAdded, .error, .pong, .subscribed, .unsubscribed, .stats, .transform, .regions, .recognized,
+            .regionList:
             return nil
         }
     }

@@ -1,6 +1,7 @@
 import Gestures
 import MultitouchCore
 import Testing
+import TouchRouting
 
 @testable import WireProtocol
 
@@ -32,6 +33,7 @@ struct KeyTableTests {
             ),
             (.recognized(RecognizedMessage(id: 3, device: 1, region: "map")), RecognizedMessage.Keys.all),
             (.regions(RegionsMessage(id: 4, device: 1, regions: ["a", "b"])), RegionsMessage.Keys.all),
+            (.regionList(RegionListMessage(id: 5, device: 1, regions: [])), RegionListMessage.Keys.all),
         ]
         for (message, keys) in cases {
             #expect(try writtenKeys(message) == keys.map(\.name), "\(message.jsonLine())")
@@ -61,6 +63,28 @@ struct KeyTableTests {
         for (message, keys) in cases {
             #expect(try writtenKeys(message) == keys.map(\.name), "\(message.jsonLine())")
         }
+    }
+
+    /// A listed region writes its table's keys in order: a client's region `client`, `pid` and `uid`,
+    /// a configured one `configured` in their place.
+    @Test func aListedRegionWritesItsKeyTableInOrder() throws {
+        func keys(_ owner: RegionOwner) throws -> [String] {
+            let listing = RegionListing(
+                region: "pin", owner: owner, z: 1, band: 0...9, mode: .opaque, exclusive: true, hidden: false,
+                disabled: false, bounds: RegionRect(x: 0, y: 0, width: 1, height: 1))
+            let line = Message.regionList(RegionListMessage(id: nil, device: 1, regions: [listing])).jsonLine()
+            guard case .object(let message) = try JSONReader.parse(Array(line.utf8)),
+                case .array(let items)? = message["regions"], case .object(let region)? = items.first
+            else {
+                Issue.record("no region object: \(line)")
+                return []
+            }
+            return region.members.map(\.key)
+        }
+        let all = RegionListing.Keys.all.map(\.name)
+        #expect(try keys(.client(id: 3, pid: 4, uid: 5)) == all.filter { $0 != "configured" })
+        #expect(
+            try keys(.configuration("tuio.region[1] for qt")) == all.filter { !["client", "pid", "uid"].contains($0) })
     }
 
     @Test func theDeviceObjectWritesItsKeyTableInOrder() throws {

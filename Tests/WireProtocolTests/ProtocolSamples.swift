@@ -213,6 +213,24 @@ enum ProtocolSamples {
         .regions(RegionsMessage(id: nil, device: 2, regions: [])),
         .recognized(RecognizedMessage(id: 6, device: 1, region: "map")),
         .transform(TransformMessage(id: 7, device: 1, matrix: matrix, region: "map")),
+        .regionList(
+            RegionListMessage(
+                id: 10, device: 1,
+                regions: [
+                    RegionListing(
+                        region: "pin", owner: .client(id: 3, pid: 4242, uid: 1001), z: 20, band: 0...99, mode: .opaque,
+                        exclusive: true, hidden: false, disabled: false,
+                        bounds: RegionRect(x: 1400, y: 300, width: 400, height: 500)),
+                    RegionListing(
+                        region: "qt", owner: .configuration("tuio.region[1] for qt-app"), z: 20,
+                        band: Int.min...Int.max, mode: .opaque, exclusive: false, hidden: false, disabled: false,
+                        bounds: RegionRect(x: 0, y: 780, width: 700, height: 300)),
+                    RegionListing(
+                        region: "shell", owner: .client(id: 4, pid: -1, uid: -1), z: 0, band: 0...1000,
+                        mode: .observer, exclusive: false, hidden: true, disabled: false,
+                        bounds: RegionRect(x: 0, y: 0, width: 1920, height: 1080.5)),
+                ])),
+        .regionList(RegionListMessage(id: nil, device: 2, regions: [])),
     ]
 
     static let requests: [ClientRequest] = [
@@ -233,6 +251,8 @@ enum ProtocolSamples {
         ClientRequest(.recognized(device: 1, region: "map"), id: 6),
         ClientRequest(.subscribe(streams: [.touches, .gestures], devices: nil), id: 8, frameAligned: true),
         ClientRequest(.frame(time: Timestamp(microseconds: 1_357_751_031_733_015)), id: 9),
+        ClientRequest(.listRegions(device: 1), id: 10),
+        ClientRequest(.listRegions(device: 2)),
     ]
 
     /// The PROTOCOL.md example: a toolbar whose left 9 of 20 cells are solid, over a map.

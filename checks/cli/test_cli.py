@@ -122,13 +122,120 @@ def test_monitor_count_counts_stream_messages_and_fails_on_error(bin_dir, tmp):
         d.stop()
 
 
+def test_monitor_ends_when_its_device_is_gone(bin_dir, tmp):
+    # Issue 29 item 6: after a replay that does not loop, monitor used to wait forever on an idle daemon.
+    # It ends (status 0) once the last device it shows is gone, also when it shows no device messages;
+    # the daemon is still running then. --follow keeps it for the next pass of a --loop replay.
+    path = write_pinch(tmp, "p.evemu", 20)
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-subscribers", "1"])
+    try:
+        r = ctl(bin_dir, "monitor", "--socket", d.socket, "--json")
+        check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr))
+        types = [json.loads(l)["type"] for l in r.stdout.splitlines()]
+        check(types[-1] == "deviceRemoved" and "touches" in types, repr(types))
+        check(d.proc.poll() is None, "the daemon is still running: monitor ended by itself")
+    finally:
+        d.stop()
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-subscribers", "1"])
+    try:
+        r = ctl(bin_dir, "monitor", "--socket", d.socket, "--json", "--streams", "gestures")
+        check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr))
+        types = [json.loads(l)["type"] for l in r.stdout.splitlines()]
+        check("deviceRemoved" not in types and "gesture" in types, "device messages not shown: %r" % types)
+    finally:
+        d.stop()
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "50", "--loop", "--wait-for-subscribers", "1"])
+    try:
+        one_pass = sum(1 for l in ctl(bin_dir, "replay", "--json", path).stdout.splitlines() if l.strip())
+        r = ctl(bin_dir, "monitor", "--socket", d.socket, "--json", "--follow", "--count", str(one_pass + 5))
+        check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr))
+        devices = {json.loads(l)["device"]["id"] for l in r.stdout.splitlines() if '"deviceAdded"' in l}
+        check(2 in devices, "--follow saw the second pass's device: %r" % devices)
+    finally:
+        d.stop()
+
+
+def test_replay_exits_when_done_and_waits_for_named_regions(bin_dir, tmp):
+    # Issue 29 item 6: --exit-when-done ends the daemon (status 0) after the pass, its clients' queues
+    # flushed; --wait-for-regions starts the replay once each named region is in force and its client
+    # subscribed, whatever the number of connections (a map with two connections is not a pin pad).
+    for args, words in ((["--exit-when-done"], "need --replay"),
+                        (["--replay", "x.evemu", "--exit-when-done", "--loop"], "never ends"),
+                        (["--replay", "x.evemu", "--wait-for-regions", "a,,b"], "--wait-for-regions")):
+        r = subprocess.run([os.path.join(bin_dir, "multitouchd"), "--socket", os.path.join(tmp, "x.sock")] + args,
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 64 and words in r.stderr, "%s: exit %d: %s" % (args, r.returncode, r.stderr))
+    path = write_pinch(tmp, "p.evemu", 20)
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-regions", "map,pin", "--exit-when-done"])
+    sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+    from multitouchd_client import Client, region
+    try:
+        whole = [-10, -10, 1000, 1000]
+        map_regions = Client(d.socket)
+        map_regions.declare_regions(1, [region("map", rect=whole, z=1)])
+        map_regions.subscribe()
+        map_whole = Client(d.socket)
+        map_whole.subscribe(streams=["devices"])
+        pin = Client(d.socket)
+        pin.declare_regions(1, [region("pin", rect=whole, z=2, exclusive=True)])
+        check(d.proc.poll() is None, "the replay has not played (and so not ended) yet")
+        pin.subscribe()
+        got = [m for m in pin.messages() if m["type"] == "touches"]
+        check(got and all(t["phase"] == "began" for t in got[0]["touches"]), "the pin pad got the first touch")
+        check(got[-1]["touches"] and all(t["phase"] in ("ended", "cancelled") for t in got[-1]["touches"]), "...and the last")
+        check(d.proc.wait(timeout=60) == 0, "exit status %s" % d.proc.returncode)
+        for c in (map_regions, map_whole, pin):
+            c.close()
+    finally:
+        d.stop()
+
+
+def test_regions_lists_who_owns_what(bin_dir, tmp):
+    # Issue 29 item 1: `multitouchctl regions` (listRegions): each region's owner, z and band, topmost
+    # first; this test runs as one user, whose own programs' regions it sees (root: everyone's).
+    path = write_pinch(tmp, "p.evemu", 20)
+    config = os.path.join(tmp, "regions.toml")
+    with open(config, "w") as f:
+        f.write('[tuio]\n[[tuio.region]]\nid = "qt"\ntarget = "9"\nrect = [0, 0, 10, 10]\nz = 3\nowner = "qt-app"\n')
+    d = Daemon(bin_dir, tmp, ["--config", config, "--replay", path, "--wait-for-regions", "never"])
+    sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+    from multitouchd_client import Client, region
+    try:
+        with Client(d.socket) as c:
+            c.declare_regions(1, [region("map", rect=[0, 0, 50, 50], z=1), region("pin", rect=[5, 5, 10, 10], z=5,
+                                                                                    exclusive=True)])
+            r = ctl(bin_dir, "regions", "--socket", d.socket, "--json")
+            check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr))
+            listed = json.loads(r.stdout)
+            ids = [x["region"] for x in listed["regions"]]
+            mine = {"pin", "map"}
+            want = ["pin", "qt", "map"] if os.geteuid() == 0 else ["pin", "map"]
+            check(ids == want, "topmost first: %r" % ids)
+            for x in listed["regions"]:
+                if x["region"] in mine:
+                    check(x["uid"] == os.geteuid() and x["pid"] == os.getpid(), repr(x))
+                else:
+                    check(x["configured"] == "tuio.region[1] for qt-app", repr(x))
+            check(listed["regions"][0]["exclusive"] and listed["regions"][0]["bounds"] == [5, 5, 10, 10], r.stdout)
+            r = ctl(bin_dir, "regions", "--socket", d.socket)
+            check(r.returncode == 0 and "pin: client" in r.stdout and "exclusive" in r.stdout, r.stdout)
+            check(c.list_regions(1)["regions"][0]["region"] == "pin", "the Python client's list_regions")
+        r = ctl(bin_dir, "regions", "--socket", d.socket, "--device", "7")
+        check(r.returncode == 1 and "no device 7" in r.stderr, r.stderr)
+    finally:
+        d.stop()
+
+
 def test_tuio_validates_targets_and_regions(bin_dir, tmp):
     for args, words in ((("tuio",), "--to"), (("tuio", "--to", "host:0"), "HOST:PORT"),
                         (("tuio", "--to", "3333", "--region", "map:0,0,0,10"), "ID:X,Y,W,H"),
                         (("tuio", "--to", "3333", "--max-datagram-bytes", "100"), "548")):
         r = ctl(bin_dir, *args)
         check(r.returncode != 0 and words in r.stderr, "%s: exit %d: %s" % (args, r.returncode, r.stderr))
-    r = ctl(bin_dir, "tuio", "--to", "3333", "--socket", os.path.join(tmp, "none.sock"))
+    r = ctl(bin_dir, "tuio", "--to", "3333", "--exclusive")
+    check(r.returncode == 64 and "--exclusive needs --region" in r.stderr, r.stderr)
+    # --once: no daemon is a failure; without it the forwarder waits for one (checks/tuio/forwarder_check.py).
+    r = ctl(bin_dir, "tuio", "--once", "--to", "3333", "--socket", os.path.join(tmp, "none.sock"))
     check(r.returncode == 1 and "multitouchctl tuio:" in r.stderr, r.stderr)
     no_dump(r)
 

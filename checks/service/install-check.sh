@@ -40,6 +40,10 @@ for prefix in /usr/local /usr; do
   mode_is "$dest$prefix/bin/multitouchctl" 755
   mode_is "$dest$prefix/lib/systemd/system/multitouchd.service" 644
   mode_is "$dest$prefix/lib/systemd/system/multitouchd.socket" 644
+  mode_is "$dest$prefix/lib/systemd/system/multitouchd-tuio@.service" 644
+  mode_is "$dest$prefix/lib/systemd/system/multitouchd-bridge.service" 644
+  [ -x "$dest$prefix/share/multitouchd/examples/kiosk/rehearse.py" ] && [ -f "$dest$prefix/share/multitouchd/examples/kiosk/kiosk.evemu" ] \
+    && pass "the kiosk example installed" || fail "the kiosk example is missing from $prefix/share/multitouchd/examples/kiosk"
   mode_is "$dest$prefix/lib/sysusers.d/multitouchd.conf" 644
   mode_is "$dest/etc/multitouchd/multitouchd.toml" 644
   cmp -s config/multitouchd.toml "$dest/etc/multitouchd/multitouchd.toml" \
@@ -57,6 +61,10 @@ for prefix in /usr/local /usr; do
   grep -qx "ExecStart=$prefix/bin/multitouchd --config /etc/multitouchd/multitouchd.toml" "$unit" \
     && pass "ExecStart uses $prefix/bin" || fail "ExecStart in $unit: $(grep ExecStart= "$unit")"
   if [ "$prefix" != /usr/local ] && grep -v '^#' "$unit" | grep -q /usr/local; then fail "$unit still names /usr/local"; fi
+  for u in multitouchd-tuio@.service multitouchd-bridge.service; do
+    grep -q "^ExecStart=$prefix/bin/multitouchctl " "$dest$prefix/lib/systemd/system/$u" \
+      && pass "$u: ExecStart uses $prefix/bin" || fail "$u: $(grep ExecStart= "$dest$prefix/lib/systemd/system/$u")"
+  done
 
   # The group, as systemd-sysusers creates it at boot (or make install on a live system).
   if command -v systemd-sysusers >/dev/null; then
@@ -70,10 +78,11 @@ for prefix in /usr/local /usr; do
   # The installed units verify, with ExecStart pointed into the stage (verify needs the file).
   if command -v systemd-analyze >/dev/null; then
     mkdir -p "$work/verify"
-    for u in multitouchd.service multitouchd.socket; do
+    for u in multitouchd.service multitouchd.socket multitouchd-tuio@.service multitouchd-bridge.service; do
       sed "s|$prefix/bin/|$dest$prefix/bin/|g" "$dest$prefix/lib/systemd/system/$u" > "$work/verify/$u"
     done
-    out=$(SYSTEMD_UNIT_PATH="$work/verify:" systemd-analyze verify "$work/verify/multitouchd.socket" "$work/verify/multitouchd.service" 2>&1) \
+    out=$(cd "$work/verify" && SYSTEMD_UNIT_PATH="$work/verify:" systemd-analyze verify multitouchd.socket multitouchd.service \
+      multitouchd-tuio@qt.service multitouchd-bridge.service 2>&1) \
       && [ -z "$out" ] && pass "installed units verify cleanly" || fail "systemd-analyze verify: $out"
     rm -rf "$work/verify"
   fi

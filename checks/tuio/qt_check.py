@@ -473,7 +473,7 @@ def regions(args):
             def start_forwarders(sock):
                 for name, rect, z, _ in REGIONS:
                     forwarders.append(subprocess.Popen(
-                        [args.ctl, "tuio", "--socket", sock, "--to", "127.0.0.1:%d" % apps[name][1],
+                        [args.ctl, "tuio", "--once", "--socket", sock, "--to", "127.0.0.1:%d" % apps[name][1],
                          "--region", "%s:%s" % (name, ",".join(str(v) for v in rect)), "--z", str(z)],
                         stderr=open(os.path.join(workdir, "tuio-%s.log" % name), "w")))
 

@@ -60,7 +60,9 @@ enum mtd_type {
     MTD_TAP, MTD_DOUBLE_TAP, MTD_LONG_PRESS, MTD_DROPPED, MTD_ERROR, MTD_TRANSFORM, MTD_SUBSCRIBED,
     MTD_UNSUBSCRIBED, MTD_PONG, MTD_STATS,
     MTD_REGIONS,                /* the reply to declareRegions/updateRegions: region_ids in force */
-    MTD_RECOGNIZED              /* the reply to recognized: region */
+    MTD_RECOGNIZED,             /* the reply to recognized: region */
+    MTD_REGION_LIST             /* the reply to listRegions: region_ids of the listed regions, topmost
+                                   first (owner, z, band, bounds: in line, docs/PROTOCOL.md) */
 };
 
 /* Whether a region's message reaches this client as the region's owner or as an observer. */
@@ -139,7 +141,8 @@ typedef struct mtd_message {
                                    transform and recognized replies about one: its id ("" otherwise) */
     enum mtd_role role;         /* touches routed to a region: owner or observer */
     int has_reason;             /* touches: 1 when the daemon ended them itself, the reason in text */
-    int region_count;           /* regions: ids in force (region_ids[] holds the first ones) */
+    int region_count;           /* regions: ids in force; regionList: ids listed (region_ids[] holds the
+                                   first ones) */
     char region_ids[MTD_MAX_REGIONS][MTD_REGION_ID_SIZE];
     const char *line;           /* the whole line, NUL-terminated; valid until the next read */
     size_t line_length;
@@ -513,11 +516,31 @@ static const char *mtd__devices(const char *p, mtd_message *m) {
 
 /* An array of strings: region ids into region_ids[] (counted past MTD_MAX_REGIONS), or a hello's
  * features into feature bits. */
+/* One region object of a regionList: its "region" id into region_ids. */
+static const char *mtd__listed_region(const char *key, const char *p, void *context) {
+    mtd_message *m = (mtd_message *)context;
+    char scratch[MTD_REGION_ID_SIZE];
+    if (strcmp(key, "region")) return mtd__skip(p, 1);
+    return mtd__string(p, m->region_count < MTD_MAX_REGIONS ? m->region_ids[m->region_count] : scratch,
+                       MTD_REGION_ID_SIZE);
+}
+
 static const char *mtd__strings(const char *p, mtd_message *m, int features) {
     const char *start = p = mtd__ws(p);
     if (*p != '[') return NULL;
     p = mtd__ws(p + 1);
     if (*p == ']') return p + 1;
+    if (*p == '{' && !features && !strcmp(m->type_name, "regionList")) {
+        for (;;) { /* regionList: region objects, their ids counted and kept */
+            p = mtd__object(p, mtd__listed_region, m);
+            if (!p) return NULL;
+            m->region_count++;
+            p = mtd__ws(p);
+            if (*p == ',') { p = mtd__ws(p + 1); continue; }
+            if (*p == ']') return p + 1;
+            return NULL;
+        }
+    }
     if (*p != '"') return mtd__skip(start, 1); /* not an array of strings: not ours to read */
     for (;;) {
         char scratch[MTD_REGION_ID_SIZE];
@@ -612,7 +635,7 @@ int mtd_parse(const char *line, mtd_message *m) {
     static const char *const names[] = {
         "", "hello", "deviceAdded", "deviceRemoved", "touches", "session", "gesture", "tap", "doubleTap",
         "longPress", "dropped", "error", "transform", "subscribed", "unsubscribed", "pong", "stats", "regions",
-        "recognized"};
+        "recognized", "regionList"};
     const char *p;
     memset(m, 0, sizeof *m);
     m->line = line;
@@ -627,7 +650,7 @@ int mtd_parse(const char *line, mtd_message *m) {
         memset(m->devices, 0, sizeof m->devices);
     }
     if (m->type != MTD_HELLO) m->features = 0;
-    if (m->type != MTD_REGIONS) {
+    if (m->type != MTD_REGIONS && m->type != MTD_REGION_LIST) {
         m->region_count = 0;
         memset(m->region_ids, 0, sizeof m->region_ids);
     }

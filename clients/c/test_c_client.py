@@ -30,7 +30,8 @@ STRICT = ["-O2", "-Wall", "-Wextra", "-Werror"]
 CXX = os.environ.get("CXX", "c++")
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g"]
 TYPES = ["", "hello", "deviceAdded", "deviceRemoved", "touches", "session", "gesture", "tap", "doubleTap", "longPress",
-         "dropped", "error", "transform", "subscribed", "unsubscribed", "pong", "stats", "regions", "recognized"]
+         "dropped", "error", "transform", "subscribed", "unsubscribed", "pong", "stats", "regions", "recognized",
+         "regionList"]
 PHASES = ["", "began", "moved", "stationary", "changed", "ended", "cancelled"]
 
 
@@ -81,7 +82,7 @@ def expected_dump(m):
         cut(text, 255))
     # devices[] for hello and deviceAdded, region ids for regions, features for hello only.
     devices = m["devices"] if t == "hello" else [device] if t == "deviceAdded" else []
-    regions = m["regions"] if t == "regions" else []
+    regions = m["regions"] if t == "regions" else [r["region"] for r in m["regions"]] if t == "regionList" else []
     out += " features=%d region=%s role=%d has_reason=%d devices=%d" % (
         1 if t == "hello" and "regions" in (m.get("features") or []) else 0, cut(m.get("region", ""), 128),
         {"owner": 1, "observer": 2}.get(m.get("role"), 0), 1 if "reason" in m else 0, len(devices))

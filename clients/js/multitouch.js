@@ -96,7 +96,7 @@ export class RequestError extends Error {
   }
 }
 
-const REPLY_TYPES = new Set(["subscribed", "unsubscribed", "pong", "stats", "transform", "regions", "recognized", "error"]);
+const REPLY_TYPES = new Set(["subscribed", "unsubscribed", "pong", "stats", "transform", "regions", "recognized", "regionList", "error"]);
 
 /** What a refused handshake (HTTP 401/403: no or wrong token, a refused origin; 503: the bridge is
  *  full) looks like to a script: code 1006 with no reason, or only an error event. */
@@ -276,6 +276,12 @@ export class MultitouchClient extends EventTarget {
 
   /** This page's own recogniser recognised a gesture in `region`: the region's options take effect. */
   recognized(device, region) { return this.request({ type: "recognized", device, region }); }
+
+  /**
+   * Who owns which area of `device`: resolves with the `regionList` reply (root sees every region, any
+   * other user its own programs' regions; through the bridge, the bridge's user).
+   */
+  listRegions(device) { return this.request({ type: "listRegions", device }); }
 
   _keepRegions(device, regions, reply) {
     const inForce = new Set(reply.regions || []);

@@ -297,8 +297,10 @@ def test_frame_aligned_subscriber_receives_its_touches_per_frame(bin_dir, tmp):
                     break
                 early.append(message["type"])
             check(not any(t in ("touches", "gesture", "session", "tap") for t in early), "held until a frame: %r" % early)
+            # After the end, a frame at the display's time (time.monotonic(), which the daemon takes
+            # onto the replay's clock, running on past the end) takes everything.
             end = max(m["time"] for m in raw if "time" in m)
-            c.frame(end + 1.0)
+            c.frame()
             c.ping("after-frame")
             got = []
             for message in c.messages():
@@ -307,6 +309,8 @@ def test_frame_aligned_subscriber_receives_its_touches_per_frame(bin_dir, tmp):
                 got.append(message)
         touches = [m for m in got if m["type"] == "touches"]
         check(len(touches) == 2, "one frame: began, then the ends in a message of their own (%d)" % len(touches))
+        check(all(end - 0.0051 <= m["time"] < end + 3600 for m in touches),
+              "the frame's time on the recording's clock, past its end: %r" % [m["time"] for m in touches])
         check(all(t["phase"] == "began" for t in touches[0]["touches"]), "first: began")
         check(all(t["phase"] in ("ended", "cancelled") for t in touches[1]["touches"]), "second: ended")
         samples = {}
@@ -331,6 +335,73 @@ def test_frame_aligned_subscriber_receives_its_touches_per_frame(bin_dir, tmp):
             check(False, "frame time %r is refused" % (bad,))
         except ValueError:
             pass
+
+
+def test_frames_against_a_replay_are_timed_on_the_monotonic_clock(bin_dir, tmp):
+    # Issue 29 item 6: frame() sends time.monotonic(), the replay's messages carry the recording's clock;
+    # the daemon used to resample at the monotonic time itself (one frame took everything, at a time
+    # no message had). It converts a frame's time to the recording time playing then: the frames'
+    # touches lie on the recording's clock, spread over the frames that asked while it played, and
+    # every raw sample arrives once as coalesced.
+    path = write_pinch(tmp, "pinch-clock.evemu", 60)
+    raw = [json.loads(l) for l in replay_json(bin_dir, path)]
+    first = min(m["time"] for m in raw if m["type"] == "touches")
+    last = max(m["time"] for m in raw if m["type"] == "touches")
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--wait-for-subscribers", "1"])
+    answers = []
+    try:
+        with SchemaClient(d.socket) as c:
+            c.subscribe(frames=True)
+            removed = False
+            for n in range(3000):  # a bound on a hang only: the replay plays 0.6 s
+                c.frame()
+                c.ping("f%d" % n)
+                got = []
+                for message in c.messages():
+                    if message["type"] == "pong":
+                        break
+                    got.append(message)
+                answers.append([m for m in got if m["type"] == "touches"])
+                removed = removed or any(m["type"] == "deviceRemoved" for m in got)
+                if removed and not answers[-1]:
+                    break
+                time.sleep(1 / 60)
+    finally:
+        d.stop()
+    touches = [m for a in answers for m in a]
+    check(touches, "frames delivered touches")
+    check(all(first - 0.01 <= m["time"] <= last + 0.01 for m in touches),
+          "frame times on the recording's clock (%.3f...%.3f): %r" % (first, last, sorted({m["time"] for m in touches})[:4]))
+    check(sum(1 for a in answers if a) >= 2, "spread over the frames asked while it played")
+    samples = sum(len(m["touches"]) for m in raw if m["type"] == "touches")
+    check(sum(len(t["coalesced"]) for m in touches for t in m["touches"]) == samples, "each raw sample once")
+
+
+def test_a_frame_aligned_client_gets_what_it_holds_when_the_daemon_stops(bin_dir, tmp):
+    # Found with the kiosk (docs/KIOSK.md): a frames=True client that had not asked for its last frames
+    # when the daemon stopped (a rehearsal's --exit-when-done, SIGTERM) lost the touches held for it,
+    # ends included. At shutdown the daemon now delivers what it holds, so every touch ends.
+    path = write_pinch(tmp, "pinch-held.evemu", 30)
+    d = Daemon(bin_dir, tmp, ["--replay", path, "--speed", "20", "--wait-for-subscribers", "1"])
+    got = []
+    try:
+        with SchemaClient(d.socket) as c:
+            c.subscribe(frames=True)
+            for message in c.messages():
+                got.append(message)
+                if message["type"] == "deviceRemoved":
+                    break
+            check(not any(m["type"] == "touches" for m in got), "held until a frame or the end")
+            d.stop()
+            got += list(c.messages())
+    finally:
+        d.stop()
+    phases = {}
+    for m in got:
+        for t in m.get("touches", []) if m["type"] == "touches" else []:
+            phases.setdefault(t["id"], []).append(t["phase"])
+    check(phases and all(p[0] == "began" and p[-1] in ("ended", "cancelled") for p in phases.values()),
+          "every touch began and ended for it: %r" % phases)
 
 
 def test_request_mid_stream_loses_no_message(bin_dir, tmp):
@@ -773,6 +844,10 @@ def test_region_helper(bin_dir, tmp):
           {"id": "map", "rect": [0, 0, 10, 10], "z": 1, "exclusive": True}, "rect region")
     check(region("fx", polygon=[(0, 0), (1, 0), (0, 1)], mode="observer", gestures=True) ==
           {"id": "fx", "polygon": [[0, 0], [1, 0], [0, 1]], "mode": "observer", "gestures": True}, "polygon region")
+    # A region's own gesture settings (README "The feel of an iPhone map") are kept, not made a boolean.
+    check(region("map", rect=[0, 0, 10, 10], gestures={"momentum": True, "double_tap_zoom_factor": 2}) ==
+          {"id": "map", "rect": [0, 0, 10, 10], "gestures": {"momentum": True, "double_tap_zoom_factor": 2}},
+          "region gesture settings")
     for bad in (lambda: region("x"), lambda: region("x", rect=[0, 0, 1, 1], color="red")):
         try:
             bad()
@@ -784,6 +859,8 @@ def test_region_helper(bin_dir, tmp):
 TESTS = [test_hello_and_ping, test_bad_request_is_an_error_and_the_connection_stays,
          test_subscriber_receives_exactly_the_replay_output, test_predicting_subscriber_receives_the_predicted_replay,
          test_frame_aligned_subscriber_receives_its_touches_per_frame,
+         test_frames_against_a_replay_are_timed_on_the_monotonic_clock,
+         test_a_frame_aligned_client_gets_what_it_holds_when_the_daemon_stops,
          test_request_mid_stream_loses_no_message,
          test_typed_events, test_schema_rejects_what_the_daemon_must_not_send, test_fileno_and_read_available,
          test_read_available_never_blocks_with_a_timeout, test_requests_wait_for_their_reply,

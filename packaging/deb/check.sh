@@ -55,7 +55,10 @@ for f in /usr/bin/multitouchd /usr/bin/multitouchctl /usr/lib/systemd/system/mul
   /usr/share/fish/vendor_completions.d/multitouchctl.fish /usr/lib/python3/dist-packages/multitouchd_client/__init__.py \
   /usr/include/multitouchd.h /usr/share/pkgconfig/multitouchd.pc /usr/share/multitouchd/recordings/touchscreen-map-tour.evemu \
   /usr/share/multitouchd/protocol/multitouchd.schema.json /usr/share/doc/multitouchd/copyright \
-  /usr/share/multitouchd/examples/tuio/tuio.toml /usr/share/multitouchd/examples/tuio/touches.qml; do
+  /usr/share/multitouchd/examples/tuio/tuio.toml /usr/share/multitouchd/examples/tuio/touches.qml \
+  /usr/share/multitouchd/examples/tuio/multitouchd-tuio-output.conf /usr/lib/systemd/system/multitouchd-tuio@.service \
+  /usr/lib/systemd/system/multitouchd-bridge.service /usr/share/multitouchd/examples/kiosk/rehearse.py \
+  /usr/share/multitouchd/examples/kiosk/kiosk.toml /usr/share/multitouchd/examples/kiosk/kiosk.evemu; do
   grep -qx "$f" "$work/contents" || fail "missing from the package: $f"
 done
 pass "$(grep -vc '/$' "$work/contents") files listed, every expected one present"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configuration
+import Glibc
 import MultitouchClient
 import MultitouchCore
 import TUIO
@@ -18,9 +19,12 @@ struct Tuio: ParsableCommand {
             (source, alive, set, fseq) to every --to target; positions are normalized over the device's \
             published space. With --region ID:X,Y,W,H it declares that opaque region (published units, as in \
             declareRegions) on the device and sends only the touches routed to it, normalized to its \
-            rectangle: run one per program to share a screen between unmodified TUIO programs. Runs until \
-            the daemon closes the connection; prints what it sent to stderr. Targets are UDP HOST:PORT, or \
-            PORT for 127.0.0.1:PORT.
+            rectangle: run one per program to share a screen between unmodified TUIO programs; --exclusive \
+            makes that region secure input (its touches reach this forwarder only). When the daemon closes \
+            the connection (a restart) it connects again, waiting 0.1 s and up to 5 s between attempts, and \
+            declares its region again; --once exits instead and prints what it sent to stderr. \
+            Targets are UDP HOST:PORT, or PORT for 127.0.0.1:PORT. Exit status 0, or 1 when a target does \
+            not resolve, the first connection fails with --once, or the daemon refuses the region.
             """)
 
     @Option(name: .long, help: "The daemon's socket.")
@@ -38,6 +42,12 @@ struct Tuio: ParsableCommand {
     @Option(name: .long, help: "The region's z (higher is in front).")
     var z: Int = 0
 
+    @Flag(name: .long, help: "Make the region exclusive: its touches reach no other client, nor the daemon's TUIO.")
+    var exclusive = false
+
+    @Flag(name: .long, help: "Exit when the daemon closes the connection instead of connecting again.")
+    var once = false
+
     @Option(name: .long, help: "Largest datagram; frames with more touches are split over several bundles.")
     var maxDatagramBytes: Int = TUIOCursorEncoder.ethernetDatagramBytes
 
@@ -46,6 +56,7 @@ struct Tuio: ParsableCommand {
         for target in to where TUIOTarget(parsing: target) == nil {
             throw ValidationError("--to \(target): expected HOST:PORT or PORT (1...65535)")
         }
+        if exclusive && region == nil { throw ValidationError("--exclusive needs --region") }
         if let region, Self.parseRegion(region) == nil {
             throw ValidationError("--region \(region): expected ID:X,Y,W,H with a positive width and height")
         }
@@ -67,7 +78,6 @@ struct Tuio: ParsableCommand {
     func run() throws {
         let targets = to.compactMap(TUIOTarget.init(parsing:))
         let broadcaster: TUIOBroadcaster
-        let client: MultitouchClient
         do {
             // A command may wait for DNS (the daemon may not): a name that does not resolve fails it.
             for target in targets {
@@ -76,28 +86,91 @@ struct Tuio: ParsableCommand {
             broadcaster = TUIOBroadcaster(
                 sender: try UDPDatagramSender(targets: targets), host: TUIOBroadcaster.localHostName(),
                 maximumDatagramBytes: maxDatagramBytes)
-            client = try MultitouchClient(path: socket)
-            try client.subscribe(streams: [.touches, .devices], devices: device.map { [$0] })
         } catch {
             printError("multitouchctl tuio: \(error)")
             throw ExitCode.failure
         }
-        var forwarder = region.flatMap(Self.parseRegion).map { RegionForwarder(id: $0.id, rect: $0.rect, z: z) }
-        while let message = try client.nextMessage() {
-            if case .error(let error) = message {
-                printError("multitouchctl tuio: the daemon refused: \(error.message)")
-                throw ExitCode.failure
+        var backoff = ReconnectBackoff()
+        var connected = false
+        // One connection at a time; the broadcaster (its encoders, their fseq) outlives them, so a TUIO
+        // program sees one stream across a daemon restart.
+        while true {
+            let client: MultitouchClient
+            do {
+                client = try MultitouchClient(path: socket)
+                try client.subscribe(streams: [.touches, .devices], devices: device.map { [$0] })
+            } catch {
+                // The first connection must work with --once; afterwards (and without --once) the
+                // daemon may be restarting: try again, less and less often.
+                guard !once else {
+                    printError("multitouchctl tuio: \(error)")
+                    throw ExitCode.failure
+                }
+                let delay = backoff.next()
+                // Said once, then about once a minute while the daemon stays away.
+                if backoff.attempts == 1 || backoff.attempts % 16 == 0 {
+                    printError(
+                        "multitouchctl tuio: \(error); trying again (every \(ReconnectBackoff.text(ReconnectBackoff.longest)) s at most)"
+                    )
+                }
+                ReconnectBackoff.sleep(delay)
+                continue
             }
-            if forwarder == nil {
-                broadcaster.observe(message)
-            } else {
-                try forwarder?.handle(message, client: client, wanted: device, broadcaster: broadcaster)
+            if connected { printError("multitouchctl tuio: connected again") }
+            connected = true
+            backoff.reset()
+            var forwarder = region.flatMap(Self.parseRegion).map {
+                RegionForwarder(id: $0.id, rect: $0.rect, z: z, exclusive: exclusive)
             }
+            do {
+                while let message = try client.nextMessage() {
+                    if case .error(let error) = message {
+                        // A refusal (forbidden, a bad region) is the configuration's: retrying cannot help.
+                        printError("multitouchctl tuio: the daemon refused: \(error.message)")
+                        throw ExitCode.failure
+                    }
+                    if forwarder == nil {
+                        broadcaster.observe(message)
+                    } else {
+                        try forwarder?.handle(message, client: client, wanted: device, broadcaster: broadcaster)
+                    }
+                }
+            } catch let error as ExitCode {
+                throw error
+            } catch {
+                printError("multitouchctl tuio: \(error)")
+            }
+            client.close()
+            if once { break }
+            printError("multitouchctl tuio: the daemon closed the connection; reconnecting")
         }
         let s = broadcaster.sender.statistics
         printError(
             "multitouchctl tuio: \(broadcaster.bundles) bundles, \(s.datagrams) datagrams, \(s.failures) not sent")
     }
+}
+
+/// How long `multitouchctl tuio` waits before it tries the daemon's socket again: 0.1 s, doubling up to
+/// 5 s, back to 0.1 s once connected. A daemon restarting under systemd is back within about a second,
+/// and a forwarder left waiting for a stopped daemon wakes once every 5 s.
+struct ReconnectBackoff {
+    static let shortest = 0.1
+    static let longest = 5.0
+    private(set) var attempts = 0
+
+    /// The delay before the next attempt.
+    mutating func next() -> Double {
+        attempts += 1
+        var delay = Self.shortest
+        for _ in 1..<min(attempts, 16) { delay *= 2 }
+        return min(delay, Self.longest)
+    }
+
+    mutating func reset() { attempts = 0 }
+
+    static func text(_ seconds: Double) -> String { ReadableFormat.fmt(seconds) }
+
+    static func sleep(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
 }
 
 /// `tuio --region`: declares the region on the first (or the chosen) device when it appears and sends the
@@ -106,12 +179,15 @@ struct RegionForwarder {
     let id: String
     let rect: RegionRect
     let z: Int
+    /// Secure input: the region's touches reach this forwarder only (docs/SECURITY.md).
+    let exclusive: Bool
     private var device: Int?
 
-    init(id: String, rect: RegionRect, z: Int) {
+    init(id: String, rect: RegionRect, z: Int, exclusive: Bool = false) {
         self.id = id
         self.rect = rect
         self.z = z
+        self.exclusive = exclusive
     }
 
     var area: TUIOArea { TUIOArea(origin: Point(x: rect.x, y: rect.y), width: rect.width, height: rect.height) }
@@ -141,8 +217,9 @@ struct RegionForwarder {
     private mutating func declare(on device: Int, client: MultitouchClient) throws {
         self.device = device
         let region = Region(
-            id: id, shape: .rectangle(rect), z: z, mode: .opaque, options: RegionOptions(gestures: false))
+            id: id, shape: .rectangle(rect), z: z, mode: .opaque,
+            options: RegionOptions(exclusive: exclusive, gestures: false))
         try client.declareRegions(device: device, [region])
-        printError("multitouchctl tuio: region \(id) declared on device \(device)")
+        printError("multitouchctl tuio: region \(id)\(exclusive ? " (exclusive)" : "") declared on device \(device)")
     }
 }

@@ -19,8 +19,8 @@ from .affine import Affine
 from .client import Client
 from .errors import ConnectionClosed, ProtocolError, ReplyError
 from .messages import (Device, DeviceAdded, DeviceRemoved, DoubleTap, Dropped, Error, Gesture, Hello, LongPress, Mode,
-                       Phase, Pong, Recognized, Regions, Session, Stats, Stream, Subscribed, Tap, Touch, Touches,
-                       Transform, UnknownMessage, Unsubscribed, parse)
+                       Phase, Pong, Recognized, RegionList, Regions, Session, Stats, Stream, Subscribed, Tap, Touch,
+                       Touches, Transform, UnknownMessage, Unsubscribed, parse)
 
 __version__ = "0.1.0"
 
@@ -28,5 +28,5 @@ __all__ = [
     "Client", "Affine", "region", "ProtocolError", "ReplyError", "ConnectionClosed", "DEFAULT_SOCKET", "PROTOCOL_VERSION",
     "STREAMS", "parse", "Phase", "Mode", "Stream", "Device", "Hello", "DeviceAdded", "DeviceRemoved", "Touch",
     "Touches", "Session", "Gesture", "Tap", "DoubleTap", "LongPress", "Dropped", "Error", "Transform", "Regions",
-    "Recognized", "Subscribed", "Unsubscribed", "Pong", "Stats", "UnknownMessage",
+    "Recognized", "RegionList", "Subscribed", "Unsubscribed", "Pong", "Stats", "UnknownMessage",
 ]

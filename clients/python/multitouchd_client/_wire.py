@@ -77,8 +77,9 @@ def subscribe_request(streams=None, devices=None, id=None, predict_ms=None, fram
 
 
 def frame_request(time_seconds):
-    """A display frame of a frame-aligned subscription, at `time_seconds` on the messages' clock
-    (CLOCK_MONOTONIC, as time.monotonic()): answered with the frame's resampled touches and gestures."""
+    """A display frame of a frame-aligned subscription, at `time_seconds` on CLOCK_MONOTONIC (as
+    time.monotonic(); a replaying daemon converts it to the recording's clock): answered with the frame's
+    resampled touches and gestures."""
     if isinstance(time_seconds, bool) or not isinstance(time_seconds, (int, float)) or not time_seconds >= 0:
         raise ValueError("a frame time must be a non-negative number of seconds, not %r" % (time_seconds,))
     return {"type": "frame", "time": round(float(time_seconds), 6)}
@@ -103,8 +104,10 @@ def region(id, rect=None, polygon=None, z=0, mode="opaque", mask=None, hidden=Fa
 
     id: string unique among this connection's regions on the device; rect: [x, y, width, height] or
     polygon: [[x, y], ...] in the device's published space; mode: "opaque", "passthrough" (needs mask)
-    or "observer"; mask: {"columns": C, "rows": R, "bits": "<base64>"}. options: gestures,
-    cancelsTouchesOnRecognition, delaysTouchesUntilFailure, exclusive (booleans).
+    or "observer"; mask: {"columns": C, "rows": R, "bits": "<base64>"}. options: gestures (a boolean, or
+    the region's own gesture settings, e.g. {"momentum": True, "double_tap_zoom_factor": 2}, which the
+    daemon checks like [gestures]), cancelsTouchesOnRecognition, delaysTouchesUntilFailure, exclusive
+    (booleans).
     """
     if (rect is None) == (polygon is None):
         raise ValueError("a region needs exactly one of rect and polygon")
@@ -123,6 +126,8 @@ def region(id, rect=None, polygon=None, z=0, mode="opaque", mask=None, hidden=Fa
         r["hidden"] = True
     if disabled:
         r["disabled"] = True
+    if isinstance(options.get("gestures"), dict):
+        r["gestures"] = dict(options.pop("gestures"))
     for name in ("gestures", "cancelsTouchesOnRecognition", "delaysTouchesUntilFailure", "exclusive"):
         if name in options:
             r[name] = bool(options.pop(name))
@@ -139,6 +144,11 @@ def declare_regions_request(device, regions):
 def update_regions_request(device, regions=(), remove=()):
     """Adds or replaces (by id) some regions and removes others by id, atomically."""
     return {"type": "updateRegions", "device": int(device), "regions": list(regions), "remove": list(remove)}
+
+
+def list_regions_request(device):
+    """listRegions: who owns which area of `device` (root: every region; anyone else: its own user's)."""
+    return {"type": "listRegions", "device": int(device)}
 
 
 def recognized_request(device, region):
@@ -233,4 +243,5 @@ REPLY_TYPES = {
     "declareRegions": "regions",
     "updateRegions": "regions",
     "recognized": "recognized",
+    "listRegions": "regionList",
 }

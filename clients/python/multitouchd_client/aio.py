@@ -13,6 +13,7 @@
 """
 
 import asyncio
+import time
 
 from . import _wire
 from .errors import ConnectionClosed
@@ -85,9 +86,10 @@ class AsyncClient:
         """Subscribe and wait for the `subscribed` reply (returned as a dict); predict_ms, frames as in Client."""
         return await self.request(_wire.subscribe_request(streams, devices, predict_ms=predict_ms, frames=frames))
 
-    async def frame(self, time_seconds):
-        """Ask for the display frame at `time_seconds` (CLOCK_MONOTONIC seconds) of a frames=True subscription."""
-        await self.send(_wire.frame_request(time_seconds))
+    async def frame(self, time_seconds=None):
+        """Ask for the display frame at `time_seconds` (default: now, time.monotonic(); CLOCK_MONOTONIC
+        seconds, also against a replay) of a frames=True subscription."""
+        await self.send(_wire.frame_request(time.monotonic() if time_seconds is None else time_seconds))
 
     async def set_transform(self, device, matrix, region=None):
         """Replace the device's (or, with `region`, that region's) transform; the `transform` reply."""
@@ -102,6 +104,9 @@ class AsyncClient:
 
     async def update_regions(self, device, regions=(), remove=()):
         return await self.request(_wire.update_regions_request(device, regions, remove))
+
+    async def list_regions(self, device):
+        return await self.request(_wire.list_regions_request(device))
 
     async def recognized(self, device, region):
         return await self.request(_wire.recognized_request(device, region))

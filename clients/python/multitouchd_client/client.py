@@ -116,8 +116,9 @@ class Client:
         return self.request(_wire.subscribe_request(streams, devices, id, predict_ms, frames))
 
     def frame(self, time_seconds=None):
-        """Ask for the display frame at `time_seconds` (default: now, time.monotonic()) of a subscription
-        with frames=True; its messages arrive as messages (none when nothing is due)."""
+        """Ask for the display frame at `time_seconds` (default: now, time.monotonic(); CLOCK_MONOTONIC,
+        also against a replay, whose recording clock the daemon converts it to) of a subscription with
+        frames=True; its messages arrive as messages (none when nothing is due)."""
         self.send(_wire.frame_request(time.monotonic() if time_seconds is None else time_seconds))
 
     def unsubscribe(self, id=None):
@@ -151,6 +152,11 @@ class Client:
     def update_regions(self, device, regions=(), remove=()):
         """Add or replace (by id) some regions on `device` and remove others by id, atomically."""
         return self.request(_wire.update_regions_request(device, regions, remove))
+
+    def list_regions(self, device):
+        """Who owns which area of `device`: the `regionList` reply (root sees every region, anyone else
+        its own user's programs'); multitouchctl regions prints the same."""
+        return self.request(_wire.list_regions_request(device))
 
     def recognized(self, device, region):
         """This program's own recogniser recognised a gesture in its region: the region's options take

@@ -293,6 +293,18 @@ class Recognized:
 
 
 @dataclass(frozen=True)
+class RegionList:
+    """The reply to listRegions: the device's regions this client may see, topmost first. Each is the
+    region object as sent: region, client/pid/uid (or configured), z, band, mode, exclusive, hidden,
+    disabled, bounds ([x, y, width, height])."""
+
+    device: int
+    regions: List[Dict[str, Any]]
+    id: Any
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
 class Unsubscribed:
     id: Any
     raw: Dict[str, Any] = field(repr=False, compare=False)
@@ -358,6 +370,7 @@ _PARSERS = {
     "transform": lambda m: Transform(m["device"], Affine.from_list(m["matrix"]), m.get("id"), m, m.get("region")),
     "regions": lambda m: Regions(m["device"], [str(r) for r in m["regions"]], m.get("id"), m),
     "recognized": lambda m: Recognized(m["device"], m["region"], m.get("id"), m),
+    "regionList": lambda m: RegionList(m["device"], [dict(r) for r in m["regions"]], m.get("id"), m),
     "subscribed": lambda m: Subscribed([Stream(s) for s in m["streams"]], m["devices"], m.get("id"), m),
     "unsubscribed": lambda m: Unsubscribed(m.get("id"), m),
     "pong": lambda m: Pong(m.get("id"), m),
@@ -365,7 +378,7 @@ _PARSERS = {
 }
 
 Message = Union[Hello, DeviceAdded, DeviceRemoved, Touches, Session, Gesture, Tap, DoubleTap, LongPress, Dropped,
-                Error, Transform, Regions, Recognized, Subscribed, Unsubscribed, Pong, Stats, UnknownMessage]
+                Error, Transform, Regions, Recognized, RegionList, Subscribed, Unsubscribed, Pong, Stats, UnknownMessage]
 
 
 def parse(message: Dict[str, Any]) -> Message:
