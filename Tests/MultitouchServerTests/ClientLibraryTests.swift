@@ -91,7 +91,11 @@ struct ClientLibraryTests {
         #expect(early.isEmpty)
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        try client.frame(at: Timestamp(seconds: Int64(now.tv_sec), microseconds: Int64(now.tv_nsec / 1000)))
+        // The display frame 50 ms from now (a vsync callback's time is the upcoming frame's): its
+        // sample time (5 ms earlier) is past the tap's end however soon after the end this runs, with
+        // no race against the replay's wall-clock pacing.
+        try client.frame(
+            at: Timestamp(seconds: Int64(now.tv_sec), microseconds: Int64(now.tv_nsec / 1000) + 50_000))
         try client.ping(id: 1)
         var framed: [TouchesMessage] = []
         while let message = try client.nextMessage() {

@@ -300,7 +300,9 @@ def test_frame_aligned_subscriber_receives_its_touches_per_frame(bin_dir, tmp):
             # After the end, a frame at the display's time (time.monotonic(), which the daemon takes
             # onto the replay's clock, running on past the end) takes everything.
             end = max(m["time"] for m in raw if "time" in m)
-            c.frame()
+            # The display frame 50 ms from now (a vsync time is the upcoming frame's): past the end on
+            # the replay's clock however soon after the end this runs.
+            c.frame(time.monotonic() + 0.05)
             c.ping("after-frame")
             got = []
             for message in c.messages():
