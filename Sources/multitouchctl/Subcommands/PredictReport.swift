@@ -60,6 +60,13 @@ struct PredictReport: ParsableCommand {
             visibility: .hidden))
     var parameters: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write every device's touch paths (scripted ones included) to this file, for checks/prediction.",
+            visibility: .hidden))
+    var dumpTracks: String?
+
     /// The kinds every table shows, in its column order.
     static let kinds: [PredictorKind] = [.none, .lastTwo, .leastSquares, .kalman, .issue20, .daemon]
 
@@ -96,6 +103,7 @@ struct PredictReport: ParsableCommand {
             }
         }
         let devices = try collect(jobs)
+        if let dumpTracks { try Self.dump(devices, to: dumpTracks) }
         var output = StandardOutput()
         if crossValidate {
             let validation = PredictionCrossValidation(
@@ -190,6 +198,25 @@ struct PredictReport: ParsableCommand {
                 type: .direct)
         }
         return devices + variants
+    }
+
+    /// Writes the devices' touch paths as text, for the scripts of checks/prediction: per device a line
+    /// `D<tab>name<tab>group<tab>type<tab>class`, then per touch a line `T<tab>` of `time,x,y` samples
+    /// (µs, mm) joined by `;`.
+    static func dump(_ devices: [ValidationDevice], to path: String) throws {
+        var text = ""
+        for d in devices {
+            text += "D\t\(d.name)\t\(d.group)\t\(d.type.rawValue)\t\(d.cadenceClass.rawValue)\n"
+            for track in d.tracks {
+                text +=
+                    "T\t" + track.map { "\($0.time),\($0.millimeters.x),\($0.millimeters.y)" }.joined(separator: ";")
+                text += "\n"
+            }
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            printError("multitouchctl predict-report: cannot write \(path)")
+            throw ExitCode.failure
+        }
     }
 
     /// The physical device a recording's device is: its name, ids and position axes.
