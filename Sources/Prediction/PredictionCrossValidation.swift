@@ -24,13 +24,17 @@ public struct ValidationDevice: Sendable {
 /// Leave-one-device-out cross-validation of the daemon's predictor parameters (issue 30 item 2): for
 /// each group of devices, the parameters are chosen on every other group (per touch type, from
 /// `grid`) and the group is scored with them; the held-out scores, pooled per device class, are the
-/// figures docs/PREDICTION.md reports. The references have nothing to tune and are scored as they are.
+/// figures docs/PREDICTION.md reports. The references have nothing to tune and are scored as they are,
+/// but issue 20's predictor (the "before") can be held out the same way (`issue20Grid`), so that its
+/// figures are not training figures beside the daemon's held-out ones.
 ///
 /// The choice minimizes the sum, over every device class of the training devices of that touch type
-/// and every horizon, of the predictor's mean and p95 error as fractions of no prediction's (each
-/// pooled over that class's training devices): every class weighs the same, however many samples it
-/// has. Pooled p95s come from log-spaced histograms (bins 2 % wide), exact enough to rank; the
-/// reported figures are exact.
+/// and every horizon, of the predictor's mean and p95 error as fractions of no prediction's, and of
+/// its mean error in the 50 ms after a stop as a fraction of no prediction's mean error (no
+/// prediction is exact after a stop, so its own error there cannot be the unit), each pooled over
+/// that class's training devices: every class weighs the same, however many samples it has, and
+/// the tail and the stops weigh as much as the mean. Pooled p95s come from log-spaced histograms
+/// (bins 2 % wide), exact enough to rank; the reported figures are exact.
 public struct PredictionCrossValidation: Sendable {
     /// The references scored once per device (the first, no prediction, is what the choice measures
     /// against).
@@ -41,6 +45,8 @@ public struct PredictionCrossValidation: Sendable {
         public var group: String
         public var devices: [String]
         public var parameters: [TouchType: PredictorParameters]
+        /// Issue 20's predictor's, chosen the same way (its fixed values without `issue20Grid`).
+        public var issue20: [TouchType: PredictorParameters]
     }
 
     /// Held-out scores per device class, with the kinds `kinds` (the daemon's with each fold's choice).
@@ -52,30 +58,43 @@ public struct PredictionCrossValidation: Sendable {
     /// The choice on every device: what the daemon should ship.
     public private(set) var chosen: [TouchType: PredictorParameters] = [:]
 
-    /// Runs the cross-validation. `grid` is the candidate parameters; `kinds` the kinds scored on the
-    /// held-out devices (the daemon's and the references at least); `fallback` the parameters of a
-    /// touch type no training device has.
+    /// Runs the cross-validation. `grid` is the candidate parameters; `issue20Grid` issue 20's
+    /// predictor's (empty: its fixed values, `PredictorParameters.issue20(for:)`); `kinds` the kinds
+    /// scored on the held-out devices (the daemon's and the references at least); `fallback` the
+    /// parameters of a touch type no training device has.
     public init(
-        devices: [ValidationDevice], grid: [PredictorParameters], horizons: [Int], kinds: [PredictorKind],
-        fallback: (TouchType) -> PredictorParameters
+        devices: [ValidationDevice], grid: [PredictorParameters], issue20Grid: [PredictorParameters] = [],
+        horizons: [Int], kinds: [PredictorKind], fallback: (TouchType) -> PredictorParameters
     ) {
         precondition(!grid.isEmpty && !horizons.isEmpty, "cross-validation needs a grid and horizons")
         let scored = devices.map { DeviceScores(device: $0, grid: grid, horizons: horizons) }
+        let scored20 =
+            issue20Grid.isEmpty
+            ? [] : devices.map { DeviceScores(device: $0, grid: issue20Grid, horizons: horizons, kind: .issue20) }
         let groups = devices.reduce(into: [String]()) { if !$0.contains($1.group) { $0.append($1.group) } }
         for group in groups {
             var parameters: [TouchType: PredictorParameters] = [:]
+            var issue20: [TouchType: PredictorParameters] = [:]
             for type in [TouchType.direct, .indirect] {
                 let training = scored.indices.filter { devices[$0].group != group && devices[$0].type == type }
                 parameters[type] =
                     Self.choose(training.map { scored[$0] }, grid: grid, horizons: horizons).map { grid[$0] }
                     ?? fallback(type)
+                issue20[type] =
+                    scored20.isEmpty
+                    ? .issue20(for: type)
+                    : Self.choose(training.map { scored20[$0] }, grid: issue20Grid, horizons: horizons).map {
+                        issue20Grid[$0]
+                    } ?? .issue20(for: type)
             }
             let members = devices.filter { $0.group == group }
-            folds.append(Fold(group: group, devices: members.map(\.name), parameters: parameters))
+            folds.append(
+                Fold(group: group, devices: members.map(\.name), parameters: parameters, issue20: issue20))
             for device in members {
                 let p = parameters[device.type] ?? fallback(device.type)
                 var evaluation = PredictionEvaluation(
-                    kinds: kinds, horizons: horizons, parameters: p, issue20Parameters: .issue20(for: device.type))
+                    kinds: kinds, horizons: horizons, parameters: p,
+                    issue20Parameters: issue20[device.type] ?? .issue20(for: device.type))
                 for track in device.tracks where track.count > 1 { evaluation.add(track: track) }
                 perDevice.append((device.name, device.cadenceClass, evaluation))
                 heldOut[
@@ -108,8 +127,12 @@ public struct PredictionCrossValidation: Sendable {
                 terms += 1
                 for g in grid.indices {
                     var pooled = ErrorHistogram()
-                    for d in members { pooled.merge(d.grid[g][h]) }
-                    objective[g] += pooled.mean / noneMean + pooled.quantile(0.95) / noneP95
+                    var stops = StopErrors()
+                    for d in members {
+                        pooled.merge(d.grid[g][h])
+                        stops.merge(d.gridStops[g][h])
+                    }
+                    objective[g] += pooled.mean / noneMean + pooled.quantile(0.95) / noneP95 + stops.mean / noneMean
                 }
             }
         }
@@ -118,15 +141,21 @@ public struct PredictionCrossValidation: Sendable {
     }
 }
 
-/// One device's error histograms: per reference kind and horizon, and per grid point and horizon.
+/// One device's error histograms: per reference kind and horizon, and per grid point and horizon;
+/// and per grid point and horizon, the errors in the 50 ms after a stop.
 struct DeviceScores: Sendable {
     let cadenceClass: CadenceClass
     /// [reference][horizon]
     var references: [[ErrorHistogram]]
     /// [grid point][horizon]
     var grid: [[ErrorHistogram]]
+    /// [grid point][horizon]
+    var gridStops: [[StopErrors]]
 
-    init(device: ValidationDevice, grid parameters: [PredictorParameters], horizons: [Int]) {
+    /// Scores `kind` (the daemon's predictor, or issue 20's) with each of `parameters`.
+    init(
+        device: ValidationDevice, grid parameters: [PredictorParameters], horizons: [Int], kind: PredictorKind = .daemon
+    ) {
         cadenceClass = device.cadenceClass
         let tracks = device.tracks.filter { $0.count > 1 }
         // The truth of every sample at every horizon, once: [track][sample * horizons + h], nil after
@@ -136,23 +165,59 @@ struct DeviceScores: Sendable {
                 horizons.map { PredictionEvaluation.position(in: track, at: sample.time + Int64($0) * 1000) }
             }
         }
-        func score(_ kind: PredictorKind, _ p: PredictorParameters) -> [ErrorHistogram] {
+        // Whether each sample is in the 50 ms after a stop (PredictionEvaluation's stops).
+        let afterStop: [[Bool]] = tracks.map { track in
+            var marks = [Bool](repeating: false, count: track.count)
+            for stop in PredictionEvaluation.stops(in: track) {
+                let end = track[stop.index].time + 50_000
+                var i = stop.index
+                while i < track.count && track[i].time <= end {
+                    marks[i] = true
+                    i += 1
+                }
+            }
+            return marks
+        }
+        func score(_ kind: PredictorKind, _ p: PredictorParameters) -> ([ErrorHistogram], [StopErrors]) {
             var histograms = [ErrorHistogram](repeating: ErrorHistogram(), count: horizons.count)
+            var stops = [StopErrors](repeating: StopErrors(), count: horizons.count)
             for (t, track) in tracks.enumerated() {
                 var predictor = TrackPredictor(kind: kind, parameters: p)
                 for (i, sample) in track.enumerated() {
                     predictor.add(time: sample.time, millimeters: sample.millimeters)
                     for (h, horizon) in horizons.enumerated() {
                         guard let truth = truths[t][i * horizons.count + h] else { continue }
-                        histograms[h].add(predictor.predict(horizon: Int64(horizon) * 1000).distance(to: truth))
+                        let error = predictor.predict(horizon: Int64(horizon) * 1000).distance(to: truth)
+                        histograms[h].add(error)
+                        if afterStop[t][i] { stops[h].add(error) }
                     }
                 }
             }
-            return histograms
+            return (histograms, stops)
         }
-        references = PredictionCrossValidation.references.map { score($0, .tuned(for: device.type)) }
-        grid = parameters.map { score(.daemon, $0) }
+        references = PredictionCrossValidation.references.map { score($0, .tuned(for: device.type)).0 }
+        let scores = parameters.map { score(kind, $0) }
+        grid = scores.map(\.0)
+        gridStops = scores.map(\.1)
     }
+}
+
+/// The errors of the predictions made in the 50 ms after a stop: their count and sum (mm).
+struct StopErrors: Sendable {
+    private(set) var count = 0
+    private(set) var sum = 0.0
+
+    mutating func add(_ error: Double) {
+        count += 1
+        sum += error
+    }
+
+    mutating func merge(_ other: StopErrors) {
+        count += other.count
+        sum += other.sum
+    }
+
+    var mean: Double { count == 0 ? 0 : sum / Double(count) }
 }
 
 /// Errors (mm) counted in log-spaced bins 2 % wide from 1 µm (below: the first bin) to 100 mm (above:

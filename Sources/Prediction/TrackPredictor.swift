@@ -41,16 +41,18 @@ public struct PredictorParameters: Hashable, Sendable {
     /// The prediction goes no faster than this many times the newest reading step's speed: a finger
     /// that slows sharply is followed at once, before the filter's velocity catches up.
     public var stepSpeedFactor: Double
-    /// A touch rests once its position has been held this many of its sensor's update intervals
-    /// (the touch's own mean interval between position changes): stationarity is decided over a time
-    /// window, so a sensor slower than the report rate does not look like a stopping finger.
-    public var restIntervals: Double
+    /// A touch rests once the chance that its sensor has merely not read anew yet falls below this
+    /// (0...1): the chance that a reading takes more reports than the position has now been held,
+    /// from the reports per reading the touch has seen (`SensorCadence`). Stationarity is decided
+    /// over the sensor's own time window: a sensor that reads at every report rests at the first
+    /// repeat, one that reads every second or third report only once a third report has repeated.
+    public var restChance: Double
     /// The newest step's speed is read over this many reading steps (1 or 2).
     public var stepReadings: Int
 
     public init(
         jerkDensity: Double, measurementNoise: Double, stationarySpeed: Double, accelerationWeight: Double,
-        maximumDisplacement: Double, jumpSpeed: Double, stepSpeedFactor: Double, restIntervals: Double,
+        maximumDisplacement: Double, jumpSpeed: Double, stepSpeedFactor: Double, restChance: Double,
         stepReadings: Int
     ) {
         self.jerkDensity = jerkDensity
@@ -60,7 +62,7 @@ public struct PredictorParameters: Hashable, Sendable {
         self.maximumDisplacement = maximumDisplacement
         self.jumpSpeed = jumpSpeed
         self.stepSpeedFactor = stepSpeedFactor
-        self.restIntervals = restIntervals
+        self.restChance = restChance
         self.stepReadings = stepReadings
     }
 
@@ -68,13 +70,13 @@ public struct PredictorParameters: Hashable, Sendable {
     /// chooses on every recording of ../shared/recordings (docs/PREDICTION.md gives the grid and the
     /// held-out figures of the same procedure).
     public static let direct = PredictorParameters(
-        jerkDensity: 1e6, measurementNoise: 0.1, stationarySpeed: 5, accelerationWeight: 0,
-        maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: 1, restIntervals: 1.5, stepReadings: 2)
+        jerkDensity: 3e5, measurementNoise: 0.03, stationarySpeed: 5, accelerationWeight: 0,
+        maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: 1, restChance: 0.3, stepReadings: 2)
 
     /// The same for touchpads.
     public static let indirect = PredictorParameters(
-        jerkDensity: 3e5, measurementNoise: 0.03, stationarySpeed: 5, accelerationWeight: 0,
-        maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: 1, restIntervals: 1, stepReadings: 1)
+        jerkDensity: 1e6, measurementNoise: 0.03, stationarySpeed: 5, accelerationWeight: 0,
+        maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: 1, restChance: 0.2, stepReadings: 1)
 
     /// The tuned values for a touch type.
     public static func tuned(for type: TouchType) -> PredictorParameters {
@@ -84,11 +86,11 @@ public struct PredictorParameters: Hashable, Sendable {
         }
     }
 
-    /// Issue 20's values (`PredictorKind.issue20`; `restIntervals` unused there).
+    /// Issue 20's values (`PredictorKind.issue20`; `restChance` unused there: it rests at every repeat).
     public static func issue20(for type: TouchType) -> PredictorParameters {
         PredictorParameters(
             jerkDensity: 1e6, measurementNoise: 0.05, stationarySpeed: 5, accelerationWeight: 0,
-            maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: type == .direct ? 1.25 : 1, restIntervals: 0,
+            maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: type == .direct ? 1.25 : 1, restChance: 1,
             stepReadings: 1)
     }
 }
@@ -101,9 +103,11 @@ public struct PredictorParameters: Hashable, Sendable {
 /// The daemon's predictor reads motion from time, not from the newest sample alone: a sample whose
 /// position differs from the one before is a reading, and only readings (and rests) update the
 /// filter, at their real times; a repeated position is the sensor not having read anew yet (a sensor
-/// slower than the report rate, sub-resolution motion, another finger's frame). The touch rests once
-/// its position has been held `restIntervals` of its own mean reading intervals; until then the
-/// prediction runs on from the newest reading through the time held.
+/// slower than the report rate, sub-resolution motion, another finger's frame). The touch learns how
+/// many reports its sensor takes per reading (`SensorCadence`); it predicts where the device will
+/// report the finger, the path carried from the newest reading over the expected age of the reading
+/// the device will then show, and rests once its position has been held longer than the sensor
+/// takes to read (`restChance`).
 public struct TrackPredictor: Sendable {
     public let kind: PredictorKind
     public let parameters: PredictorParameters
@@ -122,12 +126,14 @@ public struct TrackPredictor: Sendable {
     /// Speed over the newest `stepReadings` reading steps (mm/s): a finger that slows sharply shows it
     /// here first. For issue 20's predictor, the newest sample step's.
     private var stepSpeed = 0.0
-    /// Mean interval between readings while moving (the sensor's update interval) and between
-    /// samples (the report interval), seconds; exponential averages, 0 until known.
-    private var readingInterval = 0.0
+    /// Mean interval between samples (the report interval), seconds; an exponential average, 0
+    /// until known.
     private var reportInterval = 0.0
-    /// The position has been held for the rest window: the finger rests. For issue 20's predictor:
-    /// the newest sample is where the one before it was.
+    /// Reports since the newest reading, and how many the sensor takes per reading.
+    private var heldReports = 0
+    private var cadence = SensorCadence()
+    /// The position has been held longer than the sensor takes to read: the finger rests. For issue
+    /// 20's predictor: the newest sample is where the one before it was.
     private var isResting = false
     /// Recent samples for the history-based references (last-two, least-squares), oldest first.
     private var history: [(time: Int64, position: SIMD2<Double>)] = []
@@ -195,8 +201,9 @@ public struct TrackPredictor: Sendable {
         sampleCount += 1
     }
 
-    /// The daemon's update: readings go to the filter at their times; a held position only ages the
-    /// newest reading until the rest window closes, then tells the filter the finger is there.
+    /// The daemon's update: readings go to the filter at their times and teach the touch its
+    /// sensor's cadence; a held position only ages the newest reading until it has been held longer
+    /// than the sensor takes to read, then tells the filter the finger is there.
     private mutating func addReading(_ z: SIMD2<Double>, time: Int64) {
         guard sampleCount > 0 else {
             kalman.update(z, dt: 0)
@@ -212,14 +219,10 @@ public struct TrackPredictor: Sendable {
                 reportInterval == 0 ? report : reportInterval + Self.intervalWeight * (report - reportInterval)
         }
         if z != newest {
-            let sinceReading = Double(time - readingTime) / 1e6
-            // A reading after a rest ends a pause, not a sensor interval (but the first one is learnt
-            // whatever came before: a touch resting from its landing has to learn it somewhere).
-            if (!isResting || readingInterval == 0) && sinceReading < Self.longestInterval {
-                readingInterval =
-                    readingInterval == 0
-                    ? sinceReading : readingInterval + Self.intervalWeight * (sinceReading - readingInterval)
-            }
+            // A hold of 50 ms or more is a pause, not the sensor's cadence. A shorter one counts even
+            // after a rest: a slow sensor's first held reports look like a stop until it has been
+            // seen reading after them.
+            if Double(time - readingTime) / 1e6 < Self.longestInterval { cadence.learn(reports: heldReports + 1) }
             let dt = Double(time - filterTime) / 1e6
             // The surprise: how far the reading lands from where the filter's motion said it would.
             let surprise = z - newest - kalman.velocity * dt
@@ -236,20 +239,18 @@ public struct TrackPredictor: Sendable {
             previousReadingTime = readingTime
             readingTime = time
             filterTime = time
+            heldReports = 0
             isResting = false
-        } else if isResting || Double(time - readingTime) / 1e6 >= restWindow {
-            // Held past the window: the finger is there now, and its velocity decays in the filter.
-            kalman.update(z, dt: Double(time - filterTime) / 1e6)
-            filterTime = time
-            isResting = true
+        } else {
+            heldReports += 1
+            if isResting || cadence.stillReading(afterHeld: heldReports) < parameters.restChance {
+                // Held longer than the sensor takes to read: the finger is there now, and its velocity
+                // decays in the filter.
+                kalman.update(z, dt: Double(time - filterTime) / 1e6)
+                filterTime = time
+                isResting = true
+            }
         }
-    }
-
-    /// How long (s) a position is held before the touch rests: `restIntervals` of the touch's
-    /// reading interval (of its report interval until a reading interval is known, or when that is
-    /// longer).
-    private var restWindow: Double {
-        parameters.restIntervals * max(readingInterval, reportInterval)
     }
 
     /// The predicted position `horizon` microseconds after the newest sample (the newest position
@@ -280,21 +281,16 @@ public struct TrackPredictor: Sendable {
         return point(p)
     }
 
-    /// The daemon's displacement from the newest position, nothing for a resting finger. What the
-    /// device will report `h` from now: once its next reading has come (expected one reading interval
-    /// after the newest, at least one report from now), the finger's position then, read from the
-    /// filtered velocity carried from the newest reading, less the lag of the reported positions
-    /// behind the finger when the sensor reads slower than the device reports (a position held for k
-    /// reports trails by about (k - 1) / 2 reports: half the reading interval less half the report
-    /// interval); before that, a straight ramp from the newest position (the present at `h` = 0).
-    /// When the sensor reads at every report this is the velocity carried over `h`. Cut short where a
-    /// decelerating finger would come to rest.
+    /// The daemon's displacement from the newest position, nothing for a resting finger: what the
+    /// device will report `h` from now, the path carried from the newest reading (the filtered
+    /// velocity, cut short where a decelerating finger would come to rest) over the expected age of
+    /// the reading it will then show (`SensorCadence.expectedAge`). When the sensor reads at every
+    /// report this is the velocity carried over `h`.
     private func daemonDisplacement(_ h: Double) -> SIMD2<Double> {
         guard kalman.updates >= 2, !isResting, h > 0 else { return .zero }
-        let held = Double(newestTime - readingTime) / 1e6
-        let lag = max(0, readingInterval - reportInterval) / 2
-        let next = max(reportInterval, readingInterval - held)
-        let tau = h >= next ? h + held - lag : (next + held - lag) * h / next
+        let tau = cadence.expectedAge(
+            held: Double(newestTime - readingTime) / 1e6, heldReports: heldReports, reportInterval: reportInterval,
+            horizon: h)
         guard tau > 0 else { return .zero }
         return carried(over: tau)
     }

@@ -28,9 +28,9 @@ struct PredictReport: ParsableCommand {
 
             --scripted adds, for every touchscreen recording, a scripted slow sensor made from its touch \
             paths: reports at uneven 2-8 ms intervals, a new position only every second or third report. \
-            --cross-validate chooses the daemon's parameters by leave-one-device-out cross-validation \
-            (all recordings of a device, and its scripted variants, held out together) and reports the \
-            held-out figures.
+            --cross-validate chooses the daemon's parameters, and issue 20's predictor's, by \
+            leave-one-device-out cross-validation (all recordings of a device, and its scripted variants, \
+            held out together) and reports the held-out figures.
             """)
 
     @Argument(help: "Recordings or directories of recordings.")
@@ -56,9 +56,16 @@ struct PredictReport: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Predictor parameters: jerk,noise,stationary,acceleration,maximum,jump,step,rest,step-readings.",
+            "Predictor parameters: jerk,noise,stationary,acceleration,maximum,jump,step,rest-chance,step-readings.",
             visibility: .hidden))
     var parameters: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write every device's touch paths (scripted ones included) to this file, for checks/prediction.",
+            visibility: .hidden))
+    var dumpTracks: String?
 
     /// The kinds every table shows, in its column order.
     static let kinds: [PredictorKind] = [.none, .lastTwo, .leastSquares, .kalman, .issue20, .daemon]
@@ -79,7 +86,7 @@ struct PredictReport: ParsableCommand {
             }
             override = PredictorParameters(
                 jerkDensity: v[0], measurementNoise: v[1], stationarySpeed: v[2], accelerationWeight: v[3],
-                maximumDisplacement: v[4], jumpSpeed: v[5], stepSpeedFactor: v[6], restIntervals: v[7],
+                maximumDisplacement: v[4], jumpSpeed: v[5], stepSpeedFactor: v[6], restChance: v[7],
                 stepReadings: readings)
         }
         var jobs: [RecordingJob] = []
@@ -96,10 +103,11 @@ struct PredictReport: ParsableCommand {
             }
         }
         let devices = try collect(jobs)
+        if let dumpTracks { try Self.dump(devices, to: dumpTracks) }
         var output = StandardOutput()
         if crossValidate {
             let validation = PredictionCrossValidation(
-                devices: devices, grid: Self.grid, horizons: hs, kinds: Self.kinds,
+                devices: devices, grid: Self.grid, issue20Grid: Self.issue20Grid, horizons: hs, kinds: Self.kinds,
                 fallback: { override ?? .tuned(for: $0) })
             Self.writeCrossValidation(validation, hs, into: &output)
         } else {
@@ -192,6 +200,25 @@ struct PredictReport: ParsableCommand {
         return devices + variants
     }
 
+    /// Writes the devices' touch paths as text, for the scripts of checks/prediction: per device a line
+    /// `D<tab>name<tab>group<tab>type<tab>class`, then per touch a line `T<tab>` of `time,x,y` samples
+    /// (µs, mm) joined by `;`.
+    static func dump(_ devices: [ValidationDevice], to path: String) throws {
+        var text = ""
+        for d in devices {
+            text += "D\t\(d.name)\t\(d.group)\t\(d.type.rawValue)\t\(d.cadenceClass.rawValue)\n"
+            for track in d.tracks {
+                text +=
+                    "T\t" + track.map { "\($0.time),\($0.millimeters.x),\($0.millimeters.y)" }.joined(separator: ";")
+                text += "\n"
+            }
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            printError("multitouchctl predict-report: cannot write \(path)")
+            throw ExitCode.failure
+        }
+    }
+
     /// The physical device a recording's device is: its name, ids and position axes.
     static func group(_ d: DeviceDescription) -> String {
         let axes = d.positionAxes.map {
@@ -200,22 +227,41 @@ struct PredictReport: ParsableCommand {
         return "\(d.name) [\(d.identity.bustype):\(d.identity.vendor):\(d.identity.product)] \(axes ?? "")"
     }
 
-    /// The cross-validation's candidates: jerk density, measurement noise, step factor and rest
-    /// window over the ranges issue 20's tuning found to matter; the rest fixed.
+    /// The cross-validation's candidates: jerk density, measurement noise and step factor over the
+    /// ranges issue 20's tuning found to matter, the rest chance from "rest at the first repeat unless
+    /// one reading in two took longer" to "unless one in thirty did"; the rest fixed.
     static let grid: [PredictorParameters] = {
         var grid: [PredictorParameters] = []
         for jerk in [3e5, 1e6, 3e6, 1e7] {
             for noise in [0.03, 0.05, 0.1] {
                 for step in [1.0, 1.25, 1.5, 2] {
-                    for rest in [1, 1.25, 1.5, 2, 3] {
+                    for rest in [0.03, 0.1, 0.2, 0.3, 0.5] {
                         for readings in [1, 2] {
                             grid.append(
                                 PredictorParameters(
                                     jerkDensity: jerk, measurementNoise: noise, stationarySpeed: 5,
                                     accelerationWeight: 0, maximumDisplacement: 40, jumpSpeed: 800,
-                                    stepSpeedFactor: step, restIntervals: rest, stepReadings: readings))
+                                    stepSpeedFactor: step, restChance: rest, stepReadings: readings))
                         }
                     }
+                }
+            }
+        }
+        return grid
+    }()
+
+    /// Issue 20's predictor's candidates, held out the same way: its jerk density, measurement noise
+    /// and step factor over the same ranges (it has no rest window and reads one step).
+    static let issue20Grid: [PredictorParameters] = {
+        var grid: [PredictorParameters] = []
+        for jerk in [3e5, 1e6, 3e6, 1e7] {
+            for noise in [0.03, 0.05, 0.1] {
+                for step in [1.0, 1.25, 1.5, 2] {
+                    grid.append(
+                        PredictorParameters(
+                            jerkDensity: jerk, measurementNoise: noise, stationarySpeed: 5, accelerationWeight: 0,
+                            maximumDisplacement: 40, jumpSpeed: 800, stepSpeedFactor: step, restChance: 1,
+                            stepReadings: 1))
                 }
             }
         }
@@ -233,16 +279,19 @@ struct PredictReport: ParsableCommand {
         for d in v.perDevice where !d.name.hasSuffix(scriptedSuffix) { real.merge(d.evaluation) }
         writeClasses(v.heldOut, real: real, hs, into: &output)
         output.write("")
-        output.write("Folds (held-out device: parameters chosen on the others, direct / indirect):")
+        output.write(
+            "Folds (held-out device: parameters chosen on the others, direct / indirect; issue 20's predictor's "
+                + "in brackets):")
         output.write("")
         for fold in v.folds {
             let p = [TouchType.direct, .indirect].map { fold.parameters[$0].map(describe) ?? "-" }
+            let before = [TouchType.direct, .indirect].map { fold.issue20[$0].map(describe20) ?? "-" }
             let scripted = fold.devices.filter { $0.hasSuffix(Self.scriptedSuffix) }.count
             let classes = v.perDevice.filter { fold.devices.contains($0.name) }.map(\.cadenceClass.rawValue)
             let unique = classes.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             output.write(
                 "- \(fold.group) (\(fold.devices.count - scripted) recordings, \(scripted) scripted; "
-                    + "\(unique.joined(separator: " + "))): \(p[0]) / \(p[1])")
+                    + "\(unique.joined(separator: " + "))): \(p[0]) / \(p[1]) [\(before[0]) / \(before[1])]")
         }
         output.write("")
         output.write("Chosen on every device (what the daemon ships):")
@@ -255,9 +304,14 @@ struct PredictReport: ParsableCommand {
     /// What a scripted variant's name ends with.
     static let scriptedSuffix = " (scripted slow sensor)"
 
+    static func describe20(_ p: PredictorParameters) -> String {
+        "jerk \(String(format: "%g", p.jerkDensity)), noise \(String(format: "%g", p.measurementNoise)), step "
+            + String(format: "%g", p.stepSpeedFactor)
+    }
+
     static func describe(_ p: PredictorParameters) -> String {
         "jerk \(String(format: "%g", p.jerkDensity)), noise \(String(format: "%g", p.measurementNoise)), step "
-            + "\(String(format: "%g", p.stepSpeedFactor)) over \(p.stepReadings), rest \(String(format: "%g", p.restIntervals))"
+            + "\(String(format: "%g", p.stepSpeedFactor)) over \(p.stepReadings), rest chance \(String(format: "%g", p.restChance))"
     }
 
     static func writeHeader(into output: inout StandardOutput) {
