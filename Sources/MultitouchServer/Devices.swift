@@ -137,7 +137,7 @@ final class Devices {
     @discardableResult
     func apply(_ request: PipelineRequest, device: Int, token: UInt64) -> Bool {
         var out: [PipelineOutput] = []
-        let done =
+        let done: Void? =
             live.withPipeline(device) { $0.handle(request, token: token, into: &out) }
             ?? replay?.withPipeline(device: device) { $0.handle(request, token: token, into: &out) }
         guard done != nil else { return false }
