@@ -131,7 +131,7 @@ let package = Package(
         .target(
             name: "WebBridge",
             dependencies: [
-                "WebAssets", "WireProtocol",
+                "WebAssets", "WireProtocol", "SystemCalls",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -151,7 +151,7 @@ let package = Package(
         .target(
             name: "DaemonCommand",
             dependencies: [
-                "MultitouchServer", "Configuration", "Recordings",
+                "MultitouchServer", "Configuration", "Recordings", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -92,7 +92,7 @@ public final class Daemon {
         devices.predictions = { [unowned hub] device in hub.predictionRequests(device: device) }
         startTUIO()
         // Writes to a vanished client must return EPIPE, not kill the daemon (send uses MSG_NOSIGNAL too).
-        signal(SIGPIPE, SIG_IGN)
+        Sys.ignoreSignal(SIGPIPE)
     }
 
     /// Opens the socket and runs until SIGTERM/SIGINT. Returns the exit status.

@@ -146,7 +146,7 @@ final class ReplayDaemon: @unchecked Sendable {
                         "multitouchd --replay \(recording) exited (\(process.waitUntilExit())) (its message is above)"
                 )
             }
-            usleep(10_000)
+            Sys.sleep(nanoseconds: 10_000_000)
         }
         daemon.stop()
         throw StartError(description: "multitouchd did not listen on \(socketPath) within 10 s")
@@ -166,9 +166,10 @@ final class ReplayDaemon: @unchecked Sendable {
         removeDirectory()
     }
 
+    /// Best effort: the daemon removes its socket itself when it stops, and the guardian the directory.
     private func removeDirectory() {
-        unlink(socketPath)
-        rmdir(directory)
+        try? Sys.unlink(socketPath)
+        try? Sys.rmdir(directory)
     }
 
     /// The daemon under a small `sh` guardian that `setpriv --pdeathsig TERM` ties to this process:
@@ -186,7 +187,7 @@ final class ReplayDaemon: @unchecked Sendable {
             cleanup; exit "$status"
             """
         let shell = ["/bin/sh", "-c", script, "multitouchctl-view", directory] + command
-        for setpriv in ["/usr/bin/setpriv", "/bin/setpriv"] where access(setpriv, X_OK) == 0 {
+        for setpriv in ["/usr/bin/setpriv", "/bin/setpriv"] where Sys.access(setpriv, X_OK) {
             return (setpriv, ["--pdeathsig", "TERM", "--"] + shell)
         }
         return (shell[0], Array(shell.dropFirst()))
@@ -203,9 +204,7 @@ final class ReplayDaemon: @unchecked Sendable {
         try Sys.startThread {
             // Children inherit the spawning thread's signal mask, and this thread blocks nearly all
             // signals: the guardian would never see its SIGTERM.
-            var none = sigset_t()
-            sigemptyset(&none)
-            pthread_sigmask(SIG_SETMASK, &none, nil)
+            try? Sys.setSignalMask(blocking: [])
             do {
                 try process.run()
             } catch {
@@ -223,14 +222,11 @@ final class ReplayDaemon: @unchecked Sendable {
     /// `multitouchd` beside this `multitouchctl` (a build directory or an install), else from PATH
     /// through `/usr/bin/env`: the executable and the arguments that go before the daemon's own.
     static func daemonCommand() -> (String, [String]) {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if length > 0 {
-            let executable = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if let executable = try? Sys.readlink("/proc/self/exe"), !executable.isEmpty {
             let sibling =
                 executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
                 + "/multitouchd"
-            if access(sibling, X_OK) == 0 { return (sibling, []) }
+            if Sys.access(sibling, X_OK) { return (sibling, []) }
         }
         return ("/usr/bin/env", ["multitouchd"])
     }
@@ -252,7 +248,7 @@ final class TerminationHandler {
 
     init(cleanup: @escaping @Sendable () -> Void) {
         sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
+            Sys.ignoreSignal(number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 cleanup()
