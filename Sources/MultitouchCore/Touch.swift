@@ -79,20 +79,14 @@ public struct TouchFrame: Hashable, Sendable {
     /// Fingers on the surface as the device counts them: at least the active touches, more when
     /// `BTN_TOOL_*TAP` says there are fingers the slots cannot carry.
     public var fingerCount: Int
-    /// The device is semi-mt: the touches are the corners of a bounding box, so no rotation can be
-    /// derived from them.
-    public var isSemiMT: Bool
     /// `BTN_LEFT` is held: the surface is physically clicked (a clickpad press, or the button of a
     /// touchpad that has one). Taps of a session with a click are no taps.
     public var isButtonPressed: Bool
 
-    public init(
-        time: Timestamp, touches: [Touch], fingerCount: Int, isSemiMT: Bool = false, isButtonPressed: Bool = false
-    ) {
+    public init(time: Timestamp, touches: [Touch], fingerCount: Int, isButtonPressed: Bool = false) {
         self.time = time
         self.touches = touches
         self.fingerCount = fingerCount
-        self.isSemiMT = isSemiMT
         self.isButtonPressed = isButtonPressed
     }
 
@@ -140,6 +134,6 @@ public struct PredictedFrame: Hashable, Sendable {
         return TouchFrame(
             time: frame.time, touches: predicted,
             fingerCount: max(predicted.count, frame.fingerCount - (frame.touches.count - predicted.count)),
-            isSemiMT: frame.isSemiMT, isButtonPressed: frame.isButtonPressed)
+            isButtonPressed: frame.isButtonPressed)
     }
 }

@@ -45,7 +45,7 @@ public final class TUIOBroadcaster {
         for output in outputs {
             switch output {
             case .deviceAdded(let d):
-                note(DeviceInfo(id: d.id, source: d.source, description: d.description, mapper: d.mapper))
+                note(DeviceInfo(id: d.id, source: d.source, description: d.description, mapper: d.mapper, kind: d.kind))
             case .frame(let f) where !f.isWithheld:
                 let area = area(of: f.device)
                 guard !excluded.contains(f.device) else { continue }

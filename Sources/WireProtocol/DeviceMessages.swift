@@ -41,14 +41,17 @@ public struct DeviceInfo: Hashable, Sendable {
         self.sizeSource = sizeSource
     }
 
-    /// The device object of a device the pipeline serves.
-    public init(id: Int, source: String, description: DeviceDescription, mapper: CoordinateMapper) {
+    /// The device object of a device the pipeline serves as `kind` (nil: `description.kind`).
+    public init(
+        id: Int, source: String, description: DeviceDescription, mapper: CoordinateMapper, kind: DeviceKind? = nil
+    ) {
         let size = mapper.sizeMillimeters
         let published = mapper.output.map { ($0.width, $0.height) } ?? (size.width, size.height)
+        let kind = kind ?? description.kind
         self.init(
-            id: id, name: description.name, source: source, deviceClass: description.deviceClass,
+            id: id, name: description.name, source: source, deviceClass: kind.deviceClass,
             multitouchProtocol: description.multitouchProtocol, slots: description.slotCount,
-            isSemiMT: description.isSemiMT, units: mapper.units, width: published.0, height: published.1,
+            isSemiMT: kind.isSemiMT, units: mapper.units, width: published.0, height: published.1,
             widthMillimeters: size.width, heightMillimeters: size.height, sizeSource: mapper.scaleSource)
     }
 

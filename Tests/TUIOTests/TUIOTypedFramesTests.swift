@@ -17,7 +17,8 @@ import WireProtocol
             switch output {
             case .deviceAdded(let d):
                 .deviceAdded(DeviceInfo(id: d.id, source: d.source, description: d.description, mapper: d.mapper))
-            case .frame(let f) where !f.isWithheld: .touches(TouchesMessage(device: f.device, frame: f.frame))
+            case .frame(let f) where !f.isWithheld:
+                .touches(TouchesMessage(device: f.device, frame: f.frame, isSemiMT: false))
             case .ended(let device, let time, let reason):
                 .deviceRemoved(DeviceRemovedMessage(device: device, time: time, reason: reason.rawValue))
             default: nil

@@ -182,13 +182,16 @@ struct Bench: ParsableCommand {
         out.reserveCapacity(64)
         var counts = Counts()
         var writer = JSONWriter(capacity: 1 << 20)
+        var edge = PipelineMessages()
+        // The device's class for the edge, as a replay announces it (nothing is written for it).
+        if json { edge.forEachItem(.deviceAdded(pipeline.device)) { _ in } }
         for event in stream {
             pipeline.push(event, into: &out)
             if !json { counts.messages += out.count }  // typed outputs: the pipeline alone makes no message
             if json {
                 // The publishing edge: each output as its wire messages, written as JSON lines.
                 for output in out {
-                    PipelineMessages.forEach(output) { message, _ in
+                    edge.forEach(output) { message, _ in
                         counts.messages += 1
                         message.write(to: &writer)
                         writer.newline()

@@ -43,7 +43,7 @@ struct DeviceReport {
         let resolution =
             description.positionAxes.map { "resolution \($0.x.resolution)x\($0.y.resolution) units/mm, " } ?? ""
         lines.append(
-            "    protocol \(description.multitouchProtocol.rawValue), \(description.slotCount) slot(s)\(description.isSemiMT ? ", semi-mt" : ""), \(resolution)\(format(size.width))x\(format(size.height)) mm (\(mapper.scaleSource))"
+            "    protocol \(description.multitouchProtocol.rawValue), \(description.slotCount) slot(s)\(description.kind.isSemiMT ? ", semi-mt" : ""), \(resolution)\(format(size.width))x\(format(size.height)) mm (\(mapper.scaleSource))"
         )
         let action: String
         switch decision.action {
@@ -88,7 +88,7 @@ struct DeviceReport {
             w.key("slots")
             w.int(description.slotCount)
             w.key("semiMT")
-            w.bool(description.isSemiMT)
+            w.bool(description.kind.isSemiMT)
             if let axes = description.positionAxes {
                 w.key("resolution")
                 w.beginArray()
