@@ -10,7 +10,9 @@ Checks, each failure listed (exit status 1 when there is any):
    every target once with exactly its declared dependencies, and each module's layer is one more than
    the highest layer among its dependencies (0 for none): an import that leaves the documented graph,
    a new target or a dropped one fails here until the doc says so.
-3. No target but a test target depends on MultitouchTestKit, directly or through another target.
+3. No target but a test target depends on MultitouchTestKit, directly or through another target; and
+   the clients (MultitouchClient, the WebSocket bridge) link only what `CLIENT_MAY_LINK` allows: the
+   protocol, TouchVocabulary and the system call wrapper, none of the engine.
 4. No Swift file outside the SystemCalls module calls a system call of `RAW_CALLS` (open, read, send,
    socket, epoll_ctl, getsockopt, getgrnam_r, ...; also as `Glibc.read`) or mentions `EINTR` (comments
    and strings skipped): every call goes through SystemCalls' wrappers, which retry EINTR in one place,
@@ -363,6 +365,38 @@ def check_test_only(targets):
     return problems
 
 
+# What a client may link, directly or through another target (issue 32): the protocol, the vocabulary it
+# shares with the engine (TouchVocabulary) and the system call wrapper; never the tracker, the engine, the
+# router, the pipeline or the daemon. The bridge relays lines and parses none, so it is held to the same.
+CLIENT_MAY_LINK = {
+    "MultitouchClient": {"WireProtocol", "TouchVocabulary", "SystemCalls", "CLinuxSystem"},
+    "WebBridge": {"WebAssets", "WireProtocol", "TouchVocabulary", "SystemCalls", "CLinuxSystem"},
+}
+
+
+def closure(targets, name):
+    """Every target of ours `name` depends on, directly or through another."""
+    seen, todo = set(), [d for d in targets[name]["dependencies"] if d in targets]
+    while todo:
+        d = todo.pop()
+        if d not in seen:
+            seen.add(d)
+            todo += [e for e in targets[d]["dependencies"] if e in targets]
+    return seen
+
+
+def check_clients(targets):
+    problems = []
+    for name, allowed in sorted(CLIENT_MAY_LINK.items()):
+        if name not in targets:
+            problems.append(f"{name}: named in CLIENT_MAY_LINK but no target of Package.swift")
+            continue
+        for d in sorted(closure(targets, name) - allowed):
+            problems.append(f"{name}: links {d}, which a client may not (CLIENT_MAY_LINK: "
+                            f"{', '.join(sorted(allowed))}); share a value type through TouchVocabulary instead")
+    return problems
+
+
 # System calls (and the libc calls that fail through errno) that only Sources/SystemCalls may make: every
 # other file goes through its wrappers (`Sys.*`, or a wrapper type of that module), so EINTR is retried in
 # one place, EBADF and EFAULT stop the program as the bugs they are, and every other failure is thrown as
@@ -438,7 +472,7 @@ def main(argv):
     if "--print-graph" in argv:
         print("\n".join(graph_lines(targets)))
         return 0
-    problems = (check_imports(targets) + check_test_only(targets) + check_raw_calls(targets)
+    problems = (check_imports(targets) + check_test_only(targets) + check_clients(targets) + check_raw_calls(targets)
                 + check_doc(targets, os.path.join(ROOT, "docs", "architecture.md")))
     for p in problems:
         print(p)
@@ -447,7 +481,7 @@ def main(argv):
               "the graph block Package.swift implies")
         return 1
     print(f"check-imports: {len(targets)} targets: dependencies equal imports, no test kit in shipped code, "
-          f"system calls only in {RAW_CALL_MODULE}, docs/architecture.md's graph matches")
+          f"clients link no engine, system calls only in {RAW_CALL_MODULE}, docs/architecture.md's graph matches")
     return 0
 
 

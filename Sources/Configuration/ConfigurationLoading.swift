@@ -1,6 +1,6 @@
-import Gestures
 import MultitouchCore
 import SystemCalls
+import TouchVocabulary
 
 #if canImport(Glibc)
 import Glibc

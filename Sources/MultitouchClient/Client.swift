@@ -1,7 +1,5 @@
-@_exported import Gestures
-@_exported import MultitouchCore
 import SystemCalls
-@_exported import TouchRouting
+@_exported import TouchVocabulary
 @_exported import WireProtocol
 
 #if canImport(Glibc)
@@ -131,7 +129,7 @@ public final class MultitouchClient: @unchecked Sendable {
     }
 
     /// Sets a device's cumulative transform (x' = a*x + c*y + tx, y' = b*x + d*y + ty).
-    public func setTransform(device: Int, matrix: Gestures.AffineTransform, id: RequestID? = nil) throws {
+    public func setTransform(device: Int, matrix: TouchVocabulary.AffineTransform, id: RequestID? = nil) throws {
         try send(ClientRequest(.setTransform(device: device, matrix: matrix), id: id))
     }
 
@@ -163,7 +161,7 @@ public final class MultitouchClient: @unchecked Sendable {
     /// Sets (`matrix`) or resets (nil) the cumulative transform of one of this client's regions'
     /// gesture session; answered with `transform` carrying the region.
     public func setTransform(
-        device: Int, region: String, matrix: Gestures.AffineTransform?, id: RequestID? = nil
+        device: Int, region: String, matrix: TouchVocabulary.AffineTransform?, id: RequestID? = nil
     )
         throws
     {

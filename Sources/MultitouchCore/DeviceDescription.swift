@@ -34,16 +34,6 @@ public struct DeviceIdentity: Hashable, Sendable {
     }
 }
 
-/// What kind of multitouch surface a device is, and so which touch `type` and coordinate space it gets.
-public enum DeviceClass: String, Hashable, Sendable, CaseIterable {
-    /// Direct touch: the finger is on the picture (`INPUT_PROP_DIRECT` or the heuristics below).
-    case touchscreen
-    /// Indirect touch: a touchpad, clickpad or tablet surface that moves a pointer.
-    case touchpad
-    /// Not a touch device the daemon serves (keyboard, mouse, pen-only tablet, ...).
-    case other
-}
-
 /// The class a device is served as, chosen once when it is added (`DeviceDescription.kind`), as
 /// libinput's `evdev_configure_device` picks one dispatch per device and lets it own its chain. Each
 /// stage that treats classes differently is configured with it when the device's pipeline is made:
@@ -78,16 +68,6 @@ public enum DeviceKind: Hashable, Sendable, CaseIterable {
 
     /// The two slots are a bounding box, not two fingers.
     public var isSemiMT: Bool { self == .semiMTTouchpad }
-}
-
-/// How the device reports several contacts.
-public enum MultitouchProtocol: String, Hashable, Sendable {
-    /// Protocol B: `ABS_MT_SLOT` with tracking ids.
-    case b = "B"
-    /// Protocol A: anonymous contacts separated by `SYN_MT_REPORT`.
-    case a = "A"
-    /// No `ABS_MT_*` axes: one contact from `ABS_X`/`ABS_Y` and `BTN_TOUCH`.
-    case singleTouch = "single"
 }
 
 /// Everything the pipeline needs to know about one input device, from a recording's header or from a

@@ -1,7 +1,6 @@
 import CLinuxSystem
 import Configuration
 import DeviceInput
-import Gestures
 import Glibc
 import Logging
 import MultitouchCore
@@ -9,6 +8,7 @@ import Publishing
 import TUIOOutput
 import TouchPipeline
 import TouchRouting
+import TouchVocabulary
 import WireProtocol
 
 /// Everything `multitouchd` was started with.

@@ -156,11 +156,7 @@ public struct PipelineMessages: Sendable {
     }
 
     /// The wire's device object of a pipeline device.
-    public static func deviceInfo(_ device: PipelineDevice) -> DeviceInfo {
-        DeviceInfo(
-            id: device.id, source: device.source, description: device.description, mapper: device.mapper,
-            kind: device.kind)
-    }
+    public static func deviceInfo(_ device: PipelineDevice) -> DeviceInfo { DeviceInfo(device) }
 
     /// Whether `device` is served as a semi-mt touchpad (the wire's `semiMT`).
     @inline(__always)

@@ -1,5 +1,6 @@
 import Glibc
 import MultitouchCore
+import Publishing
 import TUIO
 import TouchPipeline
 import WireProtocol
@@ -45,7 +46,7 @@ public final class TUIOBroadcaster {
         for output in outputs {
             switch output {
             case .deviceAdded(let d):
-                note(DeviceInfo(id: d.id, source: d.source, description: d.description, mapper: d.mapper, kind: d.kind))
+                note(DeviceInfo(d))
             case .frame(let f) where !f.isWithheld:
                 let area = area(of: f.device)
                 guard !excluded.contains(f.device) else { continue }

@@ -1,7 +1,3 @@
-import Gestures
-import MultitouchCore
-import TouchRouting
-
 /// Every value of `"type"` a client sends. The golden files (checks/protocol/golden/requests/NAME.jsonl)
 /// are named after these.
 public enum RequestKind: String, Hashable, Sendable, CaseIterable {

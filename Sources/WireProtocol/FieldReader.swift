@@ -1,6 +1,3 @@
-import Gestures
-import MultitouchCore
-
 /// Why a line is not a valid message of this protocol: which message (and field) and what is wrong.
 public struct WireDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String

@@ -1,6 +1,3 @@
-import MultitouchCore
-import TouchRouting
-
 /// `touches`: every touch of one evdev frame (the active ones and those ending in it), like
 /// `UIEvent.allTouches`.
 public struct TouchesMessage: Hashable, Sendable {

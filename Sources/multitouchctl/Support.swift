@@ -1,11 +1,11 @@
 import ArgumentParser
 import Configuration
 import DeviceInput
-import Gestures
 import MultitouchCore
 import Publishing
 import SystemCalls
 import TouchPipeline
+import TouchVocabulary
 import WireProtocol
 
 #if canImport(Glibc)

@@ -1,11 +1,11 @@
 import ArgumentParser
 import FoundationEssentials
-import Gestures
 import MultitouchCore
 import Publishing
 import Recordings
 import TouchPipeline
 import TouchRouting
+import TouchVocabulary
 import WireProtocol
 
 /// `multitouchctl replay`: runs a recording through the pipeline and prints every frame's touches and
