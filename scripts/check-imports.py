@@ -410,7 +410,7 @@ RAW_CALLS = {
     "stat", "fstat", "lstat", "fstatat", "access", "faccessat", "mkdir", "mkdirat", "rmdir", "unlink",
     "unlinkat", "rename", "renameat", "chmod", "fchmod", "fchmodat", "chown", "fchown", "fchownat", "flock",
     "mmap", "munmap", "realpath", "readlink", "readlinkat", "symlink", "link", "opendir", "readdir", "closedir",
-    "getrandom", "multitouchd_renameat_noreplace",
+    "getrandom", "mkdtemp", "mkstemp", "multitouchd_renameat_noreplace",
     # sockets
     "socket", "socketpair", "bind", "listen", "connect", "accept", "accept4", "send", "sendto", "sendmsg",
     "recv", "recvfrom", "recvmsg", "shutdown", "setsockopt", "getsockopt", "getsockname", "getpeername",
@@ -422,7 +422,7 @@ RAW_CALLS = {
     "signal", "kill", "raise", "nanosleep", "usleep", "sleep", "clock_gettime",
     # processes and limits
     "fork", "vfork", "execve", "execvp", "execv", "posix_spawn", "posix_spawnp", "waitpid", "wait",
-    "getrlimit", "setrlimit", "prctl", "malloc_trim",
+    "getrlimit", "setrlimit", "prctl", "malloc_trim", "gethostname", "uname",
     # users, groups, names
     "getgrnam_r", "getgrgid_r", "getpwnam_r", "getpwuid_r", "getgrouplist", "getaddrinfo",
 }

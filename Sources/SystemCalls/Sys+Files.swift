@@ -124,6 +124,23 @@ extension Sys {
         return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// mkdtemp(3): a new directory, mode 0700, named `prefix` followed by six random characters.
+    public static func makeTemporaryDirectory(prefix: String) throws(SystemError) -> String {
+        var template = Array((prefix + "XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { Glibc.mkdtemp($0) }.map { String(cString: $0) }
+        }
+        guard let made else { throw failure("mkdtemp", errno: Glibc.errno, detail: prefix + "XXXXXX") }
+        return made
+    }
+
+    /// gethostname(2): this machine's name.
+    public static func hostName() throws(SystemError) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        _ = try retrying("gethostname") { Glibc.gethostname(&buffer, buffer.count - 1) }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The entry names of `directory` (opendir/readdir), without `.` and `..`, in the order the
     /// directory gives them.
     public static func directoryEntries(_ directory: String) throws(SystemError) -> [String] {

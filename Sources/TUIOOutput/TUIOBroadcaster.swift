@@ -1,6 +1,7 @@
 import Glibc
 import MultitouchCore
 import Publishing
+import SystemCalls
 import TUIO
 import TouchPipeline
 import WireProtocol
@@ -121,9 +122,7 @@ public final class TUIOBroadcaster {
 
     /// This machine's name for `source` ("multitouchd:DEVICE@HOST").
     public static func localHostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let name = (try? Sys.hostName()) ?? ""
         return name.isEmpty ? "localhost" : name
     }
 }

@@ -292,6 +292,11 @@ private let readSyscall = 63
         }
         try Sys.rmdir(directory)
         #expect(try Sys.readlink("/proc/self/fd/0").isEmpty == false)
+        let made = try Sys.makeTemporaryDirectory(prefix: directory + "-made-")
+        #expect(made.hasPrefix(directory + "-made-") && made.count == directory.count + 12)
+        #expect(try Sys.stat(made).st_mode & 0o777 == 0o700)
+        try Sys.rmdir(made)
+        #expect(try !Sys.hostName().isEmpty)
     }
 
     @Test func socketOptionsAndUnixAddresses() throws {

@@ -110,11 +110,12 @@ final class ReplayDaemon: @unchecked Sendable {
         guard FileManager.default.isReadableFile(atPath: recording) else {
             throw StartError(description: "cannot read the recording \(recording)")
         }
-        var template = Array("/tmp/multitouchctl-view-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw StartError(description: "cannot make a directory under /tmp: \(String(cString: strerror(errno)))")
+        let directory: String
+        do {
+            directory = try Sys.makeTemporaryDirectory(prefix: "/tmp/multitouchctl-view-")
+        } catch {
+            throw StartError(description: "cannot make a directory under /tmp: \(error.reason)")
         }
-        let directory = String(cString: made)
         let socketPath = directory + "/multitouchd.sock"
         let (binary, prefix) = daemonCommand()
         var arguments =
