@@ -38,8 +38,7 @@ struct Bench: ParsableCommand {
     @Flag(name: .long, help: "Also bench the generated recordings (fingers-1, -2, -5, -10, churn).")
     var generated = false
 
-    @Option(name: .long, help: "Device description for an events-only file given as a path.")
-    var desc: String?
+    @OptionGroup var recordingOptions: RecordingOptions
 
     @Option(name: .long, help: "Events per run (at least).")
     var events: Int = 2_000_000
@@ -114,7 +113,11 @@ struct Bench: ParsableCommand {
                 throw ExitCode.failure
             }
             guard isDirectory else {
-                jobs.append((path, desc))
+                if let problem = recordingOptions.problem(with: path) {
+                    printError("multitouchctl bench: \(problem)")
+                    throw ExitCode.failure
+                }
+                jobs.append((path, recordingOptions.desc))
                 continue
             }
             for job in try RecordingSet.scan(directory: path) {

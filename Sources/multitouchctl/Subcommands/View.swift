@@ -33,8 +33,8 @@ struct View: AsyncParsableCommand {
     @Option(name: .long, help: "Play this recording (evemu or libinput record) through a private multitouchd.")
     var replay: String?
 
-    @Option(name: .long, help: "Device description (.desc) for an events-only evemu recording (with --replay).")
-    var desc: String?
+    /// `--desc` (with --replay), passed on to the private daemon, which reads the recording.
+    @OptionGroup var recordingOptions: RecordingOptions
 
     @Flag(name: .long, help: "Start the recording over when it ends (with --replay).")
     var loop = false
@@ -44,7 +44,7 @@ struct View: AsyncParsableCommand {
 
     func validate() throws {
         if replay != nil && socket != nil { throw ValidationError("--socket and --replay exclude each other") }
-        if replay == nil && (desc != nil || loop || speed != 1) {
+        if replay == nil && (recordingOptions.desc != nil || loop || speed != 1) {
             throw ValidationError("--desc, --loop and --speed go with --replay")
         }
         guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number") }
@@ -54,7 +54,8 @@ struct View: AsyncParsableCommand {
         var daemon: ReplayDaemon?
         if let replay {
             do {
-                daemon = try ReplayDaemon.start(recording: replay, desc: desc, loop: loop, speed: speed)
+                daemon = try ReplayDaemon.start(
+                    recording: replay, desc: recordingOptions.desc, loop: loop, speed: speed)
             } catch {
                 printError("multitouchctl view: \(error)")
                 throw ExitCode.failure
