@@ -45,19 +45,25 @@ let package = Package(
         // The one syscall wrapper: EINTR retried in one place, one error type carrying the call and errno.
         .target(name: "SystemCalls", dependencies: ["CLinuxSystem"], swiftSettings: strict),
 
+        // The vocabulary the protocol, the clients, the engine and the router share (issue 32): touches,
+        // time, points, transforms, regions, gesture events and settings. Value types only.
+        .target(name: "TouchVocabulary", swiftSettings: strict),
+
         // Pure pipeline: no clocks, no device I/O.
-        .target(name: "MultitouchCore", swiftSettings: strict),
+        .target(name: "MultitouchCore", dependencies: ["TouchVocabulary"], swiftSettings: strict),
         .target(
             name: "Gestures",
             dependencies: ["MultitouchCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .target(name: "Recordings", dependencies: ["MultitouchCore", "CLibYAML"], swiftSettings: strict),
-        .target(name: "TouchRouting", dependencies: ["MultitouchCore", "Gestures"], swiftSettings: strict),
+        .target(
+            name: "TouchRouting", dependencies: ["TouchVocabulary", "MultitouchCore", "Gestures"], swiftSettings: strict
+        ),
         // Predicted touches (issue 20): per-touch predictors and their scoring against recordings.
         .target(name: "Prediction", dependencies: ["MultitouchCore"], swiftSettings: strict),
-        // Region requests carry TouchRouting's own Region values (one definition of a region).
-        .target(
-            name: "WireProtocol", dependencies: ["MultitouchCore", "Gestures", "TouchRouting"], swiftSettings: strict),
+        // The socket protocol: its value types come from TouchVocabulary alone, so a client links none
+        // of the engine (scripts/check-imports.py: CLIENT_MAY_LINK).
+        .target(name: "WireProtocol", dependencies: ["TouchVocabulary"], swiftSettings: strict),
         .target(
             name: "TouchPipeline",
             dependencies: [
@@ -81,13 +87,13 @@ let package = Package(
         // Pictures of a replay (multitouchctl plot): SVG from the pipeline's typed output, PNG via rsvg-convert.
         .target(
             name: "TouchPlot",
-            dependencies: ["MultitouchCore", "Gestures", "TouchPipeline", "Recordings", "SystemCalls"],
+            dependencies: ["TouchVocabulary", "MultitouchCore", "TouchPipeline", "Recordings", "SystemCalls"],
             swiftSettings: strict),
         // TUIO 1.1 encoding (OSC bundles) of touch frames: pure, like the pipeline.
         .target(name: "TUIO", dependencies: ["MultitouchCore"], swiftSettings: strict),
         .target(
             name: "Configuration",
-            dependencies: ["MultitouchCore", "Gestures", "SystemCalls"],
+            dependencies: ["TouchVocabulary", "MultitouchCore", "SystemCalls"],
             swiftSettings: strict),
 
         // Edges: devices, sockets, the daemon.
@@ -102,13 +108,13 @@ let package = Package(
             name: "TUIOOutput",
             dependencies: [
                 "TUIO", "Configuration", "WireProtocol", "MultitouchCore", "TouchPipeline", "TouchRouting",
-                "SystemCalls",
+                "Publishing", "SystemCalls",
             ],
             swiftSettings: strict),
         .target(
             name: "MultitouchServer",
             dependencies: [
-                "MultitouchCore", "Gestures", "WireProtocol", "TouchPipeline", "Publishing", "TouchRouting",
+                "TouchVocabulary", "MultitouchCore", "WireProtocol", "TouchPipeline", "Publishing", "TouchRouting",
                 "Recordings", "Configuration", "DeviceInput", "CLinuxSystem", "TUIOOutput", "SystemCalls",
                 "Prediction",
                 .product(name: "Logging", package: "swift-log"),
@@ -116,7 +122,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "MultitouchClient",
-            dependencies: ["WireProtocol", "Gestures", "MultitouchCore", "TouchRouting", "SystemCalls"],
+            dependencies: ["WireProtocol", "TouchVocabulary", "SystemCalls"],
             swiftSettings: strict),
         // The browser pages and the JavaScript client, embedded in the binary so `multitouchctl bridge`
         // and `view` serve them from any directory. The files live in clients/js, where programmers look.
@@ -134,7 +140,7 @@ let package = Package(
         .target(
             name: "WebBridge",
             dependencies: [
-                "WebAssets", "WireProtocol",
+                "WebAssets", "WireProtocol", "SystemCalls",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -154,7 +160,7 @@ let package = Package(
         .target(
             name: "DaemonCommand",
             dependencies: [
-                "MultitouchServer", "Configuration", "Recordings",
+                "MultitouchServer", "Configuration", "Recordings", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -166,7 +172,7 @@ let package = Package(
         .executableTarget(
             name: "multitouchctl",
             dependencies: [
-                "MultitouchCore", "Gestures", "Recordings", "WireProtocol", "TouchPipeline", "Publishing",
+                "TouchVocabulary", "MultitouchCore", "Recordings", "WireProtocol", "TouchPipeline", "Publishing",
                 "DeviceInput",
                 "MultitouchClient", "TouchScripting", "Configuration", "GestureFeel", "TouchPlot", "WebBridge",
                 "TouchRouting", "TUIO", "TUIOOutput", "Prediction", "SystemCalls", "DaemonCommand",
@@ -180,7 +186,7 @@ let package = Package(
             name: "FuzzHarnesses",
             dependencies: [
                 "MultitouchCore", "Recordings", "Configuration", "Publishing", "WireProtocol", "TouchRouting",
-                "Gestures", "WebBridge", .product(name: "NIOCore", package: "swift-nio"),
+                "TouchVocabulary", "WebBridge", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
@@ -224,7 +230,7 @@ let package = Package(
             name: "TUIOTests",
             dependencies: [
                 "TUIO", "TUIOOutput", "Configuration", "WireProtocol", "MultitouchCore", "TouchRouting",
-                "TouchPipeline", "TouchScripting",
+                "TouchPipeline", "TouchScripting", "Publishing",
             ]),
         .testTarget(name: "FuzzHarnessesTests", dependencies: ["FuzzHarnesses"]),
         .testTarget(

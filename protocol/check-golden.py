@@ -29,18 +29,18 @@ import validate  # noqa: E402
 
 # Schema enum (a path under $defs) -> the Swift enum whose raw values it must list, and its file.
 ENUMS = [
-    ("message.gesture/properties/mode", "GestureMode", "Sources/Gestures/GestureEvents.swift"),
-    ("message.gesture/properties/phase", "GesturePhase", "Sources/Gestures/GestureEvents.swift"),
-    ("message.longPress/properties/phase", "LongPressPhase", "Sources/Gestures/GestureEvents.swift"),
-    ("touch/properties/phase", "TouchPhase", "Sources/MultitouchCore/Touch.swift"),
-    ("touch/properties/type", "TouchType", "Sources/MultitouchCore/Touch.swift"),
-    ("device/properties/protocol", "MultitouchProtocol", "Sources/MultitouchCore/DeviceDescription.swift"),
+    ("message.gesture/properties/mode", "GestureMode", "Sources/TouchVocabulary/GestureEvents.swift"),
+    ("message.gesture/properties/phase", "GesturePhase", "Sources/TouchVocabulary/GestureEvents.swift"),
+    ("message.longPress/properties/phase", "LongPressPhase", "Sources/TouchVocabulary/GestureEvents.swift"),
+    ("touch/properties/phase", "TouchPhase", "Sources/TouchVocabulary/Touch.swift"),
+    ("touch/properties/type", "TouchType", "Sources/TouchVocabulary/Touch.swift"),
+    ("device/properties/protocol", "MultitouchProtocol", "Sources/TouchVocabulary/DeviceTerms.swift"),
     ("message.dropped/properties/unit", "DropUnit", "Sources/WireProtocol/NoticeMessages.swift"),
     ("message.subscribed/properties/streams/items", "MessageStream", "Sources/WireProtocol/MessageStream.swift"),
     ("request.subscribe/properties/streams/items", "MessageStream", "Sources/WireProtocol/MessageStream.swift"),
-    ("region/properties/mode", "RegionMode", "Sources/TouchRouting/Region.swift"),
-    ("message.touches/properties/role", "RoutingRole", "Sources/TouchRouting/RoutingDelivery.swift"),
-    ("message.touches/properties/reason", "RoutingCancelReason", "Sources/TouchRouting/RoutingDelivery.swift"),
+    ("region/properties/mode", "RegionMode", "Sources/TouchVocabulary/Region.swift"),
+    ("message.touches/properties/role", "RoutingRole", "Sources/TouchVocabulary/RoutingTerms.swift"),
+    ("message.touches/properties/reason", "RoutingCancelReason", "Sources/TouchVocabulary/RoutingTerms.swift"),
 ]
 ERROR_CODES = ("message.error/properties/code", "Sources/WireProtocol/ErrorCode.swift")
 

@@ -10,10 +10,13 @@ Checks, each failure listed (exit status 1 when there is any):
    every target once with exactly its declared dependencies, and each module's layer is one more than
    the highest layer among its dependencies (0 for none): an import that leaves the documented graph,
    a new target or a dropped one fails here until the doc says so.
-3. No target but a test target depends on MultitouchTestKit, directly or through another target.
-4. `EINTR` appears in no Swift code outside the SystemCalls module (comments and strings skipped): an
-   interrupted call is retried in one place, `Sys.uninterrupted`, and every other file goes through
-   `Sys`'s wrappers.
+3. No target but a test target depends on MultitouchTestKit, directly or through another target; and
+   the clients (MultitouchClient, the WebSocket bridge) link only what `CLIENT_MAY_LINK` allows: the
+   protocol, TouchVocabulary and the system call wrapper, none of the engine.
+4. No Swift file outside the SystemCalls module calls a system call of `RAW_CALLS` (open, read, send,
+   socket, epoll_ctl, getsockopt, getgrnam_r, ...; also as `Glibc.read`) or mentions `EINTR` (comments
+   and strings skipped): every call goes through SystemCalls' wrappers, which retry EINTR in one place,
+   stop on EBADF/EFAULT (the program's bugs) and throw the rest as `SystemError`.
 
 `--print-graph` prints the graph block as Package.swift implies it (paste it into the doc after a
 deliberate change). Python 3 standard library only.
@@ -362,31 +365,105 @@ def check_test_only(targets):
     return problems
 
 
-# The one module that may look at EINTR (Sys.uninterrupted), and files still waiting for conversion:
-# each entry must still mention EINTR, so a converted file has to leave the list.
-EINTR_MODULE = "SystemCalls"
-EINTR_PENDING: set = set()
+# What a client may link, directly or through another target (issue 32): the protocol, the vocabulary it
+# shares with the engine (TouchVocabulary) and the system call wrapper; never the tracker, the engine, the
+# router, the pipeline or the daemon. The bridge relays lines and parses none, so it is held to the same.
+CLIENT_MAY_LINK = {
+    "MultitouchClient": {"WireProtocol", "TouchVocabulary", "SystemCalls", "CLinuxSystem"},
+    "WebBridge": {"WebAssets", "WireProtocol", "TouchVocabulary", "SystemCalls", "CLinuxSystem"},
+}
 
 
-def check_eintr(targets):
+def closure(targets, name):
+    """Every target of ours `name` depends on, directly or through another."""
+    seen, todo = set(), [d for d in targets[name]["dependencies"] if d in targets]
+    while todo:
+        d = todo.pop()
+        if d not in seen:
+            seen.add(d)
+            todo += [e for e in targets[d]["dependencies"] if e in targets]
+    return seen
+
+
+def check_clients(targets):
     problems = []
-    seen_pending = set()
+    for name, allowed in sorted(CLIENT_MAY_LINK.items()):
+        if name not in targets:
+            problems.append(f"{name}: named in CLIENT_MAY_LINK but no target of Package.swift")
+            continue
+        for d in sorted(closure(targets, name) - allowed):
+            problems.append(f"{name}: links {d}, which a client may not (CLIENT_MAY_LINK: "
+                            f"{', '.join(sorted(allowed))}); share a value type through TouchVocabulary instead")
+    return problems
+
+
+# System calls (and the libc calls that fail through errno) that only Sources/SystemCalls may make: every
+# other file goes through its wrappers (`Sys.*`, or a wrapper type of that module), so EINTR is retried in
+# one place, EBADF and EFAULT stop the program as the bugs they are, and every other failure is thrown as
+# a `SystemError` naming the call (swift-nio's `Posix` enum does the same). Calls that cannot fail
+# (getpid, getuid, geteuid, umask, strerror) are not listed: there is nothing to wrap.
+RAW_CALL_MODULE = "SystemCalls"
+RAW_CALLS = {
+    # descriptors and files
+    "open", "openat", "creat", "close", "read", "readv", "pread", "write", "writev", "pwrite", "fcntl",
+    "ioctl", "dup", "dup2", "dup3", "pipe", "pipe2", "lseek", "fsync", "fdatasync", "ftruncate", "truncate",
+    "stat", "fstat", "lstat", "fstatat", "access", "faccessat", "mkdir", "mkdirat", "rmdir", "unlink",
+    "unlinkat", "rename", "renameat", "chmod", "fchmod", "fchmodat", "chown", "fchown", "fchownat", "flock",
+    "mmap", "munmap", "realpath", "readlink", "readlinkat", "symlink", "link", "opendir", "readdir", "closedir",
+    "getrandom", "mkdtemp", "mkstemp", "multitouchd_renameat_noreplace",
+    # sockets
+    "socket", "socketpair", "bind", "listen", "connect", "accept", "accept4", "send", "sendto", "sendmsg",
+    "recv", "recvfrom", "recvmsg", "shutdown", "setsockopt", "getsockopt", "getsockname", "getpeername",
+    "multitouchd_accept",
+    # waiting, timers, signals, events
+    "poll", "ppoll", "select", "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait",
+    "timerfd_create", "timerfd_settime", "timerfd_gettime", "signalfd", "eventfd", "inotify_init",
+    "inotify_init1", "inotify_add_watch", "inotify_rm_watch", "sigprocmask", "pthread_sigmask", "sigaction",
+    "signal", "kill", "raise", "nanosleep", "usleep", "sleep", "clock_gettime",
+    # processes and limits
+    "fork", "vfork", "execve", "execvp", "execv", "posix_spawn", "posix_spawnp", "waitpid", "wait",
+    "getrlimit", "setrlimit", "prctl", "malloc_trim", "gethostname", "uname",
+    # users, groups, names
+    "getgrnam_r", "getgrgid_r", "getpwnam_r", "getpwuid_r", "getgrouplist", "getaddrinfo",
+}
+# C structs that share a call's name: `stat()` with no arguments makes the struct, not the call.
+RAW_CALL_STRUCTS = {"stat", "flock", "sigaction"}
+RAW_CALL = re.compile(r"(?<![\w.$])(Glibc\.|Darwin\.|Musl\.)?(" + "|".join(sorted(RAW_CALLS)) + r")\s*\((\s*\))?")
+FUNC_DECL = re.compile(r"\bfunc\s+`?(\w+)`?")
+
+
+def raw_calls(code):
+    """[(line, call)] of the calls to RAW_CALLS in `code` (comments and strings already blanked). A call
+    named like a function the file declares is the file's own (`func send`), unless written `Glibc.send`:
+    inside a type with such a method Swift only finds the C function that way."""
+    own = set(FUNC_DECL.findall(code))
+    found = []
+    for m in RAW_CALL.finditer(code):
+        qualifier, name, empty = m.group(1), m.group(2), m.group(3)
+        if code[max(0, m.start() - 5):m.start()].endswith("func "):
+            continue
+        if name in RAW_CALL_STRUCTS and empty:
+            continue
+        if name in own and not qualifier:
+            continue
+        found.append((code.count("\n", 0, m.start()) + 1, (qualifier or "") + name))
+    return found
+
+
+def check_raw_calls(targets):
+    problems = []
     for name, t in sorted(targets.items()):
-        if t["kind"] in ("test", "system") or name == EINTR_MODULE:
+        if t["kind"] in ("test", "system") or name == RAW_CALL_MODULE:
             continue
         for path in swift_files(t):
             rel = os.path.relpath(path, ROOT)
             code = strip_swift(open(path, encoding="utf-8").read())
-            lines = [i + 1 for i, line in enumerate(code.split("\n")) if re.search(r"\bEINTR\b", line)]
-            if rel in EINTR_PENDING:
-                if lines:
-                    seen_pending.add(rel)
-                continue
-            for line in lines:
-                problems.append(f"{rel}:{line}: handles EINTR itself; call a wrapper in Sources/{EINTR_MODULE} "
-                                "(Sys.read, Sys.send, Sys.uninterrupted, ...) instead")
-    for rel in sorted(EINTR_PENDING - seen_pending):
-        problems.append(f"{rel}: no longer handles EINTR itself; remove it from EINTR_PENDING in scripts/check-imports.py")
+            for line, call in raw_calls(code):
+                problems.append(f"{rel}:{line}: calls {call}( directly; go through Sources/{RAW_CALL_MODULE} "
+                                "(a `Sys` wrapper: EINTR retried, EBADF/EFAULT a bug, a thrown SystemError)")
+            for i, text in enumerate(code.split("\n")):
+                if re.search(r"\bEINTR\b", text):
+                    problems.append(f"{rel}:{i + 1}: handles EINTR itself; only Sys.uninterrupted may")
     return problems
 
 
@@ -395,7 +472,7 @@ def main(argv):
     if "--print-graph" in argv:
         print("\n".join(graph_lines(targets)))
         return 0
-    problems = (check_imports(targets) + check_test_only(targets) + check_eintr(targets)
+    problems = (check_imports(targets) + check_test_only(targets) + check_clients(targets) + check_raw_calls(targets)
                 + check_doc(targets, os.path.join(ROOT, "docs", "architecture.md")))
     for p in problems:
         print(p)
@@ -404,7 +481,7 @@ def main(argv):
               "the graph block Package.swift implies")
         return 1
     print(f"check-imports: {len(targets)} targets: dependencies equal imports, no test kit in shipped code, "
-          f"EINTR only in {EINTR_MODULE}, docs/architecture.md's graph matches")
+          f"clients link no engine, system calls only in {RAW_CALL_MODULE}, docs/architecture.md's graph matches")
     return 0
 
 

@@ -1,5 +1,5 @@
-import Gestures
 import MultitouchCore
+import TouchVocabulary
 
 /// Where the daemon listens and who may connect.
 public struct SocketConfiguration: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Gestures
+import TouchVocabulary
 
 /// The accounts a configuration names, as the system knows them: a user's name by uid and a group's id
 /// by name (or number). `--check-config` looks up every uid and group of `[access]` and the socket's

@@ -1,6 +1,6 @@
-import Gestures
 import MultitouchCore
 import SystemCalls
+import TouchVocabulary
 
 #if canImport(Glibc)
 import Glibc
@@ -84,14 +84,18 @@ public let maximumConfigurationBytes = 32 * 1024
 /// opened non-blocking (a FIFO must not hold the loop in open(2) waiting for a writer) and refused
 /// unless fstat says it is a regular file of at most `maximumConfigurationBytes`.
 func readTextFile(_ path: String) -> Result<String, FileReadProblem> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-    guard fd >= 0 else {
-        return .failure(FileReadProblem(message: "cannot open: \(String(cString: strerror(errno)))"))
+    let fd: Int32
+    do {
+        fd = try Sys.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+    } catch {
+        return .failure(FileReadProblem(message: "cannot open: \(error.reason)"))
     }
-    defer { close(fd) }
-    var status = stat()
-    guard fstat(fd, &status) == 0 else {
-        return .failure(FileReadProblem(message: "cannot stat: \(String(cString: strerror(errno)))"))
+    defer { Sys.close(fd) }
+    let status: stat
+    do {
+        status = try Sys.fstat(fd, path)
+    } catch {
+        return .failure(FileReadProblem(message: "cannot stat: \(error.reason)"))
     }
     guard status.st_mode & S_IFMT == S_IFREG else {
         return .failure(FileReadProblem(message: "not a regular file (a FIFO, device or directory is refused)"))

@@ -1,5 +1,5 @@
-import Gestures
 import MultitouchCore
+import TouchVocabulary
 
 /// The accepted range of a numeric option outside `[gestures]` (whose ranges are part of the gesture
 /// field table, `GestureConfiguration.Range`).

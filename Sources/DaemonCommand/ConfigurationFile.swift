@@ -1,5 +1,6 @@
 import Configuration
 import Glibc
+import SystemCalls
 
 /// Which configuration file the daemon reads, and reading it (through the Configuration module).
 enum ConfigurationFile {
@@ -7,7 +8,7 @@ enum ConfigurationFile {
     /// defaults).
     static func effectivePath(_ path: String?) -> String? {
         if let path { return path }
-        return access(DaemonConfiguration.defaultPath, F_OK) == 0 ? DaemonConfiguration.defaultPath : nil
+        return Sys.access(DaemonConfiguration.defaultPath, F_OK) ? DaemonConfiguration.defaultPath : nil
     }
 
     /// The configuration from `path` (or the default file), or the built-in defaults when there is none.
@@ -31,31 +32,10 @@ enum ConfigurationFile {
     }
 
     /// The system's users and groups (NSS: /etc/passwd and /etc/group, or whatever nsswitch.conf names).
+    /// A lookup that fails (the name service is down) counts as not found: the check says so.
     static let systemAccounts = AccountLookup(
-        userName: { uid in
-            var entry = passwd()
-            var result: UnsafeMutablePointer<passwd>? = nil
-            var buffer = [CChar](repeating: 0, count: 16 * 1024)
-            var status = getpwuid_r(uid, &entry, &buffer, buffer.count, &result)
-            while status == ERANGE && buffer.count < 1 << 24 {
-                buffer = [CChar](repeating: 0, count: buffer.count * 4)
-                status = getpwuid_r(uid, &entry, &buffer, buffer.count, &result)
-            }
-            guard status == 0, result != nil, let name = entry.pw_name else { return nil }
-            return String(cString: name)
-        },
-        groupID: { name in
-            var entry = group()
-            var result: UnsafeMutablePointer<group>? = nil
-            var buffer = [CChar](repeating: 0, count: 16 * 1024)
-            var status = getgrnam_r(name, &entry, &buffer, buffer.count, &result)
-            while status == ERANGE && buffer.count < 1 << 24 {
-                buffer = [CChar](repeating: 0, count: buffer.count * 4)
-                status = getgrnam_r(name, &entry, &buffer, buffer.count, &result)
-            }
-            guard status == 0, result != nil else { return nil }
-            return entry.gr_gid
-        })
+        userName: { uid in (try? Sys.userName(uid)) ?? nil },
+        groupID: { name in (try? Sys.groupID(named: name)) ?? nil })
 }
 
 extension DaemonConfiguration {

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import SystemCalls
 
 /// Log lines for the systemd journal: stderr with a `<N>` syslog priority prefix (sd-daemon(3)) and
 /// no timestamp, because journald stamps every line itself. Used when stderr is the journal stream
@@ -18,8 +19,7 @@ struct JournalLogHandler: LogHandler {
     /// device and inode ("DEV:INODE"), which a redirect in between would change.
     static var stderrIsJournal: Bool {
         guard let value = getenv("JOURNAL_STREAM") else { return false }
-        var status = stat()
-        guard fstat(2, &status) == 0 else { return false }
+        guard let status = try? Sys.fstat(2, "stderr") else { return false }
         return String(cString: value) == "\(status.st_dev):\(status.st_ino)"
     }
 
@@ -52,7 +52,7 @@ struct JournalLogHandler: LogHandler {
             Self.line(level: event.level, label: label, message: event.message, metadata: all, source: event.source)
                 .utf8)
         // One write per line: journald reads lines, and concurrent loggers must not interleave.
-        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeBytes { try? Sys.write(2, $0, "stderr") }
     }
 }
 

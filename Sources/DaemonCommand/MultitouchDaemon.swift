@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import MultitouchServer
 import Recordings
+import SystemCalls
 
 /// `multitouchd`: the multitouch gesture daemon. Thin: parses options, loads the configuration and the
 /// optional recording, then runs `Daemon`. A library, so that one binary can be both commands: the
@@ -206,5 +207,5 @@ public struct MultitouchDaemon: ParsableCommand {
 func printError(_ text: String) {
     var bytes = Array(text.utf8)
     bytes.append(0x0A)
-    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    _ = bytes.withUnsafeBytes { try? Sys.write(2, $0, "stderr") }
 }

@@ -1,6 +1,7 @@
 import Configuration
 import Glibc
 import MultitouchCore
+import SystemCalls
 
 /// Whether the daemon serves a device, and why: the rule that decided (if any), the device class, and a
 /// sentence `multitouchctl devices` prints.
@@ -137,25 +138,12 @@ public enum DeviceLinks {
         return result.sorted()
     }
 
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
+    static func realPath(_ path: String) -> String? { try? Sys.realpath(path) }
 }
 
 /// Directory entry names (without . and ..), sorted; empty when the directory cannot be read.
 enum DirectoryListing {
     static func names(in directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
+        ((try? Sys.directoryEntries(directory)) ?? []).sorted()
     }
 }

@@ -75,7 +75,7 @@ public final class DeviceDiscovery {
 public enum Udev {
     /// udevd creates /run/udev/control when it starts; without it the udev database is empty and the
     /// monitor never delivers anything.
-    public static var isDaemonRunning: Bool { access("/run/udev/control", F_OK) == 0 }
+    public static var isDaemonRunning: Bool { Sys.access("/run/udev/control", F_OK) }
 
     /// udev's `ID_INPUT*` properties of an event node (e.g. ID_INPUT_TOUCHSCREEN=1); nil where udev has
     /// no data for it (no udevd, or not processed yet: `ID_INPUT` missing).

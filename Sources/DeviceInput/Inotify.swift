@@ -94,29 +94,23 @@ final class InotifyWatcher {
 
     init(directory: String) throws(SystemError) {
         self.directory = directory
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw SystemError("inotify_init1", errno: errno, detail: directory) }
-        fileDescriptor = fd
+        fileDescriptor = try Sys.inotifyInit(flags: Int32(IN_NONBLOCK | IN_CLOEXEC), directory)
         // Every stored property is set, so a throw from here on runs deinit, which closes the fd
         // (closing it here as well would close a number another thread may already reuse).
         try watchDirectoryOrParent()
     }
 
-    deinit { close(fileDescriptor) }
+    deinit { Sys.close(fileDescriptor) }
 
     private func watchDirectoryOrParent() throws(SystemError) {
-        let wd = inotify_add_watch(fileDescriptor, directory, Self.directoryMask)
-        if wd >= 0 {
-            directoryWatch = wd
+        do {
+            directoryWatch = try Sys.inotifyAddWatch(fileDescriptor, directory, mask: Self.directoryMask)
             return
-        }
-        guard errno == ENOENT else {
-            throw SystemError("inotify_add_watch", errno: errno, detail: directory)
+        } catch  where error.errno == ENOENT {
+            // No input device since boot: watch the parent for the directory to appear.
         }
         let parent = Self.parent(of: directory)
-        let pwd = inotify_add_watch(fileDescriptor, parent, UInt32(IN_CREATE | IN_MOVED_TO))
-        guard pwd >= 0 else { throw SystemError("inotify_add_watch", errno: errno, detail: parent) }
-        parentWatch = pwd
+        parentWatch = try Sys.inotifyAddWatch(fileDescriptor, parent, mask: UInt32(IN_CREATE | IN_MOVED_TO))
     }
 
     static func parent(of path: String) -> String {
@@ -154,7 +148,7 @@ final class InotifyWatcher {
         for record in records {
             if record.watch == parentWatch && record.name == base && record.mask & UInt32(IN_ISDIR) != 0 {
                 // /dev/input appeared: watch it, and report the nodes created before the watch existed.
-                inotify_rm_watch(fileDescriptor, parentWatch)
+                Sys.inotifyRemoveWatch(fileDescriptor, parentWatch)
                 parentWatch = -1
                 try watchDirectoryOrParent()
                 for name in DirectoryListing.names(in: directory) where EventNode.isEventNode(name) {

@@ -29,13 +29,13 @@ public final class LiveDevice {
         var created: OpaquePointer?
         let rc = libevdev_new_from_fd(fd, &created)
         guard rc == 0, let evdev = created else {
-            close(fd)
+            Sys.close(fd)
             throw SystemError("libevdev_new_from_fd", errno: rc < 0 ? -rc : EINVAL, detail: path)
         }
         let clock = libevdev_set_clock_id(evdev, CLOCK_MONOTONIC)
         guard clock == 0 else {
             libevdev_free(evdev)
-            close(fd)
+            Sys.close(fd)
             throw SystemError("libevdev_set_clock_id", errno: clock < 0 ? -clock : EINVAL, detail: path)
         }
         self.path = path
@@ -48,7 +48,7 @@ public final class LiveDevice {
     deinit {
         if isGrabbed && !isRemoved { _ = libevdev_grab(evdev, LIBEVDEV_UNGRAB) }
         libevdev_free(evdev)
-        close(fileDescriptor)
+        Sys.close(fileDescriptor)
     }
 
     /// Takes the device exclusively (EVIOCGRAB): other readers, the desktop included, stop seeing its

@@ -13,7 +13,7 @@ public final class VirtualDevice {
     public let devnode: String?
 
     /// True when /dev/uinput exists and can be opened for writing (false on hosts without uinput).
-    public static var isAvailable: Bool { access("/dev/uinput", W_OK) == 0 }
+    public static var isAvailable: Bool { Sys.access("/dev/uinput", W_OK) }
 
     public init(description: DeviceDescription) throws(SystemError) {
         guard let evdev = libevdev_new() else {

@@ -1,8 +1,8 @@
 import Foundation
-import Gestures
 import MultitouchCore
 import Publishing
 import TouchRouting
+import TouchVocabulary
 import WireProtocol
 
 /// The fuzzer's bytes read as a stream of choices (libFuzzer's FuzzedDataProvider, in small): each

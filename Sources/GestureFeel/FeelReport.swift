@@ -51,15 +51,13 @@ public enum FeelReport {
 
     /// A 60 mm swipe at 600 mm/s (10 mm per frame at 60 Hz), held, lifted.
     public static func panSwipe(_ configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        s.down(0, 60, 128)
-        s.emit()
-        s.drag([(0, 10, 0)], frames: 6)
-        s.step()
-        s.up(0)
-        s.step()
-        return FeelScenario(
-            name: "pan-swipe-60mm", device: s.scripter.device, events: s.events, configuration: configuration)
+        FeelScenario("pan-swipe-60mm", configuration: configuration) { s in
+            s.down(0, 60, 128)
+            s.emit()
+            s.drag([(0, 10, 0)], frames: 6)
+            s.step()
+            s.lift(0)
+        }
     }
 
     static func panStart(_ c: GestureConfiguration) -> [FeelRow] {
@@ -103,19 +101,9 @@ public enum FeelReport {
     /// Two fingers 40 mm apart drag at 480 mm/s (8 mm per frame); one lifts mid-motion, the other
     /// keeps dragging.
     public static func liftMidDrag(_ configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        s.down(0, 100, 60)
-        s.down(1, 140, 60)
-        s.emit()
-        s.drag([(0, 0, 8), (1, 0, 8)], frames: 8)
-        s.up(1)
-        s.moveBy(0, 0, 8)
-        s.step()
-        s.drag([(0, 0, 8)], frames: 8)
-        s.up(0)
-        s.step()
-        return FeelScenario(
-            name: "lift-mid-drag", device: s.scripter.device, events: s.events, configuration: configuration)
+        .handOff(
+            "lift-mid-drag", from: Point(x: 100, y: 60), spread: 40, delta: Point(x: 0, y: 8), before: 8, after: 8,
+            configuration: configuration)
     }
 
     /// Largest rotation (deg) and scale change (|ratio - 1|) of the cumulative transform within a frame
@@ -171,19 +159,9 @@ public enum FeelReport {
 
     /// Two fingers drag slowly (39 mm/s, under the slop per debounce); one lifts, the other goes on.
     public static func slowHandoff(_ configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        s.down(0, 100, 100)
-        s.down(1, 140, 100)
-        s.emit()
-        s.drag([(0, 0.65, 0), (1, 0.65, 0)], frames: 20)
-        s.up(1)
-        s.moveBy(0, 0.65, 0)
-        s.step()
-        s.drag([(0, 0.65, 0)], frames: 12)
-        s.up(0)
-        s.step()
-        return FeelScenario(
-            name: "slow-handoff", device: s.scripter.device, events: s.events, configuration: configuration)
+        .handOff(
+            "slow-handoff", from: Point(x: 100, y: 100), spread: 40, delta: Point(x: 0.65, y: 0), before: 20,
+            after: 12, configuration: configuration)
     }
 
     /// Lag of the content under the finger that stays (from the frame before the lift) over the next
@@ -221,26 +199,22 @@ public enum FeelReport {
     /// Two fingers drag at 120 mm/s; the second bounces four times (up one frame, down the next, each
     /// bounce within the 50 ms debounce).
     public static func bounce(_ configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        s.down(0, 100, 100)
-        s.down(1, 140, 100)
-        s.emit()
-        s.drag([(0, 2, 0), (1, 2, 0)], frames: 10)
-        for _ in 0..<4 {
-            s.up(1)
-            s.moveBy(0, 2, 0)
-            s.step()
-            let p = s.position(0)
-            s.down(1, p.x + 40 + 2, p.y)
-            s.moveBy(0, 2, 0)
-            s.step()
-            s.drag([(0, 2, 0), (1, 2, 0)], frames: 2)
+        FeelScenario("bounce", configuration: configuration) { s in
+            s.down(0, 100, 100)
+            s.down(1, 140, 100)
+            s.emit()
+            s.drag([(0, 2, 0), (1, 2, 0)], frames: 10)
+            for _ in 0..<4 {
+                s.liftMidMotion(1, moving: 0, by: Point(x: 2, y: 0))
+                let p = s.position(0)
+                s.down(1, p.x + 40 + 2, p.y)
+                s.moveBy(0, 2, 0)
+                s.step()
+                s.drag([(0, 2, 0), (1, 2, 0)], frames: 2)
+            }
+            s.drag([(0, 2, 0), (1, 2, 0)], frames: 5)
+            s.lift(0, 1)
         }
-        s.drag([(0, 2, 0), (1, 2, 0)], frames: 5)
-        s.up(0)
-        s.up(1)
-        s.step()
-        return FeelScenario(name: "bounce", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// Distance between finger 1 (touch id 1) and the content point that was under it at the frame
@@ -283,46 +257,40 @@ public enum FeelReport {
 
     /// Two fingers 40 mm apart twist 45 degrees about their centroid in half a second.
     public static func twist(degrees: Double = 45, configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        let c = Point(x: 128, y: 128)
-        s.down(0, c.x - 20, c.y)
-        s.down(1, c.x + 20, c.y)
-        s.emit()
-        for k in 1...30 {
-            let a = degrees * Double(k) / 30 * Double.pi / 180
-            s.moveTo(0, c.x - 20 * cosine(a), c.y - 20 * sine(a))
-            s.moveTo(1, c.x + 20 * cosine(a), c.y + 20 * sine(a))
+        FeelScenario("twist-\(Int(degrees))", configuration: configuration) { s in
+            let c = Point(x: 128, y: 128)
+            s.down(0, c.x - 20, c.y)
+            s.down(1, c.x + 20, c.y)
+            s.emit()
+            for k in 1...30 {
+                let a = degrees * Double(k) / 30 * Double.pi / 180
+                s.moveTo(0, c.x - 20 * cosine(a), c.y - 20 * sine(a))
+                s.moveTo(1, c.x + 20 * cosine(a), c.y + 20 * sine(a))
+                s.step()
+            }
             s.step()
+            s.lift(0, 1)
         }
-        s.step()
-        s.up(0)
-        s.up(1)
-        s.step()
-        return FeelScenario(
-            name: "twist-\(Int(degrees))", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// Two fingers pan 80 mm while their distance grows 2 mm and their line turns 5 degrees, as a
     /// real two-finger pan does.
     public static func sloppyTwoFingerPan(_ configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        s.down(0, 100, 60)
-        s.down(1, 140, 60)
-        s.emit()
-        for k in 1...40 {
-            let t = Double(k) / 40
-            let half = 20 + 1 * t
-            let a = 5 * t * Double.pi / 180
-            let c = Point(x: 120, y: 60 + 80 * t)
-            s.moveTo(0, c.x - half * cosine(a), c.y - half * sine(a))
-            s.moveTo(1, c.x + half * cosine(a), c.y + half * sine(a))
-            s.step()
+        FeelScenario("sloppy-two-finger-pan", configuration: configuration) { s in
+            s.down(0, 100, 60)
+            s.down(1, 140, 60)
+            s.emit()
+            for k in 1...40 {
+                let t = Double(k) / 40
+                let half = 20 + 1 * t
+                let a = 5 * t * Double.pi / 180
+                let c = Point(x: 120, y: 60 + 80 * t)
+                s.moveTo(0, c.x - half * cosine(a), c.y - half * sine(a))
+                s.moveTo(1, c.x + half * cosine(a), c.y + half * sine(a))
+                s.step()
+            }
+            s.lift(0, 1)
         }
-        s.up(0)
-        s.up(1)
-        s.step()
-        return FeelScenario(
-            name: "sloppy-two-finger-pan", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// Largest |rotation| (deg) and |scale - 1| of the cumulative transform over a trace.
@@ -358,18 +326,14 @@ public enum FeelReport {
 
     /// Three fingers: two pan 10 mm together, the third rests near their middle.
     public static func restingMiddleFinger(_ configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        s.down(0, 108, 128)
-        s.down(1, 148, 128)
-        s.down(2, 129, 130)
-        s.emit()
-        s.drag([(0, 0, 0.5), (1, 0, 0.5)], frames: 20)
-        s.up(0)
-        s.up(1)
-        s.up(2)
-        s.step()
-        return FeelScenario(
-            name: "resting-middle-finger", device: s.scripter.device, events: s.events, configuration: configuration)
+        FeelScenario("resting-middle-finger", configuration: configuration) { s in
+            s.down(0, 108, 128)
+            s.down(1, 148, 128)
+            s.down(2, 129, 130)
+            s.emit()
+            s.drag([(0, 0, 0.5), (1, 0, 0.5)], frames: 20)
+            s.lift(0, 1, 2)
+        }
     }
 
     static func fit(_ c: GestureConfiguration) -> [FeelRow] {
@@ -386,18 +350,15 @@ public enum FeelReport {
     /// A pinch out to 3x (scale limit 2), then straight back in (or, without `reverse`, held and
     /// released at 3x).
     public static func pinchPastLimit(configuration: GestureConfiguration, reverse: Bool = true) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        s.down(0, 108, 128)
-        s.down(1, 148, 128)
-        s.emit()
-        s.drag([(0, -1, 0), (1, 1, 0)], frames: 40)
-        if reverse { s.drag([(0, 1, 0), (1, -1, 0)], frames: 20) }
-        s.step()
-        s.up(0)
-        s.up(1)
-        s.step()
-        return FeelScenario(
-            name: "pinch-past-limit", device: s.scripter.device, events: s.events, configuration: configuration)
+        FeelScenario("pinch-past-limit", configuration: configuration) { s in
+            s.down(0, 108, 128)
+            s.down(1, 148, 128)
+            s.emit()
+            s.drag([(0, -1, 0), (1, 1, 0)], frames: 40)
+            if reverse { s.drag([(0, 1, 0), (1, -1, 0)], frames: 20) }
+            s.step()
+            s.lift(0, 1)
+        }
     }
 
     /// Frames and finger travel (mm, per finger) from the reversal of a pinch until the scale drops.
@@ -436,20 +397,18 @@ public enum FeelReport {
     public static func swipe(
         rateHz: Double, speed: Double = 200, restMs: Double = 0, configuration: GestureConfiguration = .default
     ) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen(), rateHz: rateHz)
-        s.down(0, 60, 128)
-        s.emit()
-        let frames = Int((0.150 * rateHz).rounded())
-        s.drag([(0, speed / rateHz, 0)], frames: frames)
-        s.up(0)
-        if restMs > 0 {
-            s.wait(ms: restMs)
+        FeelScenario("swipe-\(Int(rateHz))hz", rateHz: rateHz, configuration: configuration) { s in
+            s.down(0, 60, 128)
             s.emit()
-        } else {
-            s.step()
+            let frames = Int((0.150 * rateHz).rounded())
+            s.drag([(0, speed / rateHz, 0)], frames: frames)
+            s.up(0)
+            if restMs > 0 {
+                s.idle(ms: restMs)
+            } else {
+                s.step()
+            }
         }
-        return FeelScenario(
-            name: "swipe-\(Int(rateHz))hz", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// The velocity (published units/s, here mm/s) of the last segment update.
@@ -460,20 +419,9 @@ public enum FeelReport {
 
     /// Two fingers drag at 200 mm/s; one lifts, the other goes on at 200 mm/s.
     public static func fastHandoff(_ configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        let step = 200.0 / 60
-        s.down(0, 60, 100)
-        s.down(1, 100, 100)
-        s.emit()
-        s.drag([(0, step, 0), (1, step, 0)], frames: 12)
-        s.up(1)
-        s.moveBy(0, step, 0)
-        s.step()
-        s.drag([(0, step, 0)], frames: 12)
-        s.up(0)
-        s.step()
-        return FeelScenario(
-            name: "fast-handoff", device: s.scripter.device, events: s.events, configuration: configuration)
+        .handOff(
+            "fast-handoff", from: Point(x: 60, y: 100), spread: 40, delta: Point(x: 200.0 / 60, y: 0), before: 12,
+            after: 12, configuration: configuration)
     }
 
     /// Smallest and largest published speed over `windowMs` after the first lift, as a fraction of
@@ -526,55 +474,39 @@ public enum FeelReport {
 
     /// Two fingers land together, stay 80 ms, lift together.
     public static func twoFingerTap(configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        s.down(0, 110, 128)
-        s.down(1, 140, 128)
-        s.emit()
-        s.moveBy(0, 0.3, 0.2)
-        s.step()
-        s.wait(ms: 64)
-        s.up(0)
-        s.up(1)
-        s.emit()
-        s.wait(ms: 1000)
-        s.emit()
-        return FeelScenario(
-            name: "two-finger-tap", device: s.scripter.device, events: s.events, configuration: configuration)
+        FeelScenario("two-finger-tap", configuration: configuration) { s in
+            s.down(0, 110, 128)
+            s.down(1, 140, 128)
+            s.emit()
+            s.moveBy(0, 0.3, 0.2)
+            s.step()
+            s.wait(ms: 64)
+            s.up(0)
+            s.up(1)
+            s.emit()
+            s.idle(ms: 1000)
+        }
     }
 
     /// A tap, then 150 ms later the finger lands again and drags 30 mm down.
     public static func doubleTapDrag(configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        s.down(0, 128, 100)
-        s.emit()
-        s.wait(ms: 60)
-        s.up(0)
-        s.emit()
-        s.wait(ms: 150)
-        s.down(0, 128, 100)
-        s.emit()
-        s.drag([(0, 0, 1.5)], frames: 20)
-        s.up(0)
-        s.step()
-        return FeelScenario(
-            name: "double-tap-drag", device: s.scripter.device, events: s.events, configuration: configuration)
+        FeelScenario("double-tap-drag", configuration: configuration) { s in
+            s.tap(0, 128, 100, holdMs: 60, thenMs: 150)
+            s.down(0, 128, 100)
+            s.emit()
+            s.drag([(0, 0, 1.5)], frames: 20)
+            s.lift(0)
+        }
     }
 
     /// A double tap (zoom factor 2).
     public static func doubleTap(configuration: GestureConfiguration) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchscreen())
-        for _ in 0..<2 {
-            s.down(0, 128, 100)
-            s.emit()
-            s.wait(ms: 60)
-            s.up(0)
-            s.emit()
-            s.wait(ms: 120)
+        FeelScenario("double-tap", configuration: configuration) { s in
+            for _ in 0..<2 {
+                s.tap(0, 128, 100, holdMs: 60, thenMs: 120)
+            }
+            s.idle(ms: 1000)
         }
-        s.wait(ms: 1000)
-        s.emit()
-        return FeelScenario(
-            name: "double-tap", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// How many published steps (gesture updates and double taps) change the cumulative scale.
@@ -633,84 +565,67 @@ public enum FeelReport {
 
     /// On a clickpad: two physical clicks (BTN_LEFT) 150 ms apart with one finger.
     public static func doubleClick(_ configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchpad())
-        for _ in 0..<2 {
-            s.down(0, 50, 30)
-            s.emit()
-            s.wait(ms: 20)
-            s.scripter.press()
-            s.emit()
-            s.wait(ms: 40)
-            s.scripter.release()
-            s.emit()
-            s.wait(ms: 20)
-            s.up(0)
-            s.emit()
-            s.wait(ms: 70)
+        FeelScenario("double-click", on: TestDevices.touchpad(), configuration: configuration) { s in
+            for _ in 0..<2 {
+                s.down(0, 50, 30)
+                s.emit()
+                s.wait(ms: 20)
+                s.scripter.press()
+                s.emit()
+                s.wait(ms: 40)
+                s.scripter.release()
+                s.emit()
+                s.wait(ms: 20)
+                s.up(0)
+                s.emit()
+                s.wait(ms: 70)
+            }
+            s.idle(ms: 1000)
         }
-        s.wait(ms: 1000)
-        s.emit()
-        return FeelScenario(
-            name: "double-click", device: s.scripter.device, events: s.events, configuration: configuration)
     }
 
     /// On a clickpad: a thumb rests in the button area while the index finger drags 30 mm.
     public static func thumbOnButton(_ configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.touchpad())
-        s.down(0, 30, 58)
-        s.emit()
-        s.wait(ms: 200)
-        s.down(1, 60, 30)
-        s.step()
-        s.drag([(1, 1, -0.5)], frames: 30)
-        s.up(1)
-        s.step()
-        s.up(0)
-        s.step()
-        return FeelScenario(
-            name: "thumb-on-button", device: s.scripter.device, events: s.events, configuration: configuration)
+        FeelScenario("thumb-on-button", on: TestDevices.touchpad(), configuration: configuration) { s in
+            s.down(0, 30, 58)
+            s.emit()
+            s.wait(ms: 200)
+            s.down(1, 60, 30)
+            s.step()
+            s.drag([(1, 1, -0.5)], frames: 30)
+            s.lift(1)
+            s.lift(0)
+        }
     }
 
     /// A protocol A touchscreen that holds BTN_TOOL_DOUBLETAP for one finger (the N-Trig panel): a
     /// tap, then a one-finger drag.
     public static func doubleTapToolOneFinger(_ configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.protocolATouchscreen())
-        s.scripter.toolFingerCountOverride = 2
-        s.down(0, 100, 100)
-        s.emit()
-        s.wait(ms: 60)
-        s.up(0)
-        s.emit()
-        s.wait(ms: 500)
-        s.down(0, 100, 100)
-        s.emit()
-        s.drag([(0, 2, 0)], frames: 20)
-        s.up(0)
-        s.step()
-        s.wait(ms: 1000)
-        s.emit()
-        return FeelScenario(
-            name: "ntrig-one-finger", device: s.scripter.device, events: s.events, configuration: configuration)
+        FeelScenario("ntrig-one-finger", on: TestDevices.protocolATouchscreen(), configuration: configuration) { s in
+            s.scripter.toolFingerCountOverride = 2
+            s.tap(0, 100, 100, holdMs: 60, thenMs: 500)
+            s.down(0, 100, 100)
+            s.emit()
+            s.drag([(0, 2, 0)], frames: 20)
+            s.lift(0)
+            s.idle(ms: 1000)
+        }
     }
 
     /// A semi-mt clickpad: two fingers rest, a third lands outside their bounding box.
     public static func semiMTThirdFinger(_ configuration: GestureConfiguration = .default) -> FeelScenario {
-        var s = FingerScript(device: TestDevices.semiMTClickpad())
-        s.down(0, 40, 20)
-        s.down(1, 60, 25)
-        s.emit()
-        s.drag([(0, 0, 0.5), (1, 0, 0.5)], frames: 10)
-        s.step()
-        s.down(2, 80, 40)
-        s.step()
-        s.step()
-        s.up(2)
-        s.step()
-        s.up(0)
-        s.up(1)
-        s.step()
-        return FeelScenario(
-            name: "semi-mt-third-finger", device: s.scripter.device, events: s.events, configuration: configuration)
+        FeelScenario("semi-mt-third-finger", on: TestDevices.semiMTClickpad(), configuration: configuration) { s in
+            s.down(0, 40, 20)
+            s.down(1, 60, 25)
+            s.emit()
+            s.drag([(0, 0, 0.5), (1, 0, 0.5)], frames: 10)
+            s.step()
+            s.down(2, 80, 40)
+            s.step()
+            s.step()
+            s.lift(2)
+            s.lift(0, 1)
+        }
     }
 
     /// Largest displacement (published units) of any touch position by the content change of a frame

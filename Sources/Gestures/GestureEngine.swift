@@ -52,11 +52,6 @@ public struct GestureEngine: Sendable {
         publisher = SegmentPublisher(configuration: usable)
     }
 
-    /// A touchscreen engine, semi-mt when `isSemiMT` (also taken per frame from `TouchFrame.isSemiMT`).
-    public init(configuration: GestureConfiguration = .default, isSemiMT: Bool) {
-        self.init(configuration: configuration, surface: GestureSurface(type: .direct, isSemiMT: isSemiMT))
-    }
-
     /// The cumulative transform (M = S_current * M_base) as last published; always finite (a product
     /// that would overflow keeps the previous value, `TransformStore.set`).
     public var transform: AffineTransform { store.current }
@@ -89,7 +84,7 @@ public struct GestureEngine: Sendable {
         var out: [GestureEvent] = []
         fireTimers(upTo: frame.time, into: &out)
         let time = frame.time
-        let semi = surface.isSemiMT || frame.isSemiMT
+        let semi = surface.isSemiMT
         let change = tracks.update(frame, thumbs: thumbs)
         // A device that counts more fingers than its slots carry (BTN_TOOL_TRIPLETAP on two slots)
         // adds them; the tracker already keeps the count to the touches elsewhere.

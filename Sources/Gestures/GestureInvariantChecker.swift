@@ -161,10 +161,11 @@ public struct GestureInvariantChecker: Sendable {
     private var speeds: [(time: Timestamp, speed: Double)] = []
 
     /// - Parameters:
-    ///   - isSemiMT: the device is semi-mt (also taken per frame from `TouchFrame.isSemiMT`).
+    ///   - surface: the device the engine serves (as the engine was given it: a semi-mt box's
+    ///     corners are not fingers).
     ///   - configuration: the engine's configuration (its rotation threshold and velocity window).
-    public init(isSemiMT: Bool = false, configuration: GestureConfiguration = .default) {
-        self.deviceIsSemiMT = isSemiMT
+    public init(surface: GestureSurface = .touchscreen, configuration: GestureConfiguration = .default) {
+        self.deviceIsSemiMT = surface.isSemiMT
         self.configuration = configuration.sanitized
         pin = PinInvariant(
             slopMillimeters: self.configuration.panSlopMillimeters,
@@ -243,7 +244,7 @@ public struct GestureInvariantChecker: Sendable {
         frameTime = frame.time
         previousFrameCentroid = frameCentroid
         previousFrameSingleTouch = frameSingleTouch
-        let semi = deviceIsSemiMT || frame.isSemiMT
+        let semi = deviceIsSemiMT
         frameSemi = semi
         var count = 0
         var sum = Point.zero

@@ -1,35 +1,36 @@
 import MultitouchCore
 
-/// What the gesture engine needs to know about the device it serves, as data: whether the finger is on
-/// the picture, whether it is a clickpad (a button area at the bottom, thumbs resting on it), whether
-/// its two slots are a semi-mt bounding box, and how tall it is (thumb rules are fractions of it).
+/// What the gesture engine needs to know about the device it serves, as data: its class (whether the
+/// finger is on the picture, whether its two slots are a semi-mt bounding box), whether it is a
+/// clickpad (a button area at the bottom, thumbs resting on it), and how tall it is (thumb rules are
+/// fractions of it). Given once, when the engine is made: frames carry none of it.
 public struct GestureSurface: Hashable, Sendable {
-    /// Touchscreen (direct) or touchpad (indirect).
-    public var type: TouchType
+    /// The class the device is served as (`DeviceDescription.kind`, chosen by its pipeline).
+    public var kind: DeviceKind
     /// `INPUT_PROP_BUTTONPAD`: the whole surface clicks; its bottom is a button area.
     public var isClickpad: Bool
-    /// `INPUT_PROP_SEMI_MT`: the touches are the corners of a bounding box (also per frame,
-    /// `TouchFrame.isSemiMT`).
-    public var isSemiMT: Bool
     /// Height of the surface in mm (Y runs from 0 at the top to this at the bottom).
     public var heightMillimeters: Double
 
-    public init(type: TouchType, isClickpad: Bool = false, isSemiMT: Bool = false, heightMillimeters: Double = 0) {
-        self.type = type
+    public init(kind: DeviceKind, isClickpad: Bool = false, heightMillimeters: Double = 0) {
+        self.kind = kind
         self.isClickpad = isClickpad
-        self.isSemiMT = isSemiMT
         self.heightMillimeters = heightMillimeters
     }
 
-    /// A touchscreen without button area or thumb rules.
-    public static let touchscreen = GestureSurface(type: .direct)
+    /// Touchscreen (direct) or touchpad (indirect).
+    public var type: TouchType { kind.touchType }
 
-    /// The surface of `description` with the size `mapper` gives it.
-    public init(description: DeviceDescription, mapper: CoordinateMapper) {
+    /// The touches are the corners of a bounding box (a semi-mt touchpad): no rotation from them.
+    public var isSemiMT: Bool { kind.isSemiMT }
+
+    /// A touchscreen without button area or thumb rules.
+    public static let touchscreen = GestureSurface(kind: .touchscreen)
+
+    /// The surface of `description`, served as `kind`, with the size `mapper` gives it.
+    public init(kind: DeviceKind, description: DeviceDescription, mapper: CoordinateMapper) {
         self.init(
-            type: description.deviceClass == .touchscreen ? .direct : .indirect,
-            isClickpad: description.hasProperty(InputProperty.buttonpad),
-            isSemiMT: description.isSemiMT,
+            kind: kind, isClickpad: description.hasProperty(InputProperty.buttonpad),
             heightMillimeters: mapper.sizeMillimeters.height)
     }
 

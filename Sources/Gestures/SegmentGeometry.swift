@@ -306,14 +306,16 @@ struct SegmentGeometry: Sendable {
         }
         guard r.count > 0 else { return r }
         if semi {
-            r.centroid = (minRef + maxRef) / 2
-            r.centroidMM = (minRefMM + maxRefMM) / 2
-            r.current = (minCur + maxCur) / 2
-            r.currentMM = (minCurMM + maxCurMM) / 2
-            r.radius = (maxCur - minCur).length / 2
-            r.radiusMM = (maxCurMM - minCurMM).length / 2
-            r.referenceRadius = (maxRef - minRef).length / 2
-            r.referenceRadiusMM = (maxRefMM - minRefMM).length / 2
+            // Halves first: a box of finite corners near the double's limit (garbage input) then has
+            // a finite centre; for any other box the result is the same to the bit (halving is exact).
+            r.centroid = minRef * 0.5 + maxRef * 0.5
+            r.centroidMM = minRefMM * 0.5 + maxRefMM * 0.5
+            r.current = minCur * 0.5 + maxCur * 0.5
+            r.currentMM = minCurMM * 0.5 + maxCurMM * 0.5
+            r.radius = (maxCur * 0.5 - minCur * 0.5).length
+            r.radiusMM = (maxCurMM * 0.5 - minCurMM * 0.5).length
+            r.referenceRadius = (maxRef * 0.5 - minRef * 0.5).length
+            r.referenceRadiusMM = (maxRefMM * 0.5 - minRefMM * 0.5).length
             return r
         }
         let n = Double(r.count)

@@ -63,3 +63,11 @@ public struct SimilarityFit: Sendable {
         return (scale, _atan2(b, a))
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+private func _atan2(_ y: Double, _ x: Double) -> Double { Glibc.atan2(y, x) }
+#elseif canImport(Darwin)
+import Darwin
+private func _atan2(_ y: Double, _ x: Double) -> Double { Darwin.atan2(y, x) }
+#endif

@@ -1,7 +1,5 @@
-@_exported import Gestures
-@_exported import MultitouchCore
 import SystemCalls
-@_exported import TouchRouting
+@_exported import TouchVocabulary
 @_exported import WireProtocol
 
 #if canImport(Glibc)
@@ -41,25 +39,20 @@ public final class MultitouchClient: @unchecked Sendable {
     /// Connects to the daemon's socket.
     /// - Throws: `ConnectionError` when the socket does not exist, refuses or is not accessible.
     public init(path: String = MultitouchClient.defaultSocketPath) throws {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ConnectionError(description: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            Glibc.close(fd)
+        guard let address = Sys.unixAddress(path) else {
             throw ConnectionError(description: "socket path too long: \(path)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+        let fd: Int32
+        do {
+            fd = try Sys.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+        } catch {
+            throw ConnectionError(description: "socket: \(error.reason)")
         }
-        guard result == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw ConnectionError(description: "cannot connect to \(path): \(reason)")
+        do {
+            try Sys.connect(fd, to: address, path)
+        } catch {
+            Sys.close(fd)
+            throw ConnectionError(description: "cannot connect to \(path): \(error.reason)")
         }
         self.fd = fd
     }
@@ -69,7 +62,7 @@ public final class MultitouchClient: @unchecked Sendable {
         self.fd = fd
     }
 
-    deinit { if !closed { Glibc.close(fd) } }
+    deinit { if !closed { Sys.close(fd) } }
 
     /// Closes the connection; a blocked `nextMessage()` returns nil.
     public func close() {
@@ -77,7 +70,8 @@ public final class MultitouchClient: @unchecked Sendable {
         defer { writeLock.unlock() }
         guard !closed else { return }
         closed = true
-        shutdown(fd, Int32(SHUT_RDWR))
+        // A peer that is already gone (ENOTCONN) leaves nothing to shut down.
+        try? Sys.shutdown(fd, Int32(SHUT_RDWR))
     }
 
     // MARK: Requests
@@ -135,7 +129,7 @@ public final class MultitouchClient: @unchecked Sendable {
     }
 
     /// Sets a device's cumulative transform (x' = a*x + c*y + tx, y' = b*x + d*y + ty).
-    public func setTransform(device: Int, matrix: Gestures.AffineTransform, id: RequestID? = nil) throws {
+    public func setTransform(device: Int, matrix: TouchVocabulary.AffineTransform, id: RequestID? = nil) throws {
         try send(ClientRequest(.setTransform(device: device, matrix: matrix), id: id))
     }
 
@@ -173,7 +167,7 @@ public final class MultitouchClient: @unchecked Sendable {
     /// Sets (`matrix`) or resets (nil) the cumulative transform of one of this client's regions'
     /// gesture session; answered with `transform` carrying the region.
     public func setTransform(
-        device: Int, region: String, matrix: Gestures.AffineTransform?, id: RequestID? = nil
+        device: Int, region: String, matrix: TouchVocabulary.AffineTransform?, id: RequestID? = nil
     )
         throws
     {
@@ -185,9 +179,11 @@ public final class MultitouchClient: @unchecked Sendable {
     /// Makes `nextLine()`/`nextMessage()` throw instead of waiting longer than `seconds` for data
     /// (SO_RCVTIMEO); 0 waits forever (the default).
     public func setReceiveTimeout(seconds: Double) throws {
-        var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
-        guard setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
-            throw ConnectionError(description: "setsockopt(SO_RCVTIMEO): \(String(cString: strerror(errno)))")
+        let value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
+        do {
+            try Sys.setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, value, name: "SO_RCVTIMEO")
+        } catch {
+            throw ConnectionError(description: "setsockopt(SO_RCVTIMEO): \(error.reason)")
         }
     }
 

@@ -28,7 +28,7 @@ struct ContactSource {
 
     init(features: DeviceFeatures) {
         switch features.kind {
-        case .b: kind = features.isSemiMT ? .semiMT : .slots
+        case .b: kind = features.deviceKind == .semiMTTouchpad ? .semiMT : .slots
         case .a: kind = .protocolA
         case .singleTouch: kind = .singleTouch
         }
@@ -96,8 +96,9 @@ struct ProtocolBSource {
 
 /// Semi-mt (`INPUT_PROP_SEMI_MT`): the kernel reports two protocol B slots that are the corners of the
 /// fingers' bounding box, and the finger count through `BTN_TOOL_*TAP` (which the table counts on an
-/// indirect device). The slots parse as protocol B; the frames carry `isSemiMT` so that gestures read
-/// the box, not two fingers (libinput's touchpad dispatch treats such pads the same way).
+/// indirect device). The slots parse as protocol B; the device's class (`DeviceKind.semiMTTouchpad`)
+/// tells the gesture surface to read the box, not two fingers (libinput's touchpad dispatch treats
+/// such pads the same way).
 struct SemiMTSource {
     private var slots: ProtocolBSource
 

@@ -430,9 +430,7 @@ struct ContactTable {
             }
         }
         publishedButton = buttonPressed
-        return TouchFrame(
-            time: frameTime, touches: output, fingerCount: fingerCount, isSemiMT: features.isSemiMT,
-            isButtonPressed: buttonPressed)
+        return TouchFrame(time: frameTime, touches: output, fingerCount: fingerCount, isButtonPressed: buttonPressed)
     }
 }
 
@@ -490,7 +488,8 @@ struct DeviceFeatures: Sendable {
     var kind: MultitouchProtocol
     var slotCount: Int
     var slotMinimum: Int
-    var isSemiMT: Bool
+    /// The class the device is served as (chosen once, by the pipeline).
+    var deviceKind: DeviceKind
     var touchType: TouchType
     /// A touchscreen: the finger is on the picture.
     var isDirect: Bool
@@ -504,12 +503,12 @@ struct DeviceFeatures: Sendable {
     var pressureSpan: Double
     var singleTouchKey: UInt16
 
-    init(_ description: DeviceDescription) {
+    init(_ description: DeviceDescription, kind deviceKind: DeviceKind) {
         kind = description.multitouchProtocol
         slotCount = min(ContactTracker.slotLimit, max(1, description.slotCount))
         slotMinimum = Int(description.axes[AbsCode.mtSlot]?.minimum ?? 0)
-        isSemiMT = description.isSemiMT
-        touchType = description.deviceClass == .touchscreen ? .direct : .indirect
+        self.deviceKind = deviceKind
+        touchType = deviceKind.touchType
         isDirect = touchType == .direct
         let multitouch = kind != .singleTouch
         hasMajor = multitouch && description.axes[AbsCode.mtTouchMajor] != nil

@@ -66,7 +66,7 @@ public struct TapCountParameters: Hashable, Sendable {
 /// cancellation and the unit conversions. Pure: no clock, no I/O.
 ///
 /// The device's `ContactSource` (protocol B slots, semi-mt, protocol A, single touch) is chosen once,
-/// here, and parses each frame's events into the `ContactTable`, which holds what every kind shares.
+/// here, from its protocol and its class (`DeviceKind`), and parses each frame's events into the `ContactTable`, which holds what every kind shares.
 ///
 /// Rules (kernel Documentation/input/multi-touch-protocol.rst unless noted):
 /// - Protocol B: slot 0 is implied until the first `ABS_MT_SLOT`; a slot keeps its values across frames
@@ -116,6 +116,8 @@ public struct TapCountParameters: Hashable, Sendable {
 public struct ContactTracker {
     public let description: DeviceDescription
     public let mapper: CoordinateMapper
+    /// The class the device is served as, which chose its contact source.
+    public let kind: DeviceKind
 
     /// Most slots kept: a description claiming more (garbage) is clamped. Real panels have at most 60.
     public static let slotLimit = 256
@@ -123,13 +125,17 @@ public struct ContactTracker {
     private var table: ContactTable
     private var source: ContactSource
 
+    /// - Parameter kind: the class the device is served as; nil: `description.kind`. A pipeline passes
+    ///   the one it chose for all its stages.
     public init(
-        description: DeviceDescription, mapper: CoordinateMapper, idSource: TouchIDSource = TouchIDSource(),
-        tapCounting: TapCountParameters = .default
+        description: DeviceDescription, mapper: CoordinateMapper, kind: DeviceKind? = nil,
+        idSource: TouchIDSource = TouchIDSource(), tapCounting: TapCountParameters = .default
     ) {
         self.description = description
         self.mapper = mapper
-        let features = DeviceFeatures(description)
+        let kind = kind ?? description.kind
+        self.kind = kind
+        let features = DeviceFeatures(description, kind: kind)
         table = ContactTable(features: features, mapper: mapper, idSource: idSource, tapCounting: tapCounting)
         source = ContactSource(features: features)
     }

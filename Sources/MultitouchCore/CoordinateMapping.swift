@@ -12,18 +12,14 @@ public struct OutputMapping: Hashable, Sendable {
 
     public static let identityCalibration: [Double] = [1, 0, 0, 0, 1, 0]
 
-    public init(width: Double, height: Double, rotation: Int = 0, calibration: [Double] = OutputMapping.identityCalibration) {
+    public init(
+        width: Double, height: Double, rotation: Int = 0, calibration: [Double] = OutputMapping.identityCalibration
+    ) {
         self.width = width
         self.height = height
         self.rotation = rotation
         self.calibration = calibration
     }
-}
-
-/// The published coordinate space of a device, named in the hello/device messages so clients know the
-/// units of locations, centroids, translations and matrices.
-public enum PublishedUnits: String, Hashable, Sendable {
-    case pixels, millimeters
 }
 
 /// Converts raw device units into the three spaces a touch carries (normalized, millimetres, published).
@@ -66,7 +62,8 @@ public struct CoordinateMapper: Hashable, Sendable {
             scaleSource = "configured size"
         } else {
             // Square units: both axes get the same units-per-mm, chosen so the X span is nominal wide.
-            let width = description.deviceClass == .touchpad
+            let width =
+                description.deviceClass == .touchpad
                 ? CoordinateMapper.nominalTouchpadWidthMillimeters : CoordinateMapper.nominalTouchscreenWidthMillimeters
             unitsPerMillimeterX = spanX / width
             unitsPerMillimeterY = unitsPerMillimeterX

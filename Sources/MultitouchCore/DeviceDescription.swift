@@ -34,24 +34,40 @@ public struct DeviceIdentity: Hashable, Sendable {
     }
 }
 
-/// What kind of multitouch surface a device is, and so which touch `type` and coordinate space it gets.
-public enum DeviceClass: String, Hashable, Sendable, CaseIterable {
-    /// Direct touch: the finger is on the picture (`INPUT_PROP_DIRECT` or the heuristics below).
+/// The class a device is served as, chosen once when it is added (`DeviceDescription.kind`), as
+/// libinput's `evdev_configure_device` picks one dispatch per device and lets it own its chain. Each
+/// stage that treats classes differently is configured with it when the device's pipeline is made:
+/// the contact tracker (its `ContactSource`, the touches' type, whether tool keys count fingers),
+/// the gesture surface (a semi-mt box measures no rotation; clickpad thumbs), the checkers, and the
+/// publishing edge (the wire's `semiMT` on `deviceAdded` and `touches`). No frame, routed output or
+/// delivery carries it.
+public enum DeviceKind: Hashable, Sendable, CaseIterable {
+    /// Direct touch: touches on the picture, every contact a finger (`DeviceClass.touchscreen`).
     case touchscreen
-    /// Indirect touch: a touchpad, clickpad or tablet surface that moves a pointer.
+    /// Indirect touch whose slots are fingers (`DeviceClass.touchpad`).
     case touchpad
-    /// Not a touch device the daemon serves (keyboard, mouse, pen-only tablet, ...).
+    /// A touchpad whose two slots are the corners of the fingers' bounding box, its finger count
+    /// from `BTN_TOOL_*TAP` (`INPUT_PROP_SEMI_MT`; libinput handles such pads in its touchpad
+    /// dispatch, evdev-mt-touchpad.c's `semi_mt`).
+    case semiMTTouchpad
+    /// Not a touch device the daemon serves (`DeviceClass.other`: a pen, a keyboard, a mouse). Its
+    /// recordings replay as an indirect device with real slots, as any device that is not a touchscreen.
     case other
-}
 
-/// How the device reports several contacts.
-public enum MultitouchProtocol: String, Hashable, Sendable {
-    /// Protocol B: `ABS_MT_SLOT` with tracking ids.
-    case b = "B"
-    /// Protocol A: anonymous contacts separated by `SYN_MT_REPORT`.
-    case a = "A"
-    /// No `ABS_MT_*` axes: one contact from `ABS_X`/`ABS_Y` and `BTN_TOUCH`.
-    case singleTouch = "single"
+    /// The class the wire's `class` field and the configuration's `class` rules name.
+    public var deviceClass: DeviceClass {
+        switch self {
+        case .touchscreen: return .touchscreen
+        case .touchpad, .semiMTTouchpad: return .touchpad
+        case .other: return .other
+        }
+    }
+
+    /// The touches' type: direct on a touchscreen, indirect on everything else.
+    public var touchType: TouchType { self == .touchscreen ? .direct : .indirect }
+
+    /// The two slots are a bounding box, not two fingers.
+    public var isSemiMT: Bool { self == .semiMTTouchpad }
 }
 
 /// Everything the pipeline needs to know about one input device, from a recording's header or from a
@@ -91,7 +107,8 @@ public struct DeviceDescription: Hashable, Sendable {
         return .singleTouch
     }
 
-    /// True for `INPUT_PROP_SEMI_MT`: the two slots are a bounding box, not two fingers.
+    /// True for `INPUT_PROP_SEMI_MT`, the kernel's property: what the device says of itself. The stages
+    /// read `kind` (`DeviceKind.semiMTTouchpad`), chosen once from it.
     public var isSemiMT: Bool { hasProperty(InputProperty.semiMT) }
 
     /// Number of protocol B slots (1 for single-touch devices; for protocol A the number of contacts the
@@ -145,4 +162,15 @@ public struct DeviceDescription: Hashable, Sendable {
     }
 
     public var deviceClass: DeviceClass { classification.deviceClass }
+
+    /// The class the device is served as: its `deviceClass`, a touchpad split by
+    /// `INPUT_PROP_SEMI_MT`. The kernel sets that property on touchpads only; on a device classed
+    /// otherwise it describes no box, and is not taken as one.
+    public var kind: DeviceKind {
+        switch deviceClass {
+        case .touchscreen: return .touchscreen
+        case .touchpad: return isSemiMT ? .semiMTTouchpad : .touchpad
+        case .other: return .other
+        }
+    }
 }

@@ -24,21 +24,17 @@ struct AccessGroups {
 
     /// A group name's id (a number is taken as one when no group has that name).
     private static func lookUp(_ name: String) -> UInt32? {
-        var group = group()
-        var result: UnsafeMutablePointer<group>? = nil
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        let status = getgrnam_r(name, &group, &buffer, buffer.count, &result)
-        if status == 0, result != nil { return group.gr_gid }
+        if let gid = (try? Sys.groupID(named: name)) ?? nil { return gid }
         return UInt32(name)
     }
 
     /// The peer's supplementary groups as they were when it connected (SO_PEERGROUPS, Linux 4.13).
     private static func supplementaryGroups(fd: Int32) -> [UInt32] {
         let soPeerGroups: Int32 = 59
-        var groups = [gid_t](repeating: 0, count: 256)
-        var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
-        let status = groups.withUnsafeMutableBytes { getsockopt(fd, SOL_SOCKET, soPeerGroups, $0.baseAddress, &length) }
-        guard status == 0 else { return [] }
-        return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
+        // A kernel before 4.13 (ENOPROTOOPT) or more than 256 groups (ERANGE): the primary group only.
+        return
+            (try? Sys.getsockopt(
+                fd, SOL_SOCKET, soPeerGroups, arrayOf: gid_t.self, capacity: 256, name: "SO_PEERGROUPS"))
+            ?? []
     }
 }

@@ -1,10 +1,10 @@
 import Configuration
-import Gestures
 import Logging
 import MultitouchCore
 import Publishing
 import TouchPipeline
 import TouchRouting
+import TouchVocabulary
 import WireProtocol
 
 /// What the client hub asks of the devices' side of the daemon, typed (no wire type crosses here):

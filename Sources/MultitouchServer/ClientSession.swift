@@ -40,6 +40,8 @@ final class ClientSession {
     private var sendBufferBytes: Int32 = 0
     private(set) var reservedSendBytes: Int32 = 0
 
+    /// - Parameter fd: the connection's socket; -1 for a session without one (the request server's
+    ///   tests), whose socket calls are never made.
     init(id: Int, fd: Int32, peer: PeerCredentials?, grant: AccessGrant = .everything) {
         self.id = id
         self.fd = fd
@@ -47,7 +49,7 @@ final class ClientSession {
         subscriber = Subscriber(id: id, grant: grant)
         subscriber.account = peer?.uid
         staging.reserveCapacity(ClientSession.stagingBytes)
-        reserveSendBuffer()
+        if fd >= 0 { reserveSendBuffer() }
     }
 
     /// Room for the overflow line even when the client reads nothing: normal output may fill the
@@ -57,14 +59,13 @@ final class ClientSession {
     /// connect and raising it back at the end is enough: no check per write. Setting SO_SNDBUF to the
     /// value it had needs no privilege (it is at most net.core.wmem_max by default).
     private func reserveSendBuffer() {
-        var size: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0, size > 0 else { return }
+        guard let size = try? Sys.getsockopt(fd, SOL_SOCKET, SO_SNDBUF, as: Int32.self, name: "SO_SNDBUF"), size > 0
+        else { return }
         // A quarter of the buffer, at most 64 KiB: the rest of a half-sent message plus the error line.
         let reserve = min(ClientSession.maximumSendReserve, size / 4)
         // The kernel doubles what is set (bookkeeping overhead) and reports the doubled value.
-        var lowered = (size - reserve) / 2
-        guard setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &lowered, socklen_t(MemoryLayout<Int32>.size)) == 0 else { return }
+        let lowered = (size - reserve) / 2
+        guard (try? Sys.setsockopt(fd, SOL_SOCKET, SO_SNDBUF, lowered, name: "SO_SNDBUF")) != nil else { return }
         sendBufferBytes = size
         reservedSendBytes = reserve
     }
@@ -72,8 +73,7 @@ final class ClientSession {
     /// Gives the held-back room to the final line (see `reserveSendBuffer`).
     func releaseSendReserve() {
         guard reservedSendBytes > 0 else { return }
-        var original = sendBufferBytes / 2
-        if setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &original, socklen_t(MemoryLayout<Int32>.size)) == 0 {
+        if (try? Sys.setsockopt(fd, SOL_SOCKET, SO_SNDBUF, sendBufferBytes / 2, name: "SO_SNDBUF")) != nil {
             reservedSendBytes = 0
         }
     }

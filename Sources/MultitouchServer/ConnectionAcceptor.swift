@@ -56,7 +56,8 @@ final class ConnectionAcceptor {
     /// Refuses a connection: one `too-many-clients` error line, sent without blocking, then closed.
     static func refuse(_ fd: Int32, _ why: String) {
         let line = refusal(why)
-        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        // Best effort: a peer that is gone or has no room just misses the line.
+        _ = line.withUnsafeBytes { try? Sys.send(fd, $0, flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         Sys.close(fd)
     }
 

@@ -1,7 +1,6 @@
 import CLinuxSystem
 import Configuration
 import DeviceInput
-import Gestures
 import Glibc
 import Logging
 import MultitouchCore
@@ -9,6 +8,7 @@ import Publishing
 import TUIOOutput
 import TouchPipeline
 import TouchRouting
+import TouchVocabulary
 import WireProtocol
 
 /// Everything `multitouchd` was started with.
@@ -99,7 +99,7 @@ public final class Daemon {
         }
         startTUIO()
         // Writes to a vanished client must return EPIPE, not kill the daemon (send uses MSG_NOSIGNAL too).
-        signal(SIGPIPE, SIG_IGN)
+        Sys.ignoreSignal(SIGPIPE)
     }
 
     /// Opens the socket and runs until SIGTERM/SIGINT. Returns the exit status.

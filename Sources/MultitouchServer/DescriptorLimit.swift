@@ -34,7 +34,12 @@ struct DescriptorReserve {
     private var refusedSinceWarning = 0
 
     init() {
-        spare = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        spare = Self.openSpare()
+    }
+
+    /// A descriptor held in reserve (/dev/null), -1 when even that cannot be opened.
+    private static func openSpare() -> Int32 {
+        (try? Sys.open("/dev/null", O_RDONLY | O_CLOEXEC)) ?? -1
     }
 
     /// `configured` limited to the clients `descriptorLimit` (RLIMIT_NOFILE's soft limit) leaves room
@@ -46,11 +51,7 @@ struct DescriptorReserve {
 
     /// The soft open-file limit of this process; nil when unlimited (RLIM_INFINITY, all ones) or unknown.
     static func currentDescriptorLimit() -> Int? {
-        var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
-            return nil
-        }
-        return Int(clamping: limit.rlim_cur)
+        (try? Sys.descriptorLimit()) ?? nil
     }
 
     /// What the daemon does after `accept` failed with EMFILE or ENFILE.
@@ -74,17 +75,18 @@ struct DescriptorReserve {
         if spare >= 0 {
             Sys.close(spare)
             spare = -1
-            let fd = multitouchd_accept(listenFD)
-            let code = errno
-            if fd >= 0 {
-                _ = refusal.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            do {
+                let fd = try Sys.accept(listenFD)
+                _ = refusal.withUnsafeBytes { try? Sys.send(fd, $0, flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                 Sys.close(fd)
                 refusedSinceWarning += 1
                 outcome = .refusedOne
-            } else if code != EMFILE && code != ENFILE {
+            } catch  where error.errno != EMFILE && error.errno != ENFILE {
                 outcome = .nothingWaiting
+            } catch {
+                // Still out of descriptors with the reserve given back: pause the listener.
             }
-            spare = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            spare = Self.openSpare()
         }
         if outcome == .nothingWaiting { return outcome }
         if outcome == .pauseListener { listenerPaused = true }

@@ -1,6 +1,5 @@
 import Configuration
 import DeviceInput
-import Gestures
 import Glibc
 import Logging
 import MultitouchCore
@@ -8,6 +7,7 @@ import Prediction
 import Publishing
 import TouchPipeline
 import TouchRouting
+import TouchVocabulary
 import WireProtocol
 
 /// A live evdev device being served: its reader, its pipeline and a reusable read buffer.

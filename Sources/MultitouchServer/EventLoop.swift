@@ -1,5 +1,9 @@
 import CLinuxSystem
 import Glibc
+// `Sys`, `SystemError` and the event descriptors (`Epoll`, `TimerFD`, `SignalFD`) live in the
+// SystemCalls module, the one place system calls are made; re-exported so every file of the server,
+// and its users, name them without another import.
+@_exported import SystemCalls
 
 /// What an epoll registration stands for: the closed set of things the daemon waits on.
 enum LoopSource: Hashable, Sendable {

@@ -35,13 +35,17 @@ public struct ListeningSocket: ~Copyable {
 
     /// Takes over an fd passed by systemd (sd_listen_fds(3): fds start at 3).
     public static func inherited(fd: Int32) throws(ListenError) -> ListeningSocket {
-        var type: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == Int32(SOCK_STREAM.rawValue) else {
+        guard let type = try? Sys.getsockopt(fd, SOL_SOCKET, SO_TYPE, as: Int32.self, name: "SO_TYPE"),
+            type == Int32(SOCK_STREAM.rawValue)
+        else {
             throw ListenError("LISTEN_FDS fd \(fd) is not a stream socket")
         }
-        do { try Sys.setNonBlocking(fd) } catch { throw ListenError("LISTEN_FDS fd \(fd): \(error)") }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        do {
+            try Sys.setNonBlocking(fd)
+            try Sys.setCloseOnExec(fd)
+        } catch {
+            throw ListenError("LISTEN_FDS fd \(fd): \(error)")
+        }
         return ListeningSocket(fd: fd, createdPath: nil, createdFile: nil)
     }
 
@@ -61,9 +65,14 @@ public struct ListeningSocket: ~Copyable {
         defer { directory.close() }
         try removeStaleSocket(name, in: directory, path: path, logger: logger)
 
-        let fd = socket(
-            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ListenError("\(SystemError("socket(AF_UNIX)"))") }
+        let fd: Int32
+        do {
+            fd = try Sys.socket(
+                AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                0, path)
+        } catch {
+            throw ListenError("\(error)")
+        }
         do {
             let created = try createInPlace(
                 fd: fd, name: name, in: directory, path: path, mode: configuration.mode, group: group)
@@ -77,23 +86,17 @@ public struct ListeningSocket: ~Copyable {
     /// Closes the socket and removes the file the daemon created, if the path still names it.
     public consuming func close() {
         Sys.close(fd)
-        guard let createdPath, let createdFile else { return }
-        var info = stat()
-        if lstat(createdPath, &info) == 0, UInt64(info.st_dev) == createdFile.device,
-            UInt64(info.st_ino) == createdFile.inode
-        {
-            unlink(createdPath)
+        guard let createdPath, let createdFile, let info = try? Sys.lstat(createdPath) else { return }
+        if UInt64(info.st_dev) == createdFile.device, UInt64(info.st_ino) == createdFile.inode {
+            // Gone already (someone removed it) is fine: the daemon is leaving either way.
+            try? Sys.unlink(createdPath)
         }
     }
 
-    static func unixAddress(_ path: String) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(path.utf8.prefix(raw.count - 1))
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
+    /// The address of `path`, relative to a directory descriptor through /proc/self/fd (short
+    /// whatever the directory's own path: the length was checked by `bind`).
+    static func unixAddress(_ path: String) throws(ListenError) -> Sys.UnixAddress {
+        guard let address = Sys.unixAddress(path) else { throw ListenError("socket address \(path) is too long") }
         return address
     }
 
@@ -104,51 +107,61 @@ public struct ListeningSocket: ~Copyable {
     ) throws(ListenError) -> (device: UInt64, inode: UInt64) {
         // The file bind() creates takes the socket inode's mode less the umask (unix_bind_bsd), so set
         // both: the mode is right from the first instant, with no chmod through a path.
-        guard fchmod(fd, mode_t(mode)) == 0 else {
-            throw ListenError("\(SystemError("fchmod", detail: "socket for \(path)"))")
+        do {
+            try Sys.fchmod(fd, mode: mode_t(mode), "socket for \(path)")
+        } catch {
+            throw ListenError("\(error)")
         }
         let scratch = try PrivateDirectory(in: directory, for: path)
         defer { scratch.remove() }
-        var address = unixAddress("/proc/self/fd/\(scratch.fd)/\(PrivateDirectory.socketName)")
+        let address = try unixAddress("/proc/self/fd/\(scratch.fd)/\(PrivateDirectory.socketName)")
         let oldMask = umask(mode_t(~mode & 0o777))
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        let bindErrno = errno
+        let bound = Result { () throws(SystemError) in try Sys.bind(fd, to: address, path) }
         umask(oldMask)
-        guard bound == 0 else {
-            let hint = bindErrno == ENOENT ? " (binding needs /proc/self/fd)" : ""
-            throw ListenError("\(SystemError("bind", errno: bindErrno, detail: path))\(hint)")
+        if case .failure(let error) = bound {
+            let hint = error.errno == ENOENT ? " (binding needs /proc/self/fd)" : ""
+            throw ListenError("\(error)\(hint)")
         }
         // From here every call names the file relative to the private directory, which only this
         // process can write to, and none follows a link.
-        var info = stat()
-        guard fstatat(scratch.fd, PrivateDirectory.socketName, &info, AT_SYMLINK_NOFOLLOW) == 0,
-            info.st_mode & S_IFMT == S_IFSOCK
-        else { throw ListenError("\(SystemError("fstatat", detail: "new socket for \(path)"))") }
-        if UInt32(info.st_mode & 0o7777) != mode,
-            fchmodat(scratch.fd, PrivateDirectory.socketName, mode_t(mode), 0) != 0
-        {
-            throw ListenError("\(SystemError("fchmodat", detail: "new socket for \(path)"))")
+        let info: stat
+        do {
+            info = try Sys.fstatat(scratch.fd, PrivateDirectory.socketName, flags: AT_SYMLINK_NOFOLLOW)
+        } catch {
+            throw ListenError("\(SystemError("fstatat", errno: error.errno, detail: "new socket for \(path)"))")
         }
-        if let group, fchownat(scratch.fd, PrivateDirectory.socketName, uid_t.max, group, AT_SYMLINK_NOFOLLOW) != 0 {
-            throw ListenError("\(SystemError("fchownat", detail: "\(path) to group \(group)"))")
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            throw ListenError("the new socket for \(path) is not a socket")
         }
-        guard listen(fd, 64) == 0 else { throw ListenError("\(SystemError("listen", detail: path))") }
-        // Never replace what appeared at the path since the stale-socket check; fall back to a plain
-        // rename only where the filesystem lacks RENAME_NOREPLACE.
-        var renamed = multitouchd_renameat_noreplace(scratch.fd, PrivateDirectory.socketName, directory.fd, name)
-        if renamed != 0 && errno == EINVAL {
-            renamed = renameat(scratch.fd, PrivateDirectory.socketName, directory.fd, name)
-        }
-        guard renamed == 0 else {
-            let code = errno
-            if code == EEXIST {
-                throw ListenError("\(path) appeared while the daemon was starting; refusing to replace it")
+        do {
+            if UInt32(info.st_mode & 0o7777) != mode {
+                try Sys.fchmodat(scratch.fd, PrivateDirectory.socketName, mode: mode_t(mode))
             }
-            throw ListenError("\(SystemError("rename", errno: code, detail: "new socket to \(path)"))")
+        } catch {
+            throw ListenError("\(SystemError("fchmodat", errno: error.errno, detail: "new socket for \(path)"))")
+        }
+        do {
+            if let group {
+                try Sys.fchownat(
+                    scratch.fd, PrivateDirectory.socketName, owner: uid_t.max, group: group, flags: AT_SYMLINK_NOFOLLOW)
+            }
+        } catch {
+            throw ListenError(
+                "\(SystemError("fchownat", errno: error.errno, detail: "\(path) to group \(group ?? 0)"))")
+        }
+        do {
+            try Sys.listen(fd, backlog: 64, path)
+        } catch {
+            throw ListenError("\(error)")
+        }
+        // Never replace what appeared at the path since the stale-socket check (RENAME_NOREPLACE, a
+        // plain rename only where the filesystem lacks it).
+        do {
+            try Sys.renameNoReplace(scratch.fd, PrivateDirectory.socketName, directory.fd, name)
+        } catch  where error.errno == EEXIST {
+            throw ListenError("\(path) appeared while the daemon was starting; refusing to replace it")
+        } catch {
+            throw ListenError("\(SystemError("rename", errno: error.errno, detail: "new socket to \(path)"))")
         }
         return (UInt64(info.st_dev), UInt64(info.st_ino))
     }
@@ -161,13 +174,16 @@ public struct ListeningSocket: ~Copyable {
     }
 
     private static func makeParentDirectory(_ parent: String) throws(ListenError) {
-        var info = stat()
-        if stat(parent, &info) == 0 {
+        if let info = try? Sys.stat(parent) {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw ListenError("\(parent) is not a directory") }
             return
         }
-        if mkdir(parent, 0o755) != 0 && errno != EEXIST {
-            throw ListenError("cannot create the socket directory: \(SystemError("mkdir", detail: parent))")
+        do {
+            try Sys.mkdir(parent, mode: 0o755)
+        } catch  where error.errno == EEXIST {
+            // Made by someone else in between: SocketDirectory checks what it is.
+        } catch {
+            throw ListenError("cannot create the socket directory: \(error)")
         }
     }
 
@@ -179,29 +195,33 @@ public struct ListeningSocket: ~Copyable {
     private static func removeStaleSocket(
         _ name: String, in directory: SocketDirectory, path: String, logger: Logger
     ) throws(ListenError) {
-        var info = stat()
-        guard fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-            if errno == ENOENT { return }
-            throw ListenError("\(SystemError("lstat", detail: path))")
+        let info: stat
+        do {
+            info = try Sys.fstatat(directory.fd, name, flags: AT_SYMLINK_NOFOLLOW)
+        } catch  where error.errno == ENOENT {
+            return
+        } catch {
+            throw ListenError("\(SystemError("lstat", errno: error.errno, detail: path))")
         }
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw ListenError(
                 "\(path) exists and is not a socket; refusing to replace it (remove it or choose another socket path)")
         }
-        let probe = socket(
-            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard probe >= 0 else { throw ListenError("\(SystemError("socket(AF_UNIX)"))") }
-        defer { Sys.close(probe) }
-        var address = unixAddress("/proc/self/fd/\(directory.fd)/\(name)")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+        let probe: Int32
+        do {
+            probe = try Sys.socket(
+                AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0,
+                "probe of \(path)")
+        } catch {
+            throw ListenError("\(error)")
         }
-        if connected == 0 {
+        defer { Sys.close(probe) }
+        let address = try unixAddress("/proc/self/fd/\(directory.fd)/\(name)")
+        let connected = Result { () throws(SystemError) in try Sys.connect(probe, to: address, path) }
+        guard case .failure(let failure) = connected else {
             throw ListenError("another daemon is listening on \(path); refusing to start a second one")
         }
-        let code = errno
+        let code = failure.errno
         if code == EAGAIN {
             throw ListenError(
                 "a process is listening on \(path) but not accepting (its backlog is full: a stopped or hung daemon?); refusing to start a second one"
@@ -212,7 +232,11 @@ public struct ListeningSocket: ~Copyable {
                 "cannot tell whether \(path) is in use: \(SystemError("connect", errno: code, detail: path))")
         }
         logger.notice("socket: replacing stale socket file", metadata: ["socket.path": "\(path)"])
-        if unlinkat(directory.fd, name, 0) != 0 { throw ListenError("\(SystemError("unlink", detail: path))") }
+        do {
+            try Sys.unlinkat(directory.fd, name, flags: 0)
+        } catch {
+            throw ListenError("\(SystemError("unlink", errno: error.errno, detail: path))")
+        }
     }
 
     /// The configured group's id, nil to keep the daemon's own group. A name is looked up first, then a
@@ -221,15 +245,7 @@ public struct ListeningSocket: ~Copyable {
     {
         let name = configuration.group
         guard !name.isEmpty else { return nil }
-        var group = group()
-        var result: UnsafeMutablePointer<group>? = nil
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        var status = getgrnam_r(name, &group, &buffer, buffer.count, &result)
-        while status == ERANGE && buffer.count < 1 << 24 {
-            buffer = [CChar](repeating: 0, count: buffer.count * 4)
-            status = getgrnam_r(name, &group, &buffer, buffer.count, &result)
-        }
-        if status == 0, result != nil { return group.gr_gid }
+        if let gid = (try? Sys.groupID(named: name)) ?? nil { return gid }
         if let number = UInt32(name) { return gid_t(number) }
         if configuration.requireGroup {
             throw ListenError("socket group \"\(name)\" does not exist (socket.require_group is set)")
@@ -248,17 +264,22 @@ private struct SocketDirectory {
     let path: String
 
     init(path: String) throws(ListenError) {
-        let fd = open(path, multitouchd_O_PATH | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw ListenError("\(SystemError("open", detail: "socket directory \(path)"))") }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let error = SystemError("fstat", detail: path)
-            Glibc.close(fd)
+        let fd: Int32
+        let info: stat
+        do {
+            fd = try Sys.open(path, multitouchd_O_PATH | O_DIRECTORY | O_CLOEXEC)
+        } catch {
+            throw ListenError("\(SystemError("open", errno: error.errno, detail: "socket directory \(path)"))")
+        }
+        do {
+            info = try Sys.fstat(fd, path)
+        } catch {
+            Sys.close(fd)
             throw ListenError("\(error)")
         }
         if let problem = SocketDirectory.problem(mode: UInt32(info.st_mode), owner: info.st_uid, daemonUser: geteuid())
         {
-            Glibc.close(fd)
+            Sys.close(fd)
             throw ListenError(
                 "socket directory \(path) \(problem); another user could replace the socket with a link to another file. Use a directory only root or the daemon's user can write to (such as /run/multitouchd), or a sticky root-owned one such as /tmp"
             )
@@ -282,7 +303,7 @@ private struct SocketDirectory {
         return nil
     }
 
-    func close() { Glibc.close(fd) }
+    func close() { Sys.close(fd) }
 }
 
 /// A 0700 directory next to the socket's final path where the socket is created and finished; removed
@@ -297,29 +318,32 @@ private struct PrivateDirectory {
         var attempt = 0
         while true {
             let candidate = ".multitouchd-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
-            if mkdirat(parent.fd, candidate, 0o700) == 0 {
+            do {
+                try Sys.mkdirat(parent.fd, candidate, mode: 0o700)
                 name = candidate
                 break
-            }
-            attempt += 1
-            guard errno == EEXIST, attempt < 16 else {
-                throw ListenError("\(SystemError("mkdir", detail: "private directory next to \(path)"))")
+            } catch  where error.errno == EEXIST && attempt < 15 {
+                attempt += 1
+            } catch {
+                throw ListenError(
+                    "\(SystemError("mkdir", errno: error.errno, detail: "private directory next to \(path)"))")
             }
         }
-        let fd = openat(parent.fd, name, multitouchd_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else {
-            let error = SystemError("open", detail: "private directory next to \(path)")
-            unlinkat(parent.fd, name, AT_REMOVEDIR)
-            throw ListenError("\(error)")
+        do {
+            fd = try Sys.openat(parent.fd, name, multitouchd_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        } catch {
+            try? Sys.unlinkat(parent.fd, name, flags: AT_REMOVEDIR)
+            throw ListenError("\(SystemError("open", errno: error.errno, detail: "private directory next to \(path)"))")
         }
-        self.fd = fd
         self.parent = parent
     }
 
+    /// Best effort: the socket was renamed out already on success (ENOENT), and a leftover
+    /// directory costs nothing but a name.
     func remove() {
-        unlinkat(fd, PrivateDirectory.socketName, 0)
-        Glibc.close(fd)
-        unlinkat(parent.fd, name, AT_REMOVEDIR)
+        try? Sys.unlinkat(fd, PrivateDirectory.socketName, flags: 0)
+        Sys.close(fd)
+        try? Sys.unlinkat(parent.fd, name, flags: AT_REMOVEDIR)
     }
 }
 
@@ -330,10 +354,8 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
     public var gid: UInt32
 
     public static func of(fd: Int32) -> PeerCredentials? {
-        var credentials = multitouchd_ucred()
-        var length = socklen_t(MemoryLayout<multitouchd_ucred>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
-        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+        guard let peer = try? Sys.peerCredentials(fd) else { return nil }
+        return PeerCredentials(pid: peer.pid, uid: peer.uid, gid: peer.gid)
     }
 
     public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }

@@ -1,7 +1,7 @@
-import Gestures
 import MultitouchCore
 import Recordings
 import TouchPipeline
+import TouchVocabulary
 
 /// How the daemon serves a recording as if it were live devices.
 public struct ReplayOptions: Sendable {

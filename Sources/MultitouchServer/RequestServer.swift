@@ -1,10 +1,10 @@
 import Configuration
-import Gestures
 import Logging
 import MultitouchCore
 import Publishing
 import TouchPipeline
 import TouchRouting
+import TouchVocabulary
 import WireProtocol
 
 /// What a request's answer needs of the other clients, the devices and the fan-out (the hub; a fake in

@@ -85,9 +85,7 @@ public struct SystemdNotifier: Hashable, Sendable {
     /// `RELOADING=1` with `MONOTONIC_USEC`: a configuration reload (SIGHUP) began; follow with `ready()`.
     /// systemd 253+ requires the timestamp; older versions ignore it.
     public func reloading() throws(SystemError) {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let usec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+        let usec = Sys.monotonicNanoseconds() / 1000
         try send(["RELOADING=1", "MONOTONIC_USEC=\(usec)"])
     }
 
@@ -104,33 +102,19 @@ public struct SystemdNotifier: Hashable, Sendable {
                 "sd_notify", errno: EINVAL, detail: "malformed assignment \(assignment.debugDescription)")
         }
         let message = assignments.joined(separator: "\n")
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError("socket(AF_UNIX)") }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var pathBytes = Array(socketPath.utf8)
-        if pathBytes.first == UInt8(ascii: "@") {
-            pathBytes[0] = 0  // abstract namespace: a leading NUL, and the length counts no terminator
-        }
-        let pathCapacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard pathBytes.count < pathCapacity else {
+        // "@name" is the abstract namespace: a leading NUL, and the length counts no terminator.
+        guard let address = Sys.unixAddress(socketPath, abstractNamespace: true) else {
             throw SystemError("sendto", errno: ENAMETOOLONG, detail: socketPath)
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: pathBytes)
-        }
-        let isAbstract = pathBytes.first == 0
-        let length = (MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2) + pathBytes.count + (isAbstract ? 0 : 1)
+        let fd = try Sys.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, socketPath)
+        defer { Sys.close(fd) }
         let sent = message.utf8CString.withUnsafeBytes { text in
-            withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                    Result { () throws(SystemError) in
-                        // The datagram excludes the C string's terminating NUL.
-                        try Sys.sendto(
-                            fd, UnsafeRawBufferPointer(rebasing: text.dropLast()), flags: Int32(MSG_NOSIGNAL),
-                            address: socketAddress, length: socklen_t(length), socketPath)
-                    }
+            address.withSocketAddress { socketAddress, length in
+                Result { () throws(SystemError) in
+                    // The datagram excludes the C string's terminating NUL.
+                    try Sys.sendto(
+                        fd, UnsafeRawBufferPointer(rebasing: text.dropLast()), flags: Int32(MSG_NOSIGNAL),
+                        address: socketAddress, length: length, socketPath)
                 }
             }
         }
@@ -160,13 +144,11 @@ public enum SystemdSocketActivation {
             pid: environmentValue("LISTEN_PID"), fds: environmentValue("LISTEN_FDS"), ownPID: getpid())
         for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { unsetenv(name) }
         guard count > 0 else { return [] }
-        let descriptors = Array(first..<(first + count))
-        for fd in descriptors {
-            let flags = fcntl(fd, F_GETFD)
-            // An fd that is not open means a broken environment; leave it out rather than hand it on.
-            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
-        }
-        return descriptors.filter { fcntl($0, F_GETFD) >= 0 }
+        // An fd that is not open means a broken environment; leave it out rather than hand it on.
+        let descriptors = (first..<(first + count)).filter { Sys.isOpen($0) }
+        // On an open descriptor F_SETFD cannot fail.
+        for fd in descriptors { try? Sys.setCloseOnExec(fd) }
+        return descriptors
     }
 
     /// The number of passed descriptors for the sd_listen_fds(3) variables, 0 when they are absent,
@@ -181,15 +163,12 @@ public enum SystemdSocketActivation {
     /// Whether `fd` is a listening Unix stream socket (what multitouchd.socket passes); lets the daemon
     /// reject a socket unit that was edited into something else.
     public static func isListeningUnixStreamSocket(_ fd: Int32) -> Bool {
-        var type: Int32 = 0
-        var listening: Int32 = 0
-        var domain: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0 else { return false }
-        length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) == 0 else { return false }
-        length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) == 0 else { return false }
+        // A number that is not open is no socket (an inherited descriptor may be missing); ENOTSOCK:
+        // open, but not a socket at all.
+        guard Sys.isOpen(fd), let type = try? Sys.getsockopt(fd, SOL_SOCKET, SO_TYPE, as: Int32.self, name: "SO_TYPE"),
+            let listening = try? Sys.getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, as: Int32.self, name: "SO_ACCEPTCONN"),
+            let domain = try? Sys.getsockopt(fd, SOL_SOCKET, SO_DOMAIN, as: Int32.self, name: "SO_DOMAIN")
+        else { return false }
         return type == Int32(SOCK_STREAM.rawValue) && listening != 0 && domain == AF_UNIX
     }
 }

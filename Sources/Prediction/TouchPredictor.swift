@@ -84,7 +84,7 @@ public struct TouchPredictor: Sendable {
             frame: TouchFrame(
                 time: time, touches: predicted,
                 fingerCount: max(predicted.count, frame.fingerCount - (live - predicted.count)),
-                isSemiMT: frame.isSemiMT, isButtonPressed: frame.isButtonPressed))
+                isButtonPressed: frame.isButtonPressed))
     }
 
     /// Sets the horizons whose predictions are scored (the daemon's `stats`): those some client asked

@@ -409,6 +409,7 @@ extension FrameAligner {
         sink: ([Message]) -> Void
     ) {
         var aligner = FrameAligner()
+        var edge = PipelineMessages()
         var nextFrame: Int64?
         var out: [Message] = []
         let horizon = settings.predictionMilliseconds
@@ -418,7 +419,7 @@ extension FrameAligner {
         }
         Replay.run(recording: recording, source: source, settings: settings) { batch in
             for output in batch {
-                PipelineMessages.forEachItem(output) { item in
+                edge.forEachItem(output) { item in
                     guard item.address == nil, let message = item.message(horizon: horizon) else { return }
                     if let time = time(of: message)?.microseconds {
                         var frame = nextFrame ?? clock.frame(atOrAfter: time)

@@ -36,7 +36,7 @@ public enum NoninterferenceCheck {
                 return
                     "\(device.description.name): protocol \(device.description.multitouchProtocol.rawValue), no slots to delete contacts from"
             }
-            if device.description.isSemiMT {
+            if device.description.kind == .semiMTTouchpad {
                 return "\(device.description.name): semi-mt (a bounding box, not contacts)"
             }
             // A touchpad whose BTN_TOOL_*TAP keys count more fingers than it has slots: the count takes

@@ -88,6 +88,8 @@ public struct ViewTouches: Sendable {
     public var device: Int
     public var time: Timestamp
     public var fingers: Int
+    /// The device is a semi-mt touchpad (its class, which the publishing edge looked up: the wire's
+    /// `semiMT`).
     public var isSemiMT: Bool
     public var touches: [Touch]
     /// Set for a region's view (the region, the role, and why the daemon ended the touches, if it did).
@@ -135,30 +137,54 @@ public struct ViewTouches: Sendable {
 /// The one conversion from the pipeline's typed output to what clients receive (docs/PROTOCOL.md),
 /// used by the daemon's publisher, `multitouchctl replay/listen/check` and the tests: the same output
 /// gives the same messages everywhere.
-public enum PipelineMessages {
+///
+/// The edge knows each device's class from its `deviceAdded` (`PipelineDevice.kind`, chosen once by
+/// its pipeline; no frame carries it) and writes it into every `touches` message of the device (the
+/// wire's `semiMT`). So one edge sees a device's output from its `deviceAdded` on: the daemon's
+/// `Publisher` holds one for its life, a replay one per run. The static conveniences make a fresh
+/// edge for a whole stream of outputs.
+public struct PipelineMessages: Sendable {
+    /// The devices served as semi-mt touchpads, from their `deviceAdded` to their `ended`.
+    private var semiMTDevices: Set<Int> = []
+
+    public init() {}
+
+    /// An edge that already knows `devices` (their `deviceAdded` went out through another edge, or
+    /// none is published: a pipeline's own output as messages).
+    public init(knowing devices: [PipelineDevice]) {
+        for device in devices where device.kind.isSemiMT { semiMTDevices.insert(device.id) }
+    }
+
     /// The wire's device object of a pipeline device.
-    public static func deviceInfo(_ device: PipelineDevice) -> DeviceInfo {
-        DeviceInfo(id: device.id, source: device.source, description: device.description, mapper: device.mapper)
+    public static func deviceInfo(_ device: PipelineDevice) -> DeviceInfo { DeviceInfo(device) }
+
+    /// Whether `device` is served as a semi-mt touchpad (the wire's `semiMT`).
+    @inline(__always)
+    private func isSemiMT(_ device: Int) -> Bool {
+        !semiMTDevices.isEmpty && semiMTDevices.contains(device)
     }
 
     /// Every item `output` publishes, in the order clients receive them. A frame gives its whole-device
     /// `touches`, then its routed deliveries, then its whole-device gestures.
     @inline(__always)
-    public static func forEachItem(_ output: PipelineOutput, _ body: (PublishedItem) -> Void) {
+    public mutating func forEachItem(_ output: PipelineOutput, _ body: (PublishedItem) -> Void) {
         switch output {
         case .deviceAdded(let device):
-            body(PublishedItem(device: device.id, address: nil, content: .message(.deviceAdded(deviceInfo(device)))))
+            if device.kind.isSemiMT { semiMTDevices.insert(device.id) } else { semiMTDevices.remove(device.id) }
+            body(
+                PublishedItem(device: device.id, address: nil, content: .message(.deviceAdded(Self.deviceInfo(device))))
+            )
         case .recordingNote(let note):
             body(PublishedItem(device: 0, address: nil, content: .message(.error(ErrorMessage(.recording, note)))))
         case .frame(let f):
             if !f.isWithheld {
                 let touches = ViewTouches(
-                    device: f.device, time: f.frame.time, fingers: f.frame.fingerCount, isSemiMT: f.frame.isSemiMT,
+                    device: f.device, time: f.frame.time, fingers: f.frame.fingerCount, isSemiMT: isSemiMT(f.device),
                     touches: f.frame.touches, routing: nil, predictions: f.predictions)
                 body(PublishedItem(device: f.device, address: nil, content: .touches(touches)))
             }
             for delivery in f.routed {
-                if let item = routed(delivery, device: f.device, isSemiMT: f.isSemiMT) { body(item) }
+                if let item = Self.routed(delivery, device: f.device, isSemiMT: isSemiMT(f.device)) { body(item) }
             }
             for event in f.events {
                 body(
@@ -176,15 +202,16 @@ public enum PipelineMessages {
         case .dropped(let device, let time, let drop):
             body(
                 PublishedItem(
-                    device: device, address: nil, content: .message(.dropped(dropped(drop, device: device, time: time)))
-                ))
+                    device: device, address: nil,
+                    content: .message(.dropped(Self.dropped(drop, device: device, time: time)))))
         case .routed(let r):
             for delivery in r.deliveries {
-                if let item = routed(delivery, device: r.device, isSemiMT: r.isSemiMT) { body(item) }
+                if let item = Self.routed(delivery, device: r.device, isSemiMT: isSemiMT(r.device)) { body(item) }
             }
         case .answer(let a):
             body(PublishedItem(device: a.device, address: nil, content: .answer(a)))
         case .ended(let device, let time, let reason):
+            semiMTDevices.remove(device)
             body(
                 PublishedItem(
                     device: device, address: nil,
@@ -197,22 +224,23 @@ public enum PipelineMessages {
     /// (every subscriber of the device), else one region of one client. Whole-device messages carry the
     /// predictions at `horizon` (nil: none); routed ones carry their client's.
     @inline(__always)
-    public static func forEach(_ output: PipelineOutput, horizon: Int? = nil, _ body: (Message, RoutedAddress?) -> Void)
-    {
+    public mutating func forEach(
+        _ output: PipelineOutput, horizon: Int? = nil, _ body: (Message, RoutedAddress?) -> Void
+    ) {
         forEachItem(output) { item in
             if let message = item.message(horizon: horizon) { body(message, item.address) }
         }
     }
 
     /// The whole-device messages of `outputs` (what a client without regions receives), appended to `out`.
-    public static func append(_ outputs: [PipelineOutput], horizon: Int? = nil, to out: inout [Message]) {
+    public mutating func append(_ outputs: [PipelineOutput], horizon: Int? = nil, to out: inout [Message]) {
         for output in outputs {
             forEach(output, horizon: horizon) { message, address in if address == nil { out.append(message) } }
         }
     }
 
     /// The routed messages of `outputs`, appended to `out`.
-    public static func appendRouted(_ outputs: [PipelineOutput], to out: inout [RoutedMessage]) {
+    public mutating func appendRouted(_ outputs: [PipelineOutput], to out: inout [RoutedMessage]) {
         for output in outputs {
             forEach(output) { message, address in
                 if let address {
@@ -222,7 +250,20 @@ public enum PipelineMessages {
         }
     }
 
-    /// The whole-device messages of `outputs`.
+    /// The whole-device messages of a whole stream of outputs (from its devices' `deviceAdded`),
+    /// appended to `out`, by a fresh edge.
+    public static func append(_ outputs: [PipelineOutput], horizon: Int? = nil, to out: inout [Message]) {
+        var edge = PipelineMessages()
+        edge.append(outputs, horizon: horizon, to: &out)
+    }
+
+    /// The routed messages of a whole stream of outputs, appended to `out`, by a fresh edge.
+    public static func appendRouted(_ outputs: [PipelineOutput], to out: inout [RoutedMessage]) {
+        var edge = PipelineMessages()
+        edge.appendRouted(outputs, to: &out)
+    }
+
+    /// The whole-device messages of a whole stream of outputs (from its devices' `deviceAdded`).
     public static func messages(_ outputs: [PipelineOutput], horizon: Int? = nil) -> [Message] {
         var out: [Message] = []
         append(outputs, horizon: horizon, to: &out)
@@ -290,8 +331,9 @@ public enum MessageReplay {
         sink: ([Message]) -> Void
     ) {
         var messages: [Message] = []
+        var edge = PipelineMessages()
         Replay.run(recording: recording, source: source, settings: settings) { batch in
-            PipelineMessages.append(batch, horizon: settings.predictionMilliseconds, to: &messages)
+            edge.append(batch, horizon: settings.predictionMilliseconds, to: &messages)
             if !messages.isEmpty { sink(messages) }
             messages.removeAll(keepingCapacity: true)
         }
@@ -305,30 +347,34 @@ extension DevicePipeline {
     /// `push(_:into:)` as whole-device messages.
     public mutating func push(_ event: InputEvent, into out: inout [Message]) {
         var outputs: [PipelineOutput] = []
+        var edge = PipelineMessages(knowing: [device])
         push(event, into: &outputs)
-        PipelineMessages.append(outputs, to: &out)
+        edge.append(outputs, to: &out)
     }
 
     /// `push(_ reading:into:)` as whole-device messages.
     public mutating func push(_ reading: DeviceReading, into out: inout [Message]) -> ReadingOutcome {
         var outputs: [PipelineOutput] = []
+        var edge = PipelineMessages(knowing: [device])
         let outcome = push(reading, into: &outputs)
-        PipelineMessages.append(outputs, to: &out)
+        edge.append(outputs, to: &out)
         return outcome
     }
 
     /// `advance(to:into:)` as whole-device messages.
     public mutating func advance(to time: Timestamp, into out: inout [Message]) {
         var outputs: [PipelineOutput] = []
+        var edge = PipelineMessages(knowing: [device])
         advance(to: time, into: &outputs)
-        PipelineMessages.append(outputs, to: &out)
+        edge.append(outputs, to: &out)
     }
 
     /// `end(at:reason:into:)` as whole-device messages (the cancellations, then `deviceRemoved`).
     public mutating func end(at time: Timestamp, reason: DeviceEndReason, into out: inout [Message]) {
         var outputs: [PipelineOutput] = []
+        var edge = PipelineMessages(knowing: [device])
         end(at: time, reason: reason, into: &outputs)
-        PipelineMessages.append(outputs, to: &out)
+        edge.append(outputs, to: &out)
     }
 }
 
@@ -336,7 +382,8 @@ extension ReplaySchedule {
     /// `take(_:into:)` as whole-device messages.
     public mutating func take(_ step: Step, into out: inout [Message]) {
         var outputs: [PipelineOutput] = []
+        var edge = PipelineMessages(knowing: pipelines.map(\.device))
         take(step, into: &outputs)
-        PipelineMessages.append(outputs, to: &out)
+        edge.append(outputs, to: &out)
     }
 }

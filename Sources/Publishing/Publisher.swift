@@ -11,6 +11,8 @@ import WireProtocol
 public struct Publisher {
     /// Open whole-device sessions and segments per device (a device that is not here has none).
     private var open: [Int: Int] = [:]
+    /// The publishing edge, which knows each device's class from its `deviceAdded`.
+    private var edge = PipelineMessages()
 
     public init() {}
 
@@ -64,8 +66,12 @@ public struct Publisher {
     /// nobody until the caller sets its reply (`Batch.setReply`).
     public mutating func publish(_ outputs: [PipelineOutput], into batch: inout Batch) {
         batch.removeAll()
+        // The edge is taken out of `self` while `add` mutates the rest (its table is moved, not copied).
+        var edge = self.edge
+        self.edge = PipelineMessages()
+        defer { self.edge = edge }
         for output in outputs {
-            PipelineMessages.forEachItem(output) { item in add(item, into: &batch) }
+            edge.forEachItem(output) { item in add(item, into: &batch) }
         }
     }
 

@@ -30,8 +30,8 @@ struct DeviceChecks {
     var touches = TouchInvariantChecker()
     var gestures: GestureInvariantChecker
 
-    init(isSemiMT: Bool, configuration: GestureConfiguration) {
-        gestures = GestureInvariantChecker(isSemiMT: isSemiMT, configuration: configuration)
+    init(kind: DeviceKind, configuration: GestureConfiguration) {
+        gestures = GestureInvariantChecker(surface: GestureSurface(kind: kind), configuration: configuration)
     }
 
     mutating func check(_ output: PipelineOutput) {
@@ -56,7 +56,7 @@ public enum RecordingCheck {
     ) -> RecordingCheckReport {
         var failures: [String] = []
         var observers = recording.devices.map {
-            DeviceChecks(isSemiMT: $0.description.isSemiMT, configuration: settings.gestures)
+            DeviceChecks(kind: $0.description.kind, configuration: settings.gestures)
         }
         // Digests, not the text: the output of a long recording is many times its size.
         var first = OutputDigest()
@@ -64,6 +64,7 @@ public enum RecordingCheck {
         var frames = [UInt64](repeating: 0, count: recording.devices.count)
         var infos: [DeviceInfo] = []
         var messages: [Message] = []
+        var edge = PipelineMessages()
         Replay.run(recording: recording, source: name, settings: settings) { batch in
             for output in batch {
                 // Devices are numbered from 1 in the recording's order.
@@ -72,7 +73,7 @@ public enum RecordingCheck {
                 }
                 if case .deviceAdded(let device) = output { infos.append(PipelineMessages.deviceInfo(device)) }
             }
-            PipelineMessages.append(batch, to: &messages)
+            edge.append(batch, to: &messages)
             messageCount += messages.count
             first.append(messages)
             messages.removeAll(keepingCapacity: true)

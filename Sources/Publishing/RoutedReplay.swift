@@ -32,20 +32,21 @@ public enum RoutedReplay {
         keepingMessages: Bool = true
     ) -> Result {
         var result = Result()
+        var edge = PipelineMessages()
         var schedule = ReplaySchedule(recording: recording, source: source, settings: settings)
         var batch: [PipelineOutput] = []
         while let step = schedule.nextStep {
             schedule.take(step, into: &batch)
             for output in batch {
+                // Every output, so that the edge learns each device's class from its deviceAdded.
+                if keepingMessages { edge.appendRouted([output], to: &result.messages) }
                 switch output {
                 case .deviceAdded(let device):
                     declare(layout, on: device.id, in: &schedule, into: &result)
                 case .ended(let device, _, _):
                     let checker = schedule.withPipeline(device: device) { $0.routing?.checker } ?? nil
                     collect(checker, device: device, into: &result)
-                case .frame, .routed:
-                    if keepingMessages { PipelineMessages.appendRouted([output], to: &result.messages) }
-                case .recordingNote, .timers, .dropped, .answer:
+                case .frame, .routed, .recordingNote, .timers, .dropped, .answer:
                     break
                 }
             }

@@ -1,9 +1,13 @@
 import CLinuxSystem
 import Glibc
 
-/// Thin wrappers over system calls: each retries `EINTR` (a signal arrived mid-call) in one place,
-/// `uninterrupted`, and turns a failure into a thrown `SystemError` naming the call and what it was
-/// about. Non-blocking descriptors report EAGAIN as an error whose `kind` is `.wouldBlock`.
+/// Thin wrappers over system calls, in the style of swift-nio's `Posix` (NIOPosix/System.swift): each
+/// retries `EINTR` (a signal arrived mid-call) in one place, `uninterrupted`; EBADF and EFAULT stop the
+/// program as the bugs they are (a descriptor or a buffer that is not the caller's, never the
+/// environment: `preconditionAcceptable`); any other failure is thrown as a `SystemError` naming the
+/// call and what it was about. Non-blocking descriptors report EAGAIN as an error whose `kind` is
+/// `.wouldBlock`. Every system call of the project goes through this module
+/// (scripts/check-imports.py lists the calls no other module may make).
 public enum Sys {
     /// Runs `body` again while it fails with EINTR and returns its first other result, untouched.
     /// `body` reports failure like a system call (-1 and errno) or like libevdev (a negative errno).
@@ -26,7 +30,7 @@ public enum Sys {
         _ call: String, _ detail: @autoclosure () -> String = "", _ body: () -> Value
     ) throws(SystemError) -> Value {
         let result = uninterrupted(body)
-        if result < 0 { throw SystemError(call, errno: Glibc.errno, detail: detail()) }
+        if result < 0 { throw failure(call, errno: Glibc.errno, detail: detail()) }
         return result
     }
 
@@ -37,8 +41,44 @@ public enum Sys {
         _ call: String, _ detail: @autoclosure () -> String = "", _ body: () -> Int32
     ) throws(SystemError) -> Int32 {
         let result = uninterrupted(body)
-        if result < 0 { throw SystemError(call, errno: -result, detail: detail()) }
+        if result < 0 { throw failure(call, errno: -result, detail: detail()) }
         return result
+    }
+
+    /// A call that returns its error number instead of setting errno (pthread_sigmask, getgrnam_r,
+    /// posix_spawn): nothing when it returned 0, else its `SystemError`. Such calls are not restarted:
+    /// they report EINTR as any other failure, and none of the ones used here does.
+    @inline(__always)
+    public static func returningErrno(
+        _ call: String, _ detail: @autoclosure () -> String = "", _ body: () -> Int32
+    ) throws(SystemError) {
+        let code = body()
+        if code != 0 { throw failure(call, errno: code, detail: detail()) }
+    }
+
+    /// The error for `call` failing with `errno`, after checking that the failure is the
+    /// environment's and not the program's (`preconditionAcceptable`).
+    @inline(__always)
+    public static func failure(_ call: String, errno: Int32, detail: String = "") -> SystemError {
+        preconditionAcceptable(errno, call)
+        return SystemError(call, errno: errno, detail: detail)
+    }
+
+    /// EBADF (a descriptor the program does not have open: closed twice, or never opened) and EFAULT
+    /// (a buffer outside the program's memory) are the program's bugs, whatever the call; carrying on
+    /// could read or close a descriptor another part of the program has just been given. Stops the
+    /// program naming the call (swift-nio's `isUnacceptableErrno`). Every other errno is something
+    /// the environment did, thrown to the caller.
+    @inline(__always)
+    public static func preconditionAcceptable(_ errno: Int32, _ call: String) {
+        if errno == EBADF || errno == EFAULT { unacceptable(errno, call) }
+    }
+
+    @inline(never)
+    private static func unacceptable(_ errno: Int32, _ call: String) -> Never {
+        preconditionFailure(
+            "multitouchd bug: \(call) failed with \(String(cString: strerror(errno))) (errno \(errno)): a descriptor or buffer that is not the program's"
+        )
     }
 
     // MARK: Files and descriptors
@@ -64,7 +104,7 @@ public enum Sys {
         let result = buffer.withUnsafeMutableBytes { raw in
             uninterrupted { Glibc.read(fd, raw.baseAddress, raw.count) }
         }
-        if result < 0 { throw SystemError("read", errno: Glibc.errno, detail: detail()) }
+        if result < 0 { throw failure("read", errno: Glibc.errno, detail: detail()) }
         return result
     }
 
@@ -95,18 +135,32 @@ public enum Sys {
         let result = bytes.withUnsafeBytes { raw in
             uninterrupted { body(raw.baseAddress.map { $0 + offset }, raw.count - offset) }
         }
-        if result < 0 { throw SystemError(call, errno: Glibc.errno, detail: detail()) }
+        if result < 0 { throw failure(call, errno: Glibc.errno, detail: detail()) }
         return result
     }
 
     /// close(2), once: Linux frees the descriptor even when close reports EINTR, so a retry could close
-    /// a descriptor another thread just opened (close(2) NOTES).
-    public static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+    /// a descriptor another thread just opened (close(2) NOTES). EBADF (closed twice) is a bug; EIO
+    /// and the like leave nothing for the caller to do, the descriptor is gone either way.
+    public static func close(_ fd: Int32) {
+        if Glibc.close(fd) != 0 { preconditionAcceptable(Glibc.errno, "close") }
+    }
 
     public static func setNonBlocking(_ fd: Int32) throws(SystemError) {
-        let flags = fcntl(fd, F_GETFL)
-        if flags < 0 { throw SystemError("fcntl(F_GETFL)") }
-        if fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 { throw SystemError("fcntl(F_SETFL)") }
+        let flags = try retrying("fcntl(F_GETFL)") { fcntl(fd, F_GETFL) }
+        _ = try retrying("fcntl(F_SETFL)") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+    }
+
+    /// Sets close-on-exec on `fd` (FD_CLOEXEC), so child processes do not inherit it.
+    public static func setCloseOnExec(_ fd: Int32) throws(SystemError) {
+        let flags = try retrying("fcntl(F_GETFD)") { fcntl(fd, F_GETFD) }
+        _ = try retrying("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+    }
+
+    /// Whether `fd` is an open descriptor of this process. The one question EBADF answers rather
+    /// than betrays: descriptors the process inherited by number (systemd's LISTEN_FDS) may be absent.
+    public static func isOpen(_ fd: Int32) -> Bool {
+        uninterrupted { fcntl(fd, F_GETFD) } >= 0
     }
 
     // MARK: Sockets
@@ -159,7 +213,7 @@ public enum Sys {
         let result = fds.withUnsafeMutableBufferPointer { buffer in
             uninterrupted { Glibc.poll(buffer.baseAddress, count, timeoutMilliseconds) }
         }
-        if result < 0 { throw SystemError("poll", errno: Glibc.errno) }
+        if result < 0 { throw failure("poll", errno: Glibc.errno) }
         return Int(result)
     }
 

@@ -1,5 +1,7 @@
 import Glibc
 import MultitouchCore
+import Publishing
+import SystemCalls
 import TUIO
 import TouchPipeline
 import WireProtocol
@@ -45,7 +47,7 @@ public final class TUIOBroadcaster {
         for output in outputs {
             switch output {
             case .deviceAdded(let d):
-                note(DeviceInfo(id: d.id, source: d.source, description: d.description, mapper: d.mapper))
+                note(DeviceInfo(d))
             case .frame(let f) where !f.isWithheld:
                 let area = area(of: f.device)
                 guard !excluded.contains(f.device) else { continue }
@@ -120,9 +122,7 @@ public final class TUIOBroadcaster {
 
     /// This machine's name for `source` ("multitouchd:DEVICE@HOST").
     public static func localHostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let name = (try? Sys.hostName()) ?? ""
         return name.isEmpty ? "localhost" : name
     }
 }

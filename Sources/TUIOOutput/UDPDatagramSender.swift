@@ -53,12 +53,12 @@ public final class UDPDatagramSender {
         targets: [TUIOTarget], resolver: @escaping Resolver = UDPDatagramSender.resolve,
         resolvedName: (@Sendable (TUIOTarget, Result<sockaddr_in, UDPSenderError>) -> Void)? = nil
     ) throws(UDPSenderError) {
-        let fd = socket(
-            AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else {
-            throw UDPSenderError(description: "socket(AF_INET, SOCK_DGRAM): \(String(cString: strerror(errno)))")
+        do {
+            fd = try Sys.socket(
+                AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        } catch {
+            throw UDPSenderError(description: "socket(AF_INET, SOCK_DGRAM): \(error.reason)")
         }
-        self.fd = fd
         self.targets = targets
         let literal = targets.map(Self.literalAddress)
         resolved = Resolved(literal)
@@ -79,7 +79,7 @@ public final class UDPDatagramSender {
         }
     }
 
-    deinit { close(fd) }
+    deinit { Sys.close(fd) }
 
     /// The names still being resolved or that failed: datagrams for them are not sent.
     public var unresolvedTargets: [TUIOTarget] {
@@ -89,25 +89,22 @@ public final class UDPDatagramSender {
     /// Sends one datagram to every target whose address is known; failures are counted, never raised.
     public func send(_ datagram: [UInt8]) {
         for case let address in resolved.snapshot {
-            guard var address else {
+            guard let address else {
                 statistics.unresolved += 1
                 continue
             }
             let sent = datagram.withUnsafeBytes { bytes in
-                withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(
-                            fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL), $0,
-                            socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
+                Result { () throws(SystemError) in
+                    try Sys.sendto(fd, bytes, flags: Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL), address: address)
                 }
             }
-            if sent < 0 {
+            switch sent {
+            case .failure(let error):
                 statistics.failures += 1
-                statistics.lastErrno = errno
-            } else {
+                statistics.lastErrno = error.errno
+            case .success(let count):
                 statistics.datagrams += 1
-                statistics.bytes += UInt64(sent)
+                statistics.bytes += UInt64(count)
             }
         }
     }
@@ -123,18 +120,8 @@ public final class UDPDatagramSender {
 
     /// getaddrinfo (IPv4): what the resolver thread runs for a host name. Blocks as long as DNS does.
     @Sendable public static func resolve(_ target: TUIOTarget) -> Result<sockaddr_in, UDPSenderError> {
-        var hints = addrinfo()
-        hints.ai_family = AF_INET
-        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
-        var result: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(target.host, String(target.port), &hints, &result)
-        defer { if let result { freeaddrinfo(result) } }
-        guard status == 0, let info = result, let address = info.pointee.ai_addr,
-            info.pointee.ai_addrlen >= socklen_t(MemoryLayout<sockaddr_in>.size)
-        else {
-            let why = status == 0 ? "no IPv4 address" : String(cString: gai_strerror(status))
-            return .failure(UDPSenderError(description: "TUIO target \(target): \(why)"))
+        Sys.resolveIPv4(host: target.host, port: target.port).mapError {
+            UDPSenderError(description: "TUIO target \(target): \($0.reason)")
         }
-        return .success(address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee })
     }
 }

@@ -1,3 +1,4 @@
+import MultitouchCore
 import TouchRouting
 
 /// A region the daemon's configuration declares on a device (`[[tuio.region]]`, docs/TUIO.md): held

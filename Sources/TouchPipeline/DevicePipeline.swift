@@ -51,7 +51,7 @@ public struct PipelineSettings: Hashable, Sendable {
 public struct DevicePipeline {
     public let deviceID: Int
     public let device: PipelineDevice
-    /// What the gesture engine knows of the device (type, clickpad, height): also what each of its
+    /// What the gesture engine knows of the device (class, clickpad, height): also what each of its
     /// routed regions' sessions run on.
     public let gestureSurface: GestureSurface
     /// The device's gesture thresholds (its routed regions' sessions use them, under their own settings).
@@ -96,11 +96,14 @@ public struct DevicePipeline {
         var size: (Double, Double)?
         if let s = settings.sizeMillimeters, s.count == 2 { size = (s[0], s[1]) }
         let mapper = CoordinateMapper(description: description, output: settings.output, configuredSize: size)
-        device = PipelineDevice(id: deviceID, source: source, description: description, mapper: mapper)
+        // The device's class, chosen once: the tracker, the gesture surface (its regions' sessions'
+        // too) and the publishing edge are configured with it.
+        let kind = description.kind
+        device = PipelineDevice(id: deviceID, source: source, description: description, mapper: mapper, kind: kind)
         self.mapper = mapper
         tracker = ContactTracker(
-            description: description, mapper: mapper, idSource: idSource, tapCounting: settings.tapCounting)
-        gestureSurface = GestureSurface(description: description, mapper: mapper)
+            description: description, mapper: mapper, kind: kind, idSource: idSource, tapCounting: settings.tapCounting)
+        gestureSurface = GestureSurface(kind: kind, description: description, mapper: mapper)
         gestureConfiguration = settings.gestures
         engine = GestureEngine(configuration: settings.gestures, surface: gestureSurface, logger: logger)
         fixedHorizon = settings.predictionMilliseconds.map { min(max($0, 0), PredictionRequests.maximumMilliseconds) }
@@ -206,7 +209,7 @@ public struct DevicePipeline {
 
     private func appendRouted(_ deliveries: [RoutingDelivery], into out: inout [PipelineOutput]) {
         guard !deliveries.isEmpty else { return }
-        out.append(.routed(RoutedOutput(device: deviceID, isSemiMT: gestureSurface.isSemiMT, deliveries: deliveries)))
+        out.append(.routed(RoutedOutput(device: deviceID, deliveries: deliveries)))
     }
 
     /// Ends the device's input: a trailing partial frame is reported dropped, every touch and gesture

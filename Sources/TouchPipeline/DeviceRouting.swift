@@ -15,7 +15,6 @@ import TouchRouting
 public struct DeviceRouting: Sendable {
     public let device: Int
     public private(set) var router: TouchRouter
-    public let isSemiMT: Bool
 
     /// - Parameters:
     ///   - surface: the device's gesture surface (`DevicePipeline.gestureSurface`).
@@ -25,7 +24,6 @@ public struct DeviceRouting: Sendable {
         device: Int, surface: GestureSurface, gestures: GestureConfiguration, budget: RoutingBudget = .default
     ) {
         self.device = device
-        isSemiMT = surface.isSemiMT
         router = TouchRouter(gestureConfiguration: gestures, surface: surface, budget: budget)
     }
 

@@ -10,12 +10,19 @@ public struct PipelineDevice: Hashable, Sendable {
     public let source: String
     public let description: DeviceDescription
     public let mapper: CoordinateMapper
+    /// The class the device is served as, chosen once when its pipeline was made: every stage of the
+    /// pipeline was configured with it, and the publishing edge reads it (the wire's `semiMT`).
+    public let kind: DeviceKind
 
-    public init(id: Int, source: String, description: DeviceDescription, mapper: CoordinateMapper) {
+    /// - Parameter kind: nil: `description.kind`.
+    public init(
+        id: Int, source: String, description: DeviceDescription, mapper: CoordinateMapper, kind: DeviceKind? = nil
+    ) {
         self.id = id
         self.source = source
         self.description = description
         self.mapper = mapper
+        self.kind = kind ?? description.kind
     }
 
     public var name: String { description.name }
@@ -79,8 +86,6 @@ public struct PipelineFrame: Hashable, Sendable {
     /// What the routing stage delivered for the frame, in order (empty without one): each region's
     /// touches and its own gesture session's events.
     public var routed: [RoutingDelivery]
-    /// The device is semi-mt (its routed touches say so too).
-    public var isSemiMT: Bool { frame.isSemiMT }
 
     public init(
         device: Int, frame: TouchFrame, isWithheld: Bool = false, events: [GestureEvent],
@@ -104,12 +109,10 @@ public struct PipelineFrame: Hashable, Sendable {
 /// cancel touches, the device's end.
 public struct RoutedOutput: Hashable, Sendable {
     public var device: Int
-    public var isSemiMT: Bool
     public var deliveries: [RoutingDelivery]
 
-    public init(device: Int, isSemiMT: Bool, deliveries: [RoutingDelivery]) {
+    public init(device: Int, deliveries: [RoutingDelivery]) {
         self.device = device
-        self.isSemiMT = isSemiMT
         self.deliveries = deliveries
     }
 }

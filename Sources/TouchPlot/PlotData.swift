@@ -1,5 +1,5 @@
-import Gestures
 import MultitouchCore
+import TouchVocabulary
 
 /// Everything a plot of one device's replay shows, in the device's published space and the
 /// recording's own time: the touches' trails, the gesture segments, the discrete gestures and the

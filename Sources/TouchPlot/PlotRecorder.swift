@@ -1,7 +1,7 @@
-import Gestures
 import MultitouchCore
 import Recordings
 import TouchPipeline
+import TouchVocabulary
 
 /// Collects a `PlotData` from what the pipeline computes for one device, typed, as a replay runs
 /// (the same typed output `multitouchctl check` reads, so the plot shows exactly what clients receive).

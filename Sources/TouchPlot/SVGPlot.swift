@@ -1,5 +1,5 @@
-import Gestures
 import MultitouchCore
+import TouchVocabulary
 
 /// Draws a `PlotData` as one standalone SVG document: a header, the device outline in its published
 /// space with every touch's trail (its own colour, its id at the landing, a cross at the lift, the

@@ -1,5 +1,5 @@
-import Gestures
 import MultitouchCore
+import TouchVocabulary
 
 /// The timeline under the device panel, on one time axis (seconds from the first frame): a band of the
 /// segments coloured by mode, then the cumulative scale, rotation (degrees) and translation (tx, ty) of

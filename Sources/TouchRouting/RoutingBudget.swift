@@ -1,3 +1,5 @@
+import TouchVocabulary
+
 /// How much routing state one client, and every client together, may declare on one device (issue 19,
 /// docs/SECURITY.md "Limits"): what bounds the work a frame, a hit test and an index rebuild cost, so
 /// no client can hold the daemon's loop whatever it declares.

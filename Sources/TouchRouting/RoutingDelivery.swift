@@ -1,12 +1,6 @@
 import Gestures
 import MultitouchCore
 
-/// How a region receives a touch: the one owner, or one of any number of observers.
-public enum RoutingRole: String, Hashable, Comparable, Sendable {
-    case owner, observer
-    public static func < (a: RoutingRole, b: RoutingRole) -> Bool { a == .owner && b == .observer }
-}
-
 /// Who a delivery is for: a region of a client, in a role. A region normally has one role; a region
 /// whose mode changes while touches are bound keeps those touches in the role they began with.
 public struct Recipient: Hashable, Comparable, Sendable, CustomStringConvertible {
@@ -19,21 +13,6 @@ public struct Recipient: Hashable, Comparable, Sendable, CustomStringConvertible
     public var client: ClientID { key.client }
     public static func < (a: Recipient, b: Recipient) -> Bool { a.key != b.key ? a.key < b.key : a.role < b.role }
     public var description: String { "\(key) (\(role.rawValue))" }
-}
-
-/// Why the router ended touches itself (the pipeline's own cancellations carry no reason here).
-public enum RoutingCancelReason: String, Hashable, Sendable {
-    /// The region the touches were bound to was removed or replaced without its id.
-    case regionRemoved = "region removed"
-    /// The client left (the daemon drops what is addressed to a closed connection; an unsubscribing
-    /// client that stays connected receives it).
-    case clientGone = "client gone"
-    /// The device went away.
-    case deviceGone = "device removed"
-    /// The region's gesture was recognised and it cancels its raw touches (cancelsTouchesOnRecognition).
-    case recognized = "gesture recognized"
-    /// The owner claimed the touches exclusively; this observer gets no more of them.
-    case claimed = "claimed by owner"
 }
 
 /// Touches of one frame for one recipient: the recipient's touches that began, moved, ended or were

@@ -50,7 +50,6 @@ public struct TouchRouter: Sendable {
     /// The regions and their hit index.
     public private(set) var regions: RegionSet
     private let gestureConfiguration: GestureConfiguration
-    private let isSemiMT: Bool
     private let surface: GestureSurface
     /// The latest time seen (frames, advances): the time of cancellations the router makes itself.
     public private(set) var now = Timestamp(microseconds: 0)
@@ -103,27 +102,17 @@ public struct TouchRouter: Sendable {
     private var frameTouches: [Int: [Touch]] = [:]
     private var observerScratch: [Int] = []
 
+    /// A router whose regions' gesture sessions run on `surface`, the device's own (its class, clickpad
+    /// button area and height), exactly as the device's whole-device session does in `DevicePipeline`.
     /// - Parameters:
     ///   - gestureConfiguration: thresholds for every region's gesture session.
-    ///   - isSemiMT: the device is semi-mt (passed to each gesture engine).
     public init(
-        gestureConfiguration: GestureConfiguration = .default, isSemiMT: Bool = false, budget: RoutingBudget = .default
-    ) {
-        self.init(
-            gestureConfiguration: gestureConfiguration, surface: GestureSurface(type: .direct, isSemiMT: isSemiMT),
-            budget: budget)
-    }
-
-    /// A router whose regions' gesture sessions run on `surface`, the device's own (its type, clickpad
-    /// button area and height), exactly as the device's whole-device session does in `DevicePipeline`.
-    public init(
-        gestureConfiguration: GestureConfiguration = .default, surface: GestureSurface,
+        gestureConfiguration: GestureConfiguration = .default, surface: GestureSurface = .touchscreen,
         budget: RoutingBudget = .default
     ) {
         regions = RegionSet(budget: budget)
         self.gestureConfiguration = gestureConfiguration
         self.surface = surface
-        self.isSemiMT = surface.isSemiMT
     }
 
     /// The earliest deadline any region's gesture session has pending, for the loop to arm; nil when
@@ -254,7 +243,7 @@ public struct TouchRouter: Sendable {
         if var engine = s.engine, !inSession.isEmpty {
             var touches = inSession.sorted().compactMap { s.live[$0] }.map { cancelled($0) }
             touches.sort { $0.id < $1.id }
-            for e in engine.process(TouchFrame(time: now, touches: touches, fingerCount: 0, isSemiMT: isSemiMT)) {
+            for e in engine.process(TouchFrame(time: now, touches: touches, fingerCount: 0)) {
                 out.append(.gesture(s.recipient, e, predictedMatrix: nil))
             }
             s.engine = engine
@@ -470,7 +459,7 @@ public struct TouchRouter: Sendable {
         var recognizedNow = false
         if !sub.isEmpty, var engine = s.engine {
             s.engine = nil  // moved out and back: no copy of the engine's storage
-            let sessionFrame = TouchFrame(time: frame.time, touches: sub, fingerCount: active, isSemiMT: frame.isSemiMT)
+            let sessionFrame = TouchFrame(time: frame.time, touches: sub, fingerCount: active)
             let events = engine.process(sessionFrame)
             var matrix: AffineTransform?
             if let prediction, events.contains(where: \.isSegmentUpdate) {
@@ -579,7 +568,7 @@ public struct TouchRouter: Sendable {
                 touches.sort { $0.id < $1.id }
                 let active = touches.reduce(0) { $0 + ($1.phase.isTerminal ? 0 : 1) }
                 for e in engine.process(
-                    TouchFrame(time: now, touches: touches, fingerCount: active, isSemiMT: isSemiMT))
+                    TouchFrame(time: now, touches: touches, fingerCount: active))
                 {
                     out.append(.gesture(o.recipient, e, predictedMatrix: nil))
                 }

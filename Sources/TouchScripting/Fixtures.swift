@@ -12,6 +12,15 @@ public enum Fixtures {
         public var events: [InputEvent]
     }
 
+    /// A fixture scripted on `device`: `script` lands, moves and lifts the fingers.
+    static func scripted(
+        _ name: String, _ summary: String, on device: DeviceDescription, script: (inout TouchScripter) -> Void
+    ) -> Fixture {
+        var s = TouchScripter(device: device)
+        script(&s)
+        return Fixture(name: name, summary: summary, device: device, events: s.events)
+    }
+
     public static var all: [Fixture] {
         [
             pinchRotate(), mapTour(), panTapLongPress(), touchpadThreeFingers(), protocolA(), semiMT(),
@@ -22,220 +31,145 @@ public enum Fixtures {
     /// Two fingers pinch out to twice their spread, turn a quarter turn, one lifts and pans, it lands
     /// again and pinches back in: the 2 -> 1 -> 2 handoff.
     public static func pinchRotate() -> Fixture {
-        var s = TouchScripter(device: TestDevices.touchscreen())
-        s.down(finger: 0, x: 40, y: 50)
-        s.down(finger: 1, x: 60, y: 50)
-        s.frame()
-        s.move(fingers: [(0, 30, 50), (1, 70, 50)], steps: 20, durationMs: 320)
-        // A quarter turn about the centroid (50, 50), radius 20 %, in 24 steps.
-        for step in 1...24 {
-            let angle = Double(step) / 24 * Double.pi / 2
-            s.move(finger: 0, x: 50 - 20 * cosine(angle), y: 50 - 20 * sine(angle))
-            s.move(finger: 1, x: 50 + 20 * cosine(angle), y: 50 + 20 * sine(angle))
-            s.advance(ms: 16)
-            s.frame()
+        scripted(
+            "touchscreen-pinch-rotate", "pinch out 2x, quarter turn, 2->1 pan, 1->2 pinch in",
+            on: TestDevices.touchscreen()
+        ) { s in
+            s.land([(0, 40, 50), (1, 60, 50)])
+            s.move(fingers: [(0, 30, 50), (1, 70, 50)], steps: 20, durationMs: 320)
+            // A quarter turn about the centroid (50, 50), radius 20 %, in 24 steps.
+            for step in 1...24 {
+                let angle = Double(step) / 24 * Double.pi / 2
+                s.move(finger: 0, x: 50 - 20 * cosine(angle), y: 50 - 20 * sine(angle))
+                s.move(finger: 1, x: 50 + 20 * cosine(angle), y: 50 + 20 * sine(angle))
+                s.advance(ms: 16)
+                s.frame()
+            }
+            s.lift(1, afterMs: 16)
+            s.move(finger: 0, toX: 40, y: 20, steps: 15, durationMs: 240)
+            s.land([(2, 60, 40)], afterMs: 16)
+            s.move(fingers: [(0, 45, 25), (2, 55, 35)], steps: 15, durationMs: 240)
+            s.lift(0, 2, afterMs: 16)
         }
-        s.advance(ms: 16)
-        s.up(finger: 1)
-        s.frame()
-        s.move(finger: 0, toX: 40, y: 20, steps: 15, durationMs: 240)
-        s.advance(ms: 16)
-        s.down(finger: 2, x: 60, y: 40)
-        s.frame()
-        s.move(fingers: [(0, 45, 25), (2, 55, 35)], steps: 15, durationMs: 240)
-        s.advance(ms: 16)
-        s.up(finger: 0)
-        s.up(finger: 2)
-        s.frame()
-        return Fixture(
-            name: "touchscreen-pinch-rotate", summary: "pinch out 2x, quarter turn, 2->1 pan, 1->2 pinch in",
-            device: TestDevices.touchscreen(), events: s.events)
     }
 
     /// A map-style tour for the demo: pan, pinch zoom toward the fingers, twist, lift a finger and keep
     /// panning, land it and keep zooming, a double tap and a long press.
     public static func mapTour() -> Fixture {
-        var s = TouchScripter(device: TestDevices.touchscreen())
-        s.down(finger: 0, x: 30, y: 60)
-        s.frame()
-        s.move(finger: 0, toX: 55, y: 45, steps: 30, durationMs: 480)
-        s.advance(ms: 16)
-        s.down(finger: 1, x: 70, y: 55)
-        s.frame()
-        s.move(fingers: [(0, 45, 40), (1, 80, 65)], steps: 30, durationMs: 480)
-        for step in 1...30 {
-            let angle = Double(step) / 30 * Double.pi / 3
-            let c = (62.5, 52.5)
-            s.move(finger: 0, x: c.0 - 19 * cosine(angle + 0.5), y: c.1 - 19 * sine(angle + 0.5))
-            s.move(finger: 1, x: c.0 + 19 * cosine(angle + 0.5), y: c.1 + 19 * sine(angle + 0.5))
-            s.advance(ms: 16)
-            s.frame()
+        scripted(
+            "touchscreen-map-tour", "pan, pinch, twist, 2->1->2 handoffs, double tap, long press",
+            on: TestDevices.touchscreen()
+        ) { s in
+            s.land([(0, 30, 60)])
+            s.move(finger: 0, toX: 55, y: 45, steps: 30, durationMs: 480)
+            s.land([(1, 70, 55)], afterMs: 16)
+            s.move(fingers: [(0, 45, 40), (1, 80, 65)], steps: 30, durationMs: 480)
+            for step in 1...30 {
+                let angle = Double(step) / 30 * Double.pi / 3
+                let c = (62.5, 52.5)
+                s.move(finger: 0, x: c.0 - 19 * cosine(angle + 0.5), y: c.1 - 19 * sine(angle + 0.5))
+                s.move(finger: 1, x: c.0 + 19 * cosine(angle + 0.5), y: c.1 + 19 * sine(angle + 0.5))
+                s.advance(ms: 16)
+                s.frame()
+            }
+            s.lift(0, afterMs: 16)
+            s.move(finger: 1, toX: 40, y: 40, steps: 30, durationMs: 480)
+            s.land([(3, 60, 60)], afterMs: 16)
+            s.move(fingers: [(1, 48, 48), (3, 52, 52)], steps: 30, durationMs: 480)
+            s.lift(1, 3, afterMs: 16)
+            s.advance(ms: 600)
+            s.tap(finger: 4, x: 50, y: 50, durationMs: 60)
+            s.advance(ms: 120)
+            s.tap(finger: 5, x: 50.5, y: 50.5, durationMs: 60)
+            s.advance(ms: 700)
+            s.hold(finger: 6, x: 25, y: 25, frames: 50, everyMs: 16)
         }
-        s.advance(ms: 16)
-        s.up(finger: 0)
-        s.frame()
-        s.move(finger: 1, toX: 40, y: 40, steps: 30, durationMs: 480)
-        s.advance(ms: 16)
-        s.down(finger: 3, x: 60, y: 60)
-        s.frame()
-        s.move(fingers: [(1, 48, 48), (3, 52, 52)], steps: 30, durationMs: 480)
-        s.advance(ms: 16)
-        s.up(finger: 1)
-        s.up(finger: 3)
-        s.frame()
-        s.advance(ms: 600)
-        s.tap(finger: 4, x: 50, y: 50, durationMs: 60)
-        s.advance(ms: 120)
-        s.tap(finger: 5, x: 50.5, y: 50.5, durationMs: 60)
-        s.advance(ms: 700)
-        s.down(finger: 6, x: 25, y: 25)
-        s.frame()
-        for _ in 0..<50 {
-            s.advance(ms: 16)
-            s.frame()
-        }
-        s.up(finger: 6)
-        s.frame()
-        return Fixture(
-            name: "touchscreen-map-tour", summary: "pan, pinch, twist, 2->1->2 handoffs, double tap, long press",
-            device: TestDevices.touchscreen(), events: s.events)
     }
 
     /// One-finger pan past the slop, a tap, a double tap, a long press.
     public static func panTapLongPress() -> Fixture {
-        var s = TouchScripter(device: TestDevices.touchscreen())
-        s.down(finger: 0, x: 20, y: 20)
-        s.frame()
-        s.move(finger: 0, toX: 60, y: 30, steps: 25, durationMs: 400)
-        s.advance(ms: 16)
-        s.up(finger: 0)
-        s.frame()
-        s.advance(ms: 500)
-        s.tap(finger: 1, x: 50, y: 50, durationMs: 70)
-        s.advance(ms: 600)
-        s.tap(finger: 2, x: 30, y: 70, durationMs: 60)
-        s.advance(ms: 150)
-        s.tap(finger: 3, x: 30.3, y: 70.2, durationMs: 60)
-        s.advance(ms: 600)
-        s.down(finger: 4, x: 70, y: 70)
-        s.frame()
-        for _ in 0..<45 {
-            s.advance(ms: 20)
-            s.frame()
+        scripted("touchscreen-pan-tap-longpress", "pan, tap, double tap, long press", on: TestDevices.touchscreen()) {
+            s in
+            s.land([(0, 20, 20)])
+            s.move(finger: 0, toX: 60, y: 30, steps: 25, durationMs: 400)
+            s.lift(0, afterMs: 16)
+            s.advance(ms: 500)
+            s.tap(finger: 1, x: 50, y: 50, durationMs: 70)
+            s.advance(ms: 600)
+            s.tap(finger: 2, x: 30, y: 70, durationMs: 60)
+            s.advance(ms: 150)
+            s.tap(finger: 3, x: 30.3, y: 70.2, durationMs: 60)
+            s.advance(ms: 600)
+            s.hold(finger: 4, x: 70, y: 70, frames: 45, everyMs: 20)
         }
-        s.up(finger: 4)
-        s.frame()
-        return Fixture(
-            name: "touchscreen-pan-tap-longpress", summary: "pan, tap, double tap, long press",
-            device: TestDevices.touchscreen(), events: s.events)
     }
 
     /// A two-slot touchpad counting three fingers through BTN_TOOL_TRIPLETAP.
     public static func touchpadThreeFingers() -> Fixture {
-        let device = TestDevices.touchpad(slots: 2)
-        var s = TouchScripter(device: device)
-        s.down(finger: 0, x: 30, y: 40)
-        s.down(finger: 1, x: 50, y: 40)
-        s.frame()
-        s.move(fingers: [(0, 30, 60), (1, 50, 60)], steps: 10, durationMs: 160)
-        s.advance(ms: 16)
-        s.down(finger: 2, x: 70, y: 60)
-        s.frame()
-        s.move(fingers: [(0, 30, 70), (1, 50, 70), (2, 70, 70)], steps: 10, durationMs: 160)
-        s.advance(ms: 16)
-        s.up(finger: 2)
-        s.frame()
-        s.move(fingers: [(0, 35, 70), (1, 45, 70)], steps: 10, durationMs: 160)
-        s.advance(ms: 16)
-        s.up(finger: 0)
-        s.up(finger: 1)
-        s.frame()
-        return Fixture(
-            name: "touchpad-three-fingers-two-slots", summary: "2 slots, 3 fingers via BTN_TOOL_TRIPLETAP",
-            device: device, events: s.events)
+        scripted(
+            "touchpad-three-fingers-two-slots", "2 slots, 3 fingers via BTN_TOOL_TRIPLETAP",
+            on: TestDevices.touchpad(slots: 2)
+        ) { s in
+            s.land([(0, 30, 40), (1, 50, 40)])
+            s.move(fingers: [(0, 30, 60), (1, 50, 60)], steps: 10, durationMs: 160)
+            s.land([(2, 70, 60)], afterMs: 16)
+            s.move(fingers: [(0, 30, 70), (1, 50, 70), (2, 70, 70)], steps: 10, durationMs: 160)
+            s.lift(2, afterMs: 16)
+            s.move(fingers: [(0, 35, 70), (1, 45, 70)], steps: 10, durationMs: 160)
+            s.lift(0, 1, afterMs: 16)
+        }
     }
 
     /// Protocol A (anonymous contacts), listed in a different order every frame.
     public static func protocolA() -> Fixture {
-        let device = TestDevices.protocolATouchscreen()
-        var s = TouchScripter(device: device)
-        s.contactOrder = .rotating
-        s.down(finger: 0, x: 30, y: 30)
-        s.frame()
-        s.move(finger: 0, toX: 35, y: 35, steps: 5, durationMs: 80)
-        s.advance(ms: 16)
-        s.down(finger: 1, x: 60, y: 60)
-        s.frame()
-        s.move(fingers: [(0, 25, 25), (1, 70, 70)], steps: 15, durationMs: 240)
-        s.advance(ms: 16)
-        s.up(finger: 0)
-        s.frame()
-        s.advance(ms: 16)
-        s.up(finger: 1)
-        s.frame()
-        return Fixture(
-            name: "protocol-a-two-fingers", summary: "protocol A, contacts reordered every frame",
-            device: device, events: s.events)
+        scripted(
+            "protocol-a-two-fingers", "protocol A, contacts reordered every frame",
+            on: TestDevices.protocolATouchscreen()
+        ) { s in
+            s.contactOrder = .rotating
+            s.land([(0, 30, 30)])
+            s.move(finger: 0, toX: 35, y: 35, steps: 5, durationMs: 80)
+            s.land([(1, 60, 60)], afterMs: 16)
+            s.move(fingers: [(0, 25, 25), (1, 70, 70)], steps: 15, durationMs: 240)
+            s.lift(0, afterMs: 16)
+            s.lift(1, afterMs: 16)
+        }
     }
 
     /// A semi-mt clickpad: two fingers then three (the bounding box collapses).
     public static func semiMT() -> Fixture {
-        let device = TestDevices.semiMTClickpad()
-        var s = TouchScripter(device: device)
-        s.down(finger: 0, x: 30, y: 40)
-        s.down(finger: 1, x: 60, y: 60)
-        s.frame()
-        s.move(fingers: [(0, 20, 40), (1, 70, 60)], steps: 10, durationMs: 160)
-        s.advance(ms: 16)
-        s.down(finger: 2, x: 45, y: 20)
-        s.frame()
-        s.move(fingers: [(0, 25, 45), (1, 65, 55), (2, 45, 25)], steps: 10, durationMs: 160)
-        s.advance(ms: 16)
-        s.up(finger: 0)
-        s.up(finger: 1)
-        s.up(finger: 2)
-        s.frame()
-        return Fixture(
-            name: "semi-mt-clickpad", summary: "semi-mt bounding box, 2 then 3 fingers", device: device,
-            events: s.events)
+        scripted("semi-mt-clickpad", "semi-mt bounding box, 2 then 3 fingers", on: TestDevices.semiMTClickpad()) { s in
+            s.land([(0, 30, 40), (1, 60, 60)])
+            s.move(fingers: [(0, 20, 40), (1, 70, 60)], steps: 10, durationMs: 160)
+            s.land([(2, 45, 20)], afterMs: 16)
+            s.move(fingers: [(0, 25, 45), (1, 65, 55), (2, 45, 25)], steps: 10, durationMs: 160)
+            s.lift(0, 1, 2, afterMs: 16)
+        }
     }
 
     /// A touchscreen with resolution 0 (the nominal-size fallback).
     public static func noResolution() -> Fixture {
-        let device = TestDevices.touchscreenWithoutResolution()
-        var s = TouchScripter(device: device)
-        s.down(finger: 0, x: 40, y: 40)
-        s.down(finger: 1, x: 60, y: 60)
-        s.frame()
-        s.move(fingers: [(0, 35, 35), (1, 65, 65)], steps: 10, durationMs: 160)
-        s.advance(ms: 16)
-        s.up(finger: 0)
-        s.up(finger: 1)
-        s.frame()
-        return Fixture(
-            name: "touchscreen-no-resolution", summary: "resolution 0: nominal size", device: device, events: s.events)
+        scripted(
+            "touchscreen-no-resolution", "resolution 0: nominal size", on: TestDevices.touchscreenWithoutResolution()
+        ) { s in
+            s.land([(0, 40, 40), (1, 60, 60)])
+            s.move(fingers: [(0, 35, 35), (1, 65, 65)], steps: 10, durationMs: 160)
+            s.lift(0, 1, afterMs: 16)
+        }
     }
 
     /// A finger that turns into a palm mid-gesture (cancelled), the other finger carries on.
     public static func palm() -> Fixture {
-        var s = TouchScripter(device: TestDevices.touchscreen())
-        s.down(finger: 0, x: 40, y: 50)
-        s.down(finger: 1, x: 60, y: 50)
-        s.frame()
-        s.move(fingers: [(0, 35, 50), (1, 65, 50)], steps: 8, durationMs: 128)
-        s.advance(ms: 16)
-        s.setPalm(finger: 1)
-        s.frame()
-        s.move(finger: 0, toX: 30, y: 40, steps: 8, durationMs: 128)
-        s.advance(ms: 16)
-        s.up(finger: 1)
-        s.frame()
-        s.advance(ms: 16)
-        s.up(finger: 0)
-        s.frame()
-        return Fixture(
-            name: "touchscreen-palm", summary: "MT_TOOL_PALM cancels one touch", device: TestDevices.touchscreen(),
-            events: s.events)
+        scripted("touchscreen-palm", "MT_TOOL_PALM cancels one touch", on: TestDevices.touchscreen()) { s in
+            s.land([(0, 40, 50), (1, 60, 50)])
+            s.move(fingers: [(0, 35, 50), (1, 65, 50)], steps: 8, durationMs: 128)
+            s.advance(ms: 16)
+            s.setPalm(finger: 1)
+            s.frame()
+            s.move(finger: 0, toX: 30, y: 40, steps: 8, durationMs: 128)
+            s.lift(1, afterMs: 16)
+            s.lift(0, afterMs: 16)
+        }
     }
 
     /// A slot whose tracking id changes while it is active (end plus begin in one frame), written the
@@ -278,16 +212,11 @@ public enum Fixtures {
 
     /// A single-touch device (ABS_X/ABS_Y and BTN_TOUCH only).
     public static func singleTouch() -> Fixture {
-        let device = TestDevices.singleTouch()
-        var s = TouchScripter(device: device)
-        s.down(finger: 0, x: 20, y: 20)
-        s.frame()
-        s.move(finger: 0, toX: 80, y: 80, steps: 20, durationMs: 320)
-        s.advance(ms: 16)
-        s.up(finger: 0)
-        s.frame()
-        return Fixture(
-            name: "single-touch", summary: "ABS_X/ABS_Y single-touch device", device: device, events: s.events)
+        scripted("single-touch", "ABS_X/ABS_Y single-touch device", on: TestDevices.singleTouch()) { s in
+            s.land([(0, 20, 20)])
+            s.move(finger: 0, toX: 80, y: 80, steps: 20, durationMs: 320)
+            s.lift(0, afterMs: 16)
+        }
     }
 }
 

@@ -248,6 +248,34 @@ public struct TouchScripter {
         frame()
     }
 
+    /// Fingers land together at their positions (percent), `afterMs` after the previous frame, in
+    /// one frame.
+    public mutating func land(_ touches: [(finger: Int, x: Double, y: Double)], afterMs: Double = 0) {
+        if afterMs != 0 { advance(ms: afterMs) }
+        for t in touches { down(finger: t.finger, x: t.x, y: t.y) }
+        frame()
+    }
+
+    /// Fingers lift together, `afterMs` after the previous frame, in one frame.
+    public mutating func lift(_ lifted: Int..., afterMs: Double) {
+        advance(ms: afterMs)
+        for finger in lifted { up(finger: finger) }
+        frame()
+    }
+
+    /// A finger held still at (`x`, `y`) percent: it lands, `frames` frames follow `everyMs` apart (a
+    /// panel reporting a resting finger), and it lifts in the frame after the last.
+    public mutating func hold(finger: Int, x: Double, y: Double, frames: Int, everyMs: Double) {
+        down(finger: finger, x: x, y: y)
+        frame()
+        for _ in 0..<frames {
+            advance(ms: everyMs)
+            frame()
+        }
+        up(finger: finger)
+        frame()
+    }
+
     /// Returns the events built so far and starts a new list (time and device state carry on).
     public mutating func takeEvents() -> [InputEvent] {
         defer { events.removeAll() }

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SystemCalls
 #endif
 
 /// The secret a browser must carry to open the bridge's WebSocket: TCP has no peer credentials, so
@@ -80,29 +81,31 @@ public struct BridgeToken: Sendable, Equatable {
     /// readable by a group (0640), such as the socket's.
     /// - Throws: `Problem` naming the file and what is wrong with it.
     public static func load(path: String) throws -> BridgeToken {
-        let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if created >= 0 {
-            defer { close(created) }
+        do {
+            let created = try Sys.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode: 0o600)
+            defer { Sys.close(created) }
             let token = random()
-            let line = Array((token.value + "\n").utf8)
-            let written = line.withUnsafeBytes { write(created, $0.baseAddress, $0.count) }
-            guard written == line.count else {
-                unlink(path)
-                throw Problem(description: "cannot write the token file \(path): \(String(cString: strerror(errno)))")
+            do {
+                try Sys.writeAll(created, Array((token.value + "\n").utf8), path)
+            } catch {
+                try? Sys.unlink(path)
+                throw Problem(description: "cannot write the token file \(path): \(error.reason)")
             }
             return token
-        }
-        guard errno == EEXIST else {
-            throw Problem(description: "cannot create the token file \(path): \(String(cString: strerror(errno)))")
+        } catch let error as SystemError where error.errno != EEXIST {
+            throw Problem(description: "cannot create the token file \(path): \(error.reason)")
+        } catch is SystemError {
+            // It exists: read it below.
         }
         // Non-blocking and no symlinks: a FIFO or a link planted at the path must not hang or redirect us.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            throw Problem(description: "cannot open the token file \(path): \(String(cString: strerror(errno)))")
+        let fd: Int32
+        do {
+            fd = try Sys.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        } catch {
+            throw Problem(description: "cannot open the token file \(path): \(error.reason)")
         }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        defer { Sys.close(fd) }
+        guard let status = try? Sys.fstat(fd, path), status.st_mode & S_IFMT == S_IFREG else {
             throw Problem(description: "the token file \(path) is not a regular file")
         }
         guard status.st_uid == geteuid() || status.st_uid == 0 else {
@@ -124,7 +127,7 @@ public struct BridgeToken: Sendable, Equatable {
             )
         }
         var bytes = [UInt8](repeating: 0, count: 256)
-        let count = read(fd, &bytes, bytes.count)
+        let count = (try? Sys.read(fd, into: &bytes, path)) ?? 0
         guard count > 0 else { throw Problem(description: "the token file \(path) is empty or unreadable") }
         let text = String(decoding: bytes[0..<count], as: UTF8.self).trimmingWhitespace()
         do {

@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -36,9 +37,12 @@ public struct BridgeConfiguration: Sendable {
     /// The connection budget that fits the process's descriptor limit (`RLIMIT_NOFILE`): 32 kept
     /// for the process's own files, one per browser for its daemon connection; at most 256.
     public static func connectionBudget(maximumBrowsers: Int) -> Int {
-        var limit = rlimit()
-        let descriptors =
-            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(clamping: limit.rlim_cur) : 1024
+        // Unlimited counts as the most a process gets; unknown as the usual soft limit.
+        let descriptors: Int
+        switch Result(catching: { () throws(SystemError) in try Sys.descriptorLimit() }) {
+        case .success(let limit): descriptors = limit ?? Int.max
+        case .failure: descriptors = 1024
+        }
         return max(1, min(256, descriptors - 32 - maximumBrowsers))
     }
 

@@ -1,7 +1,3 @@
-import Gestures
-import MultitouchCore
-import TouchRouting
-
 /// Every value of `"type"` a client sends. The golden files (checks/protocol/golden/requests/NAME.jsonl)
 /// are named after these.
 public enum RequestKind: String, Hashable, Sendable, CaseIterable {
@@ -100,58 +96,58 @@ public struct ClientRequest: Hashable, Sendable {
         switch action {
         case .subscribe(let streams, let devices):
             if let streams {
-                w.key("streams")
+                w.key(Keys.streams)
                 w.beginArray()
                 for stream in streams.inProtocolOrder { w.string(stream.rawValue) }
                 w.endArray()
             }
             if let devices {
-                w.key("devices")
+                w.key(Keys.devices)
                 devices.write(to: &w)
             }
-            w.optionalField("predictMs", predictMilliseconds)
+            w.optionalField(Keys.predictMilliseconds.text, predictMilliseconds)
             if frameAligned {
-                w.key("frames")
+                w.key(Keys.frames)
                 w.bool(true)
             }
         case .unsubscribe, .ping, .stats:
             break
         case .resetTransform(let device), .listRegions(let device):
-            w.key("device")
+            w.key(Keys.device)
             w.int(device)
         case .setTransform(let device, let matrix):
-            w.key("device")
+            w.key(Keys.device)
             w.int(device)
-            w.key("matrix")
+            w.key(Keys.matrix)
             w.exactTransform(matrix)
         case .declareRegions(let device, let regions):
-            w.key("device")
+            w.key(Keys.device)
             w.int(device)
             writeRegions(regions, to: &w)
         case .updateRegions(let device, let regions, let remove):
-            w.key("device")
+            w.key(Keys.device)
             w.int(device)
             writeRegions(regions, to: &w)
-            w.key("remove")
+            w.key(Keys.remove)
             w.beginArray()
             for id in remove { w.string(id) }
             w.endArray()
         case .recognized(let device, let region):
-            w.key("device")
+            w.key(Keys.device)
             w.int(device)
-            w.key("region")
+            w.key(Keys.region)
             w.string(region)
         case .setRegionTransform(let device, let region, let matrix):
-            w.key("device")
+            w.key(Keys.device)
             w.int(device)
-            w.key("region")
+            w.key(Keys.region)
             w.string(region)
             if let matrix {
-                w.key("matrix")
+                w.key(Keys.matrix)
                 w.exactTransform(matrix)
             }
         case .frame(let time):
-            w.key("time")
+            w.key(Keys.time)
             w.time(time)
         }
         w.optionalField("id", id)
@@ -159,10 +155,25 @@ public struct ClientRequest: Hashable, Sendable {
     }
 
     private func writeRegions(_ regions: [Region], to w: inout JSONWriter) {
-        w.key("regions")
+        w.key(Keys.regions)
         w.beginArray()
         for region in regions { RegionFields.write(region, to: &w) }
         w.endArray()
+    }
+
+    /// The key table: every member a request may have after "type" and "id", used by the writer,
+    /// the reader and each request type's list of the members it allows.
+    enum Keys {
+        static let streams = FieldKey("streams")
+        static let devices = FieldKey("devices")
+        static let predictMilliseconds = FieldKey("predictMs")
+        static let frames = FieldKey("frames")
+        static let device = FieldKey("device")
+        static let matrix = FieldKey("matrix")
+        static let regions = FieldKey("regions")
+        static let remove = FieldKey("remove")
+        static let region = FieldKey("region")
+        static let time = FieldKey("time")
     }
 
     // MARK: Decoding
@@ -206,18 +217,18 @@ public struct ClientRequest: Hashable, Sendable {
                 id: id)
         }
         let fields = RequestFields(object: object, id: id)
-        let allowed: [String]
+        let allowed: [FieldKey]
         let action: RequestAction
         var predict: Int?
         var frames = false
         switch kind {
         case .subscribe:
-            allowed = ["streams", "devices", "predictMs", "frames"]
+            allowed = [Keys.streams, Keys.devices, Keys.predictMilliseconds, Keys.frames]
             action = .subscribe(streams: try fields.streams(), devices: try fields.devices())
             predict = try fields.predictMilliseconds()
             frames = try fields.frames()
         case .frame:
-            allowed = ["time"]
+            allowed = [Keys.time]
             action = .frame(time: try fields.frameTime())
         case .unsubscribe:
             allowed = []
@@ -229,16 +240,16 @@ public struct ClientRequest: Hashable, Sendable {
             allowed = []
             action = .stats
         case .resetTransform:
-            allowed = ["device", "region"]
-            let device = try fields.device(object["device"])
+            allowed = [Keys.device, Keys.region]
+            let device = try fields.device(object[Keys.device.name])
             if let region = try fields.region(optional: true) {
                 action = .setRegionTransform(device: device, region: region, matrix: nil)
             } else {
                 action = .resetTransform(device: device)
             }
         case .setTransform:
-            allowed = ["device", "matrix", "region"]
-            let device = try fields.device(object["device"])
+            allowed = [Keys.device, Keys.matrix, Keys.region]
+            let device = try fields.device(object[Keys.device.name])
             let matrix = try fields.matrix()
             if let region = try fields.region(optional: true) {
                 action = .setRegionTransform(device: device, region: region, matrix: matrix)
@@ -246,26 +257,28 @@ public struct ClientRequest: Hashable, Sendable {
                 action = .setTransform(device: device, matrix: matrix)
             }
         case .recognized:
-            allowed = ["device", "region"]
-            let device = try fields.device(object["device"])
+            allowed = [Keys.device, Keys.region]
+            let device = try fields.device(object[Keys.device.name])
             guard let region = try fields.region(optional: false) else {
                 throw RequestError(.badField, "missing \"region\" (a region id)", id: id)
             }
             action = .recognized(device: device, region: region)
         case .declareRegions:
-            allowed = ["device", "regions"]
+            allowed = [Keys.device, Keys.regions]
             action = .declareRegions(
-                device: try fields.device(object["device"]), regions: try fields.regions(optional: false))
+                device: try fields.device(object[Keys.device.name]), regions: try fields.regions(optional: false))
         case .listRegions:
-            allowed = ["device"]
-            action = .listRegions(device: try fields.device(object["device"]))
+            allowed = [Keys.device]
+            action = .listRegions(device: try fields.device(object[Keys.device.name]))
         case .updateRegions:
-            allowed = ["device", "regions", "remove"]
-            let device = try fields.device(object["device"])
+            allowed = [Keys.device, Keys.regions, Keys.remove]
+            let device = try fields.device(object[Keys.device.name])
             action = .updateRegions(
                 device: device, regions: try fields.regions(optional: true), remove: try fields.remove())
         }
-        let extra = object.members.map(\.key).filter { $0 != "type" && $0 != "id" && !allowed.contains($0) }
+        let extra = object.members.map(\.key).filter { key in
+            key != "type" && key != "id" && !allowed.contains { $0.name == key }
+        }
         if let first = extra.sorted().first {
             var quoted = JSONWriter()
             quoted.string(first)
@@ -298,7 +311,7 @@ private struct RequestFields {
     let id: RequestID?
 
     func streams() throws(RequestError) -> Set<MessageStream>? {
-        guard let value = object["streams"] else { return nil }
+        guard let value = object[ClientRequest.Keys.streams.name] else { return nil }
         guard case .array(let items) = value else {
             throw RequestError(.badField, "\"streams\" must be an array of stream names", id: id)
         }
@@ -314,7 +327,7 @@ private struct RequestFields {
     }
 
     func devices() throws(RequestError) -> DeviceFilter? {
-        guard let value = object["devices"] else { return nil }
+        guard let value = object[ClientRequest.Keys.devices.name] else { return nil }
         if case .string("all") = value { return .all }
         guard case .array(let items) = value else {
             throw RequestError(.badField, "\"devices\" must be \"all\" or an array of device ids", id: id)
@@ -325,7 +338,7 @@ private struct RequestFields {
     }
 
     func predictMilliseconds() throws(RequestError) -> Int? {
-        guard let value = object["predictMs"] else { return nil }
+        guard let value = object[ClientRequest.Keys.predictMilliseconds.name] else { return nil }
         let limit = ClientRequest.maximumPredictMilliseconds
         guard case .number(let number) = value, let ms = number.integer(as: Int32.self), ms >= 0, ms <= limit else {
             throw RequestError(
@@ -335,7 +348,7 @@ private struct RequestFields {
     }
 
     func frames() throws(RequestError) -> Bool {
-        guard let value = object["frames"] else { return false }
+        guard let value = object[ClientRequest.Keys.frames.name] else { return false }
         guard case .bool(let on) = value else {
             throw RequestError(.badField, "\"frames\" must be true or false, got \(value.jsonText)", id: id)
         }
@@ -344,18 +357,19 @@ private struct RequestFields {
 
     /// `frame`'s `"time"`: seconds on the messages' clock (CLOCK_MONOTONIC), microseconds kept.
     func frameTime() throws(RequestError) -> Timestamp {
-        if let value = object["time"], case .number(let number) = value,
+        if let value = object[ClientRequest.Keys.time.name], case .number(let number) = value,
             let exact = Timestamp(exactDecimal: number.text),
             exact.microseconds >= 0
         {
             return exact
         }
-        guard let value = object["time"], case .number(let number) = value, let seconds = Double(number.text),
+        guard let value = object[ClientRequest.Keys.time.name], case .number(let number) = value,
+            let seconds = Double(number.text),
             seconds.isFinite, seconds >= 0, seconds < 1e12
         else {
             throw RequestError(
                 .badField,
-                "\"time\" must be a non-negative number of seconds, got \(object["time"]?.jsonText ?? "nothing")",
+                "\"time\" must be a non-negative number of seconds, got \(object[ClientRequest.Keys.time.name]?.jsonText ?? "nothing")",
                 id: id)
         }
         return Timestamp(microseconds: Int64((seconds * 1_000_000).rounded()))
@@ -372,15 +386,18 @@ private struct RequestFields {
     /// Every region of the request, or one `bad-field` error naming every problem (the request is
     /// atomic: nothing of it takes effect unless all of it is valid).
     func regions(optional: Bool) throws(RequestError) -> [Region] {
-        if optional && object["regions"] == nil { return [] }
+        if optional && object[ClientRequest.Keys.regions.name] == nil { return [] }
         // Counted before anything is decoded: a set that can never fit costs no mask decoding.
-        if case .array(let items)? = object["regions"], items.count > RegionLimits.maximumRegionsPerClient {
+        if case .array(let items)? = object[ClientRequest.Keys.regions.name],
+            items.count > RegionLimits.maximumRegionsPerClient
+        {
             throw RequestError(
                 .badField,
                 "\"regions\": at most \(RegionLimits.maximumRegionsPerClient) regions per client and device, got \(items.count)",
                 id: id)
         }
-        var (regions, problems) = RegionFields.readArray(object["regions"], key: "regions")
+        var (regions, problems) = RegionFields.readArray(
+            object[ClientRequest.Keys.regions.name], key: ClientRequest.Keys.regions.name)
         var seen: Set<String> = []
         for region in regions where !seen.insert(region.id).inserted {
             problems.append("duplicate region id \(JSONValue.string(region.id).jsonText)")
@@ -393,7 +410,7 @@ private struct RequestFields {
 
     /// `"region"`: one of the client's region ids (nil when absent and `optional`).
     func region(optional: Bool) throws(RequestError) -> String? {
-        guard let value = object["region"] else {
+        guard let value = object[ClientRequest.Keys.region.name] else {
             if optional { return nil }
             throw RequestError(.badField, "missing \"region\" (a region id)", id: id)
         }
@@ -406,7 +423,7 @@ private struct RequestFields {
     }
 
     func remove() throws(RequestError) -> [String] {
-        guard let value = object["remove"] else { return [] }
+        guard let value = object[ClientRequest.Keys.remove.name] else { return [] }
         guard case .array(let items) = value else {
             throw RequestError(.badField, "\"remove\" must be an array of region ids", id: id)
         }
@@ -421,7 +438,7 @@ private struct RequestFields {
     }
 
     func matrix() throws(RequestError) -> AffineTransform {
-        guard let value = object["matrix"] else {
+        guard let value = object[ClientRequest.Keys.matrix.name] else {
             throw RequestError(.badField, "missing \"matrix\" ([a, b, c, d, tx, ty])", id: id)
         }
         guard case .array(let items) = value, items.count == 6 else {

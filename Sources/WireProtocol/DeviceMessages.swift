@@ -1,5 +1,3 @@
-import MultitouchCore
-
 /// What the daemon tells clients about one device (the device object of `hello` and `deviceAdded`).
 public struct DeviceInfo: Hashable, Sendable {
     /// Daemon-assigned id, used as "device" in every message about it.
@@ -39,17 +37,6 @@ public struct DeviceInfo: Hashable, Sendable {
         self.widthMillimeters = widthMillimeters
         self.heightMillimeters = heightMillimeters
         self.sizeSource = sizeSource
-    }
-
-    /// The device object of a device the pipeline serves.
-    public init(id: Int, source: String, description: DeviceDescription, mapper: CoordinateMapper) {
-        let size = mapper.sizeMillimeters
-        let published = mapper.output.map { ($0.width, $0.height) } ?? (size.width, size.height)
-        self.init(
-            id: id, name: description.name, source: source, deviceClass: description.deviceClass,
-            multitouchProtocol: description.multitouchProtocol, slots: description.slotCount,
-            isSemiMT: description.isSemiMT, units: mapper.units, width: published.0, height: published.1,
-            widthMillimeters: size.width, heightMillimeters: size.height, sizeSource: mapper.scaleSource)
     }
 
     /// The key table: the members of the device object, in the order they are written.

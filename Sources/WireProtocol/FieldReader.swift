@@ -1,6 +1,3 @@
-import Gestures
-import MultitouchCore
-
 /// Why a line is not a valid message of this protocol: which message (and field) and what is wrong.
 public struct WireDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
@@ -214,7 +211,13 @@ final class ReadKeyLog: @unchecked Sendable {
     private(set) var keys: [String: Set<String>] = [:]
 
     func record(_ context: String, _ key: String) {
-        keys[String(context.split(separator: "[").first ?? ""), default: []].insert(key)
+        // Every index goes (`stats.devices[0].predictions[1]` is `stats.devices.predictions`).
+        var name = ""
+        var inIndex = false
+        for c in context {
+            if c == "[" { inIndex = true } else if c == "]" { inIndex = false } else if !inIndex { name.append(c) }
+        }
+        keys[name, default: []].insert(key)
     }
 }
 

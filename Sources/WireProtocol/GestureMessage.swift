@@ -1,6 +1,3 @@
-import Gestures
-import MultitouchCore
-
 /// A gesture engine event about one device: on the wire a `session`, `gesture` (segment update), `tap`,
 /// `doubleTap` or `longPress` message, one per `GestureEvent` case. The engine's event types are the
 /// protocol's vocabulary (docs/GESTURES.md defines the fields), so they are carried as they are.

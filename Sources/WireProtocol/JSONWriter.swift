@@ -1,5 +1,3 @@
-import MultitouchCore
-
 /// Appends JSON text to a byte buffer. The pipeline's one encoder: deterministic (the same values give
 /// the same bytes, so replays are byte-identical), allocation-light, and it never writes a non-finite
 /// number (it writes `null` and counts it, so checks can flag it).

@@ -1,6 +1,3 @@
-import Gestures
-import MultitouchCore
-
 /// Wire protocol version carried in the hello; bumped on any incompatible change (docs/PROTOCOL.md
 /// "Changes": 2 leaves out mmX/mmY where they equal x/y).
 public enum ProtocolVersion {

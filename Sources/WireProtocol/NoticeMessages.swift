@@ -1,5 +1,3 @@
-import MultitouchCore
-
 /// What a `dropped` count counts.
 public enum DropUnit: String, Hashable, Sendable, CaseIterable {
     /// Kernel events (SYN_DROPPED, a trailing partial frame).

@@ -1,7 +1,3 @@
-import Gestures
-import MultitouchCore
-import TouchRouting
-
 /// The region object of `declareRegions` and `updateRegions` (docs/PROTOCOL.md "Touch routing"):
 /// writing one, and reading one with every problem named. The values are `TouchRouting.Region`, the
 /// router's own type, so the wire and the router cannot disagree about what a region is.

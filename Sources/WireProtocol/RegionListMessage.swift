@@ -1,5 +1,4 @@
-import MultitouchCore
-import TouchRouting
+import TouchVocabulary
 
 /// `regionList`: the reply to `listRegions` (docs/PROTOCOL.md "Touch routing"): who owns which area
 /// of a device, at which z and within which z band. Root sees every region; any other client its own

@@ -1,5 +1,3 @@
-import Gestures
-
 // Replies to requests. Each echoes the request's id right after "type" when the request had one.
 
 /// `pong`: the reply to `ping`.

@@ -21,7 +21,7 @@ public struct StatsMessage: Hashable, Sendable {
     }
 
     /// The key table: the members after "type" and "id", in the order they are written (the nested
-    /// client, device and latency objects keep their literal keys for now).
+    /// objects have their own: `ClientStatistics.Keys`, `DeviceStatistics.Keys`, ...).
     enum Keys {
         static let uptime = FieldKey("uptime")
         static let clients = FieldKey("clients")
@@ -96,34 +96,49 @@ public struct ClientStatistics: Hashable, Sendable {
         self.band = band
     }
 
+    /// The key table of a client object, in the order its members are written.
+    enum Keys {
+        static let id = FieldKey("id")
+        static let pid = FieldKey("pid")
+        static let uid = FieldKey("uid")
+        static let subscribed = FieldKey("subscribed")
+        static let queued = FieldKey("queued")
+        static let queuedBytes = FieldKey("queuedBytes")
+        static let delivered = FieldKey("delivered")
+        static let dropped = FieldKey("dropped")
+        static let rights = FieldKey("rights")
+        static let band = FieldKey("band")
+        static let all = [id, pid, uid, subscribed, queued, queuedBytes, delivered, dropped, rights, band]
+    }
+
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("id")
+        w.key(Keys.id)
         w.int(id)
-        w.key("pid")
+        w.key(Keys.pid)
         w.int(pid)
-        w.key("uid")
+        w.key(Keys.uid)
         w.int(uid)
-        w.key("subscribed")
+        w.key(Keys.subscribed)
         w.bool(subscribed)
         if let queued, let queuedBytes, let delivered, let dropped {
-            w.key("queued")
+            w.key(Keys.queued)
             w.int(queued)
-            w.key("queuedBytes")
+            w.key(Keys.queuedBytes)
             w.int(queuedBytes)
-            w.key("delivered")
+            w.key(Keys.delivered)
             w.int(delivered)
-            w.key("dropped")
+            w.key(Keys.dropped)
             w.int(dropped)
         }
         if let rights {
-            w.key("rights")
+            w.key(Keys.rights)
             w.beginArray()
             for right in rights { w.string(right) }
             w.endArray()
         }
         if let band, band.count == 2 {
-            w.key("band")
+            w.key(Keys.band)
             w.beginArray()
             w.int(band[0])
             w.int(band[1])
@@ -134,19 +149,20 @@ public struct ClientStatistics: Hashable, Sendable {
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         self.init(
-            id: try f.integer("id"), pid: try f.integer("pid"), uid: try f.integer("uid"),
-            subscribed: try f.bool("subscribed"), queued: try f.optionalInteger("queued"),
-            queuedBytes: try f.optionalInteger("queuedBytes"),
-            delivered: try f.optionalInteger("delivered", as: UInt64.self), dropped: try f.optionalInteger("dropped"),
-            rights: f.optionalValue("rights") == nil
+            id: try f.integer(Keys.id.name), pid: try f.integer(Keys.pid.name), uid: try f.integer(Keys.uid.name),
+            subscribed: try f.bool(Keys.subscribed.name), queued: try f.optionalInteger(Keys.queued.name),
+            queuedBytes: try f.optionalInteger(Keys.queuedBytes.name),
+            delivered: try f.optionalInteger(Keys.delivered.name, as: UInt64.self),
+            dropped: try f.optionalInteger(Keys.dropped.name),
+            rights: f.optionalValue(Keys.rights.name) == nil
                 ? nil
-                : try f.array("rights") { (item, path) throws(WireDecodingError) in
+                : try f.array(Keys.rights.name) { (item, path) throws(WireDecodingError) in
                     guard case .string(let s) = item else { throw WireDecodingError("\(path) must be a string") }
                     return s
                 },
-            band: f.optionalValue("band") == nil
+            band: f.optionalValue(Keys.band.name) == nil
                 ? nil
-                : try f.array("band") { (item, path) throws(WireDecodingError) in
+                : try f.array(Keys.band.name) { (item, path) throws(WireDecodingError) in
                     guard case .number(let n) = item, let v = n.integer(as: Int.self) else {
                         throw WireDecodingError("\(path) must be an integer")
                     }
@@ -176,31 +192,30 @@ public struct DeviceStatistics: Hashable, Sendable {
         self.predictions = predictions
     }
 
+    /// The key table of a device object, in the order its members are written.
+    enum Keys {
+        static let device = FieldKey("device")
+        static let name = FieldKey("name")
+        static let frames = FieldKey("frames")
+        static let active = FieldKey("active")
+        static let predictions = FieldKey("predictions")
+        static let all = [device, name, frames, active, predictions]
+    }
+
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("device")
+        w.key(Keys.device)
         w.int(device)
-        w.key("name")
+        w.key(Keys.name)
         w.string(name)
-        w.key("frames")
+        w.key(Keys.frames)
         w.int(frames)
-        w.key("active")
+        w.key(Keys.active)
         w.bool(active)
         if !predictions.isEmpty {
-            w.key("predictions")
+            w.key(Keys.predictions)
             w.beginArray()
-            for prediction in predictions {
-                w.beginObject()
-                w.key("horizonMs")
-                w.int(prediction.horizonMilliseconds)
-                w.key("count")
-                w.int(prediction.count)
-                w.key("meanMm")
-                w.double(prediction.meanMillimeters)
-                w.key("maxMm")
-                w.double(prediction.maximumMillimeters)
-                w.endObject()
-            }
+            for prediction in predictions { prediction.write(to: &w) }
             w.endArray()
         }
         w.endObject()
@@ -208,17 +223,15 @@ public struct DeviceStatistics: Hashable, Sendable {
 
     init(reading f: FieldReader) throws(WireDecodingError) {
         let predictions =
-            f.optionalValue("predictions") == nil
+            f.optionalValue(Keys.predictions.name) == nil
             ? []
-            : try f.objects("predictions") { (p) throws(WireDecodingError) in
-                PredictionStatistics(
-                    horizonMilliseconds: try p.integer("horizonMs"), count: try p.integer("count", as: UInt64.self),
-                    meanMillimeters: try p.double("meanMm"), maximumMillimeters: try p.double("maxMm"))
+            : try f.objects(Keys.predictions.name) { (p) throws(WireDecodingError) in
+                try PredictionStatistics(reading: p)
             }
         self.init(
-            device: try f.integer("device"), name: try f.string("name"),
-            frames: try f.integer("frames", as: UInt64.self),
-            active: try f.bool("active"), predictions: predictions)
+            device: try f.integer(Keys.device.name), name: try f.string(Keys.name.name),
+            frames: try f.integer(Keys.frames.name, as: UInt64.self),
+            active: try f.bool(Keys.active.name), predictions: predictions)
     }
 }
 
@@ -235,6 +248,35 @@ public struct PredictionStatistics: Hashable, Sendable {
         self.count = count
         self.meanMillimeters = meanMillimeters
         self.maximumMillimeters = maximumMillimeters
+    }
+
+    /// The key table of a prediction object, in the order its members are written.
+    enum Keys {
+        static let horizon = FieldKey("horizonMs")
+        static let count = FieldKey("count")
+        static let mean = FieldKey("meanMm")
+        static let maximum = FieldKey("maxMm")
+        static let all = [horizon, count, mean, maximum]
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key(Keys.horizon)
+        w.int(horizonMilliseconds)
+        w.key(Keys.count)
+        w.int(count)
+        w.key(Keys.mean)
+        w.double(meanMillimeters)
+        w.key(Keys.maximum)
+        w.double(maximumMillimeters)
+        w.endObject()
+    }
+
+    init(reading p: FieldReader) throws(WireDecodingError) {
+        self.init(
+            horizonMilliseconds: try p.integer(Keys.horizon.name),
+            count: try p.integer(Keys.count.name, as: UInt64.self),
+            meanMillimeters: try p.double(Keys.mean.name), maximumMillimeters: try p.double(Keys.maximum.name))
     }
 }
 
@@ -259,54 +301,47 @@ public struct LatencyStatistics: Hashable, Sendable {
         self.recent = recent
     }
 
+    /// The key table of the latency object, in the order its members are written.
+    enum Keys {
+        static let unit = FieldKey("unit")
+        static let count = FieldKey("count")
+        static let maximum = FieldKey("max")
+        static let buckets = FieldKey("buckets")
+        static let deferred = FieldKey("deferred")
+        static let recent = FieldKey("recent")
+        static let all = [unit, count, maximum, buckets, deferred, recent]
+    }
+
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("unit")
+        w.key(Keys.unit)
         w.rawString("us")
-        w.key("count")
+        w.key(Keys.count)
         w.int(count)
-        w.key("max")
+        w.key(Keys.maximum)
         w.double(maximum)
-        w.key("buckets")
+        w.key(Keys.buckets)
         w.beginArray()
-        for bucket in buckets {
-            w.beginObject()
-            w.key("lt")
-            w.int(bucket.lessThan)
-            w.key("count")
-            w.int(bucket.count)
-            w.endObject()
-        }
+        for bucket in buckets { bucket.write(to: &w) }
         w.endArray()
-        w.key("deferred")
+        w.key(Keys.deferred)
         w.int(deferred)
         if let recent {
-            w.key("recent")
-            w.beginObject()
-            w.key("samples")
-            w.int(recent.samples)
-            w.key("p50")
-            w.double(recent.p50)
-            w.key("p99")
-            w.double(recent.p99)
-            w.endObject()
+            w.key(Keys.recent)
+            recent.write(to: &w)
         }
         w.endObject()
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {
-        guard try f.string("unit") == "us" else { throw f.failure("unit", "must be \"us\"") }
-        let recent = try f.optionalObject("recent")
+        guard try f.string(Keys.unit.name) == "us" else { throw f.failure(Keys.unit.name, "must be \"us\"") }
+        let recent = try f.optionalObject(Keys.recent.name)
         self.init(
-            count: try f.integer("count", as: UInt64.self), maximum: try f.double("max"),
-            buckets: try f.objects("buckets") { (b) throws(WireDecodingError) in
-                LatencyBucket(
-                    lessThan: try b.integer("lt", as: UInt64.self), count: try b.integer("count", as: UInt64.self))
+            count: try f.integer(Keys.count.name, as: UInt64.self), maximum: try f.double(Keys.maximum.name),
+            buckets: try f.objects(Keys.buckets.name) { (b) throws(WireDecodingError) in try LatencyBucket(reading: b)
             },
-            deferred: try f.integer("deferred", as: UInt64.self),
-            recent: try recent.map { (r) throws(WireDecodingError) in
-                RecentLatency(samples: try r.integer("samples"), p50: try r.double("p50"), p99: try r.double("p99"))
-            })
+            deferred: try f.integer(Keys.deferred.name, as: UInt64.self),
+            recent: try recent.map { (r) throws(WireDecodingError) in try RecentLatency(reading: r) })
     }
 }
 
@@ -320,6 +355,28 @@ public struct LatencyBucket: Hashable, Sendable {
         self.lessThan = lessThan
         self.count = count
     }
+
+    /// The key table of a bucket object, in the order its members are written.
+    enum Keys {
+        static let lessThan = FieldKey("lt")
+        static let count = FieldKey("count")
+        static let all = [lessThan, count]
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key(Keys.lessThan)
+        w.int(lessThan)
+        w.key(Keys.count)
+        w.int(count)
+        w.endObject()
+    }
+
+    init(reading b: FieldReader) throws(WireDecodingError) {
+        self.init(
+            lessThan: try b.integer(Keys.lessThan.name, as: UInt64.self),
+            count: try b.integer(Keys.count.name, as: UInt64.self))
+    }
 }
 
 /// Exact percentiles (µs, 0.1 µs precision) over the most recent batches.
@@ -332,5 +389,30 @@ public struct RecentLatency: Hashable, Sendable {
         self.samples = samples
         self.p50 = p50
         self.p99 = p99
+    }
+
+    /// The key table of the recent object, in the order its members are written.
+    enum Keys {
+        static let samples = FieldKey("samples")
+        static let p50 = FieldKey("p50")
+        static let p99 = FieldKey("p99")
+        static let all = [samples, p50, p99]
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key(Keys.samples)
+        w.int(samples)
+        w.key(Keys.p50)
+        w.double(p50)
+        w.key(Keys.p99)
+        w.double(p99)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws(WireDecodingError) {
+        self.init(
+            samples: try r.integer(Keys.samples.name), p50: try r.double(Keys.p50.name),
+            p99: try r.double(Keys.p99.name))
     }
 }

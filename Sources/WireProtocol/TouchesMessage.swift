@@ -1,6 +1,3 @@
-import MultitouchCore
-import TouchRouting
-
 /// `touches`: every touch of one evdev frame (the active ones and those ending in it), like
 /// `UIEvent.allTouches`.
 public struct TouchesMessage: Hashable, Sendable {
@@ -28,10 +25,11 @@ public struct TouchesMessage: Hashable, Sendable {
         self.routing = routing
     }
 
-    /// The message for one frame of the pipeline.
-    public init(device: Int, frame: TouchFrame) {
+    /// The message for one frame of a device; `isSemiMT`: the device is served as a semi-mt touchpad
+    /// (its class, which no frame carries).
+    public init(device: Int, frame: TouchFrame, isSemiMT: Bool) {
         self.init(
-            device: device, time: frame.time, fingers: frame.fingerCount, isSemiMT: frame.isSemiMT,
+            device: device, time: frame.time, fingers: frame.fingerCount, isSemiMT: isSemiMT,
             touches: frame.touches.map(TouchPoint.init))
     }
 

@@ -1,5 +1,3 @@
-import Gestures
-
 /// The cumulative transforms a client may set with `setTransform`, and the check the request decoder
 /// applies before the engine sees one.
 ///

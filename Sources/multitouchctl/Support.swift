@@ -1,11 +1,11 @@
 import ArgumentParser
 import Configuration
 import DeviceInput
-import Gestures
 import MultitouchCore
 import Publishing
 import SystemCalls
 import TouchPipeline
+import TouchVocabulary
 import WireProtocol
 
 #if canImport(Glibc)
@@ -65,7 +65,7 @@ struct PublishedOutput {
 
 func printError(_ text: String) {
     let bytes = Array((text + "\n").utf8)
-    bytes.withUnsafeBytes { raw in _ = Glibc.write(2, raw.baseAddress, raw.count) }
+    bytes.withUnsafeBytes { raw in _ = try? Sys.write(2, raw, "stderr") }
 }
 
 func baseName(_ path: String) -> String {

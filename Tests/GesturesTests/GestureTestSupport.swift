@@ -19,7 +19,6 @@ struct FrameBuilder {
     var publishedScale: Double
     var fingers: [Finger] = []
     var nextID: UInt64 = 1
-    var isSemiMT = false
     /// When set, the frame's fingerCount (BTN_TOOL_*TAP); otherwise the active touch count.
     var fingerCountOverride: Int?
 
@@ -75,7 +74,7 @@ struct FrameBuilder {
                     type: .direct))
         }
         let frame = TouchFrame(
-            time: stamp, touches: touches, fingerCount: fingerCountOverride ?? active, isSemiMT: isSemiMT)
+            time: stamp, touches: touches, fingerCount: fingerCountOverride ?? active)
         fingers.removeAll(where: { $0.phase.isTerminal })
         for i in fingers.indices {
             fingers[i].phase = .stationary
@@ -93,9 +92,12 @@ struct Harness {
     var checker = GestureInvariantChecker()
     var events: [GestureEvent] = []
 
+    /// - Parameter isSemiMT: the engine serves a semi-mt touchpad (its class, given once), else a
+    ///   touchscreen.
     init(_ configuration: GestureConfiguration = .default, isSemiMT: Bool = false) {
-        engine = GestureEngine(configuration: configuration, isSemiMT: isSemiMT)
-        checker = GestureInvariantChecker(isSemiMT: isSemiMT, configuration: configuration)
+        let surface = isSemiMT ? GestureSurface(kind: .semiMTTouchpad) : .touchscreen
+        engine = GestureEngine(configuration: configuration, surface: surface)
+        checker = GestureInvariantChecker(surface: surface, configuration: configuration)
     }
 
     /// Feeds one frame; returns everything it caused (timers due before it included).

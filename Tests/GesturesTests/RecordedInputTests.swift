@@ -9,8 +9,9 @@ import Testing
 /// Runs touch frames through an engine and the invariant checker the way a replay does: timers due
 /// before a frame first, pending timers after the last one.
 private func check(_ frames: [TouchFrame], semi: Bool) -> (GestureInvariantChecker, [GestureEvent]) {
-    var engine = GestureEngine(isSemiMT: semi)
-    var checker = GestureInvariantChecker(isSemiMT: semi)
+    let surface = semi ? GestureSurface(kind: .semiMTTouchpad) : .touchscreen
+    var engine = GestureEngine(surface: surface)
+    var checker = GestureInvariantChecker(surface: surface)
     var all: [GestureEvent] = []
     for frame in frames {
         if let deadline = engine.nextDeadline, deadline < frame.time {
@@ -36,7 +37,7 @@ struct RecordedInputTests {
     @Test(arguments: Fixtures.all.map(\.name)) func fixtureKeepsTheInvariants(name: String) throws {
         let fixture = try #require(Fixtures.all.first { $0.name == name })
         let frames = TouchFrames.track(fixture.events, device: fixture.device)
-        let (checker, events) = check(frames, semi: fixture.device.isSemiMT)
+        let (checker, events) = check(frames, semi: fixture.device.kind.isSemiMT)
         #expect(checker.isClean, "\(name): \(checker.violations.prefix(5))")
         #expect(checker.statistics.sessions > 0)
         #expect(!events.isEmpty)
@@ -86,7 +87,7 @@ struct RecordedInputTests {
             let recording = try RecordingReader.read(path: job.path, descriptionPath: job.descriptionPath)
             for device in recording.devices {
                 let frames = TouchFrames.track(device.events, device: device.description)
-                let (checker, _) = check(frames, semi: device.description.isSemiMT)
+                let (checker, _) = check(frames, semi: device.description.kind.isSemiMT)
                 #expect(checker.isClean, "\(job.path): \(checker.violations.prefix(5))")
                 #expect(checker.statistics.sessions > 0, "\(job.path): no session")
                 checked += 1

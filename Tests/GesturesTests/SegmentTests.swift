@@ -540,7 +540,6 @@ struct SegmentTests {
     @Test func semiMTScalesFromTheBoundingBoxAndNeverRotates() throws {
         var h = Harness(isSemiMT: true)
         var f = FrameBuilder()
-        f.isSemiMT = true
         let a = f.down(40, 40)
         let b = f.down(60, 60)
         h.feed(f.frame())

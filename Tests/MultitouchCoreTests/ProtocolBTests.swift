@@ -11,7 +11,12 @@ struct ProtocolBTests {
         let tracker = makeTracker(screen)
         let frame = try #require(
             tracker.process(
-                rawFrame(0, [absEvent(AbsCode.mtTrackingID, 5), absEvent(AbsCode.mtPositionX, 1600), absEvent(AbsCode.mtPositionY, 800)])))
+                rawFrame(
+                    0,
+                    [
+                        absEvent(AbsCode.mtTrackingID, 5), absEvent(AbsCode.mtPositionX, 1600),
+                        absEvent(AbsCode.mtPositionY, 800),
+                    ])))
         #expect(frame.touches.count == 1)
         let touch = frame.touches[0]
         #expect(touch.slot == 0)
@@ -27,7 +32,13 @@ struct ProtocolBTests {
     @Test("tracking id -1 ends the touch; the slot keeps its values for the next touch")
     func trackingIDEnds() throws {
         let tracker = makeTracker(screen)
-        _ = tracker.process(rawFrame(0, [absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtPositionX, 160), absEvent(AbsCode.mtPositionY, 320)]))
+        _ = tracker.process(
+            rawFrame(
+                0,
+                [
+                    absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtPositionX, 160),
+                    absEvent(AbsCode.mtPositionY, 320),
+                ]))
         let ended = try #require(tracker.process(rawFrame(10, [absEvent(AbsCode.mtTrackingID, -1)])))
         #expect(ended.phases == [.ended])
         #expect(ended.touches[0].millimeters == Point(x: 10, y: 20))
@@ -43,7 +54,8 @@ struct ProtocolBTests {
     @Test("a new tracking id on an active slot ends the old touch and begins a new one in one frame")
     func trackingIDReuse() throws {
         let tracker = makeTracker(screen)
-        let first = try #require(tracker.process(rawFrame(0, [absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtPositionX, 100)])))
+        let first = try #require(
+            tracker.process(rawFrame(0, [absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtPositionX, 100)])))
         let oldID = first.touches[0].id
         let frame = try #require(
             tracker.process(rawFrame(10, [absEvent(AbsCode.mtTrackingID, 2), absEvent(AbsCode.mtPositionX, 900)])))
@@ -68,7 +80,8 @@ struct ProtocolBTests {
         #expect(cancelled.phases == [.cancelled])
         #expect(cancelled.fingerCount == 0)
         #expect(tracker.process(rawFrame(20, [absEvent(AbsCode.mtPositionX, 500)])) == nil)
-        #expect(tracker.process(rawFrame(30, [absEvent(AbsCode.mtToolType, MTToolType.finger)])) == nil, "no resurrection")
+        #expect(
+            tracker.process(rawFrame(30, [absEvent(AbsCode.mtToolType, MTToolType.finger)])) == nil, "no resurrection")
         #expect(tracker.process(rawFrame(40, [absEvent(AbsCode.mtTrackingID, -1)])) == nil)
         let next = try #require(tracker.process(rawFrame(50, [absEvent(AbsCode.mtTrackingID, 2)])))
         #expect(next.phases == [.began])
@@ -77,9 +90,12 @@ struct ProtocolBTests {
     @Test("a touch that lands as a palm is never reported; a new tracking id in the slot is")
     func palmFromTheStart() throws {
         let tracker = makeTracker(screen)
-        #expect(tracker.process(rawFrame(0, [absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtToolType, MTToolType.palm)])) == nil)
+        #expect(
+            tracker.process(
+                rawFrame(0, [absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtToolType, MTToolType.palm)])) == nil)
         let next = try #require(
-            tracker.process(rawFrame(10, [absEvent(AbsCode.mtTrackingID, 2), absEvent(AbsCode.mtToolType, MTToolType.finger)])))
+            tracker.process(
+                rawFrame(10, [absEvent(AbsCode.mtTrackingID, 2), absEvent(AbsCode.mtToolType, MTToolType.finger)])))
         #expect(next.phases == [.began])
     }
 
@@ -87,12 +103,19 @@ struct ProtocolBTests {
     func resyncCancels() throws {
         let tracker = makeTracker(screen)
         _ = tracker.process(
-            rawFrame(0, [
-                absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtSlot, 1), absEvent(AbsCode.mtTrackingID, 2),
-            ]))
+            rawFrame(
+                0,
+                [
+                    absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtSlot, 1), absEvent(AbsCode.mtTrackingID, 2),
+                ]))
         let frame = try #require(
             tracker.process(
-                rawFrame(10, [absEvent(AbsCode.mtSlot, 0), absEvent(AbsCode.mtTrackingID, -1), absEvent(AbsCode.mtSlot, 1), absEvent(AbsCode.mtTrackingID, 3)], resync: true)))
+                rawFrame(
+                    10,
+                    [
+                        absEvent(AbsCode.mtSlot, 0), absEvent(AbsCode.mtTrackingID, -1), absEvent(AbsCode.mtSlot, 1),
+                        absEvent(AbsCode.mtTrackingID, 3),
+                    ], resync: true)))
         #expect(frame.phases == [.cancelled, .cancelled, .began])
         #expect(frame.fingerCount == 1)
     }
@@ -100,10 +123,18 @@ struct ProtocolBTests {
     @Test("slot numbers out of range are ignored until a valid ABS_MT_SLOT")
     func outOfRangeSlots() throws {
         let tracker = makeTracker(screen)
-        #expect(tracker.process(rawFrame(0, [absEvent(AbsCode.mtSlot, 10), absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtPositionX, 5)])) == nil)
+        #expect(
+            tracker.process(
+                rawFrame(
+                    0,
+                    [absEvent(AbsCode.mtSlot, 10), absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtPositionX, 5)])
+            ) == nil)
         #expect(tracker.process(rawFrame(1, [absEvent(AbsCode.mtSlot, -3), absEvent(AbsCode.mtTrackingID, 1)])) == nil)
-        #expect(tracker.process(rawFrame(2, [absEvent(AbsCode.mtSlot, Int32.max), absEvent(AbsCode.mtTrackingID, 1)])) == nil)
-        let frame = try #require(tracker.process(rawFrame(3, [absEvent(AbsCode.mtSlot, 9), absEvent(AbsCode.mtTrackingID, 4)])))
+        #expect(
+            tracker.process(rawFrame(2, [absEvent(AbsCode.mtSlot, Int32.max), absEvent(AbsCode.mtTrackingID, 1)]))
+                == nil)
+        let frame = try #require(
+            tracker.process(rawFrame(3, [absEvent(AbsCode.mtSlot, 9), absEvent(AbsCode.mtTrackingID, 4)])))
         #expect(frame.touches.map(\.slot) == [9])
     }
 
@@ -172,13 +203,15 @@ struct ProtocolBTests {
     @Test("a palm is not counted as a finger by BTN_TOOL_*")
     func palmNotCounted() throws {
         let tracker = makeTracker(screen)
-        _ = tracker.process(rawFrame(0, [absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtSlot, 1), absEvent(AbsCode.mtTrackingID, 2)]))
+        _ = tracker.process(
+            rawFrame(
+                0, [absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtSlot, 1), absEvent(AbsCode.mtTrackingID, 2)]))
         let frame = try #require(tracker.process(rawFrame(10, [absEvent(AbsCode.mtToolType, MTToolType.palm)])))
         #expect(frame.phases == [.stationary, .cancelled])
         #expect(frame.fingerCount == 1)
     }
 
-    @Test("semi-mt frames are flagged, and the bounding box plus BTN_TOOL_TRIPLETAP give 3 fingers")
+    @Test("a semi-mt pad is served as one, and the bounding box plus BTN_TOOL_TRIPLETAP give 3 fingers")
     func semiMT() throws {
         let pad = TestDevices.semiMTClickpad()
         var script = TouchScripter(device: pad)
@@ -191,20 +224,22 @@ struct ProtocolBTests {
         script.down(finger: 2, x: 45, y: 80)
         script.frame()
         let frames = TouchFrames.track(script.events, device: pad)
-        #expect(frames.allSatisfy { $0.isSemiMT })
+        #expect(pad.kind == .semiMTTouchpad)
+        #expect(ContactTracker(description: pad, mapper: CoordinateMapper(description: pad)).kind == .semiMTTouchpad)
         #expect(frames.map(\.fingerCount) == [1, 2, 3, 0])
         let box = frames[2].activeTouches.map(\.normalized)
         #expect(box.count == 2)
         #expect(Swift.abs(box[0].x - 0.3) < 0.001 && Swift.abs(box[0].y - 0.4) < 0.002)
         #expect(Swift.abs(box[1].x - 0.6) < 0.001 && Swift.abs(box[1].y - 0.8) < 0.002)
         #expect(TouchFrames.problems(in: frames).isEmpty)
-        #expect(!TouchFrames.track(TouchScripterFixtures.twoFingers(on: screen), device: screen)[0].isSemiMT)
+        #expect(screen.kind == .touchscreen)
     }
 
     @Test("a touch that begins and ends in one frame: began now, ended with the next frame")
     func beganAndEndedInOneFrame() throws {
         let tracker = makeTracker(screen)
-        let frame = try #require(tracker.process(rawFrame(0, [absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtTrackingID, -1)])))
+        let frame = try #require(
+            tracker.process(rawFrame(0, [absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtTrackingID, -1)])))
         #expect(frame.phases == [.began])
         #expect(frame.fingerCount == 1)
         #expect(tracker.hasDeferredEnds)
@@ -221,10 +256,12 @@ struct ProtocolBTests {
     func deferredEndTaken() throws {
         let tracker = makeTracker(screen)
         _ = tracker.process(
-            rawFrame(0, [
-                absEvent(AbsCode.mtSlot, 1), absEvent(AbsCode.mtTrackingID, 8), absEvent(AbsCode.mtSlot, 0),
-                absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtTrackingID, 2),
-            ]))
+            rawFrame(
+                0,
+                [
+                    absEvent(AbsCode.mtSlot, 1), absEvent(AbsCode.mtTrackingID, 8), absEvent(AbsCode.mtSlot, 0),
+                    absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtTrackingID, 2),
+                ]))
         let ends = try #require(tracker.takeDeferredEnds())
         #expect(ends.phases == [.ended, .stationary, .stationary], "the touch that ended first got its id first")
         #expect(ends.fingerCount == 2)
@@ -239,7 +276,9 @@ struct ProtocolBTests {
     @Test("cancelAll cancels every touch; a slot still down stays ignored until it ends")
     func cancelAll() throws {
         let tracker = makeTracker(screen)
-        _ = tracker.process(rawFrame(0, [absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtSlot, 3), absEvent(AbsCode.mtTrackingID, 2)]))
+        _ = tracker.process(
+            rawFrame(
+                0, [absEvent(AbsCode.mtTrackingID, 1), absEvent(AbsCode.mtSlot, 3), absEvent(AbsCode.mtTrackingID, 2)]))
         let frame = try #require(tracker.cancelAll(at: Timestamp(microseconds: 7000)))
         #expect(frame.phases == [.cancelled, .cancelled])
         #expect(frame.fingerCount == 0)
@@ -257,8 +296,10 @@ struct ProtocolBTests {
     @Test("touch ids come from the shared source and never repeat across trackers")
     func sharedIDSource() throws {
         let source = TouchIDSource(first: 40)
-        let a = TrackerBox(ContactTracker(description: screen, mapper: CoordinateMapper(description: screen), idSource: source))
-        let b = TrackerBox(ContactTracker(description: screen, mapper: CoordinateMapper(description: screen), idSource: source))
+        let a = TrackerBox(
+            ContactTracker(description: screen, mapper: CoordinateMapper(description: screen), idSource: source))
+        let b = TrackerBox(
+            ContactTracker(description: screen, mapper: CoordinateMapper(description: screen), idSource: source))
         let first = try #require(a.process(rawFrame(0, [absEvent(AbsCode.mtTrackingID, 1)])))
         let second = try #require(b.process(rawFrame(0, [absEvent(AbsCode.mtTrackingID, 1)])))
         #expect(first.touches[0].id == 40)
@@ -279,5 +320,52 @@ enum TouchScripterFixtures {
         script.advance(ms: 10)
         script.frame()
         return script.events
+    }
+}
+
+/// The class a device is served as is chosen once, from its description (`DeviceDescription.kind`):
+/// the stages are configured with it (issue 32).
+@Suite("Device class")
+struct DeviceKindTests {
+    @Test func eachTestDeviceIsServedAsItsClass() {
+        #expect(TestDevices.touchscreen(slots: 10, maximum: 1000, resolution: 10).kind == .touchscreen)
+        #expect(TestDevices.semiMTClickpad().kind == .semiMTTouchpad)
+        for (name, device) in TestDevices.all {
+            #expect(device.kind.deviceClass == device.deviceClass, "\(name)")
+            #expect(device.kind.isSemiMT == (device.deviceClass == .touchpad && device.isSemiMT), "\(name)")
+            #expect(device.kind.touchType == (device.deviceClass == .touchscreen ? .direct : .indirect), "\(name)")
+        }
+    }
+
+    /// The kernel sets INPUT_PROP_SEMI_MT on touchpads only; on a direct device it describes no box.
+    @Test func semiMTOnlySplitsTouchpads() {
+        var screen = TestDevices.touchscreen(slots: 2, maximum: 1000, resolution: 10)
+        screen.properties.insert(InputProperty.semiMT)
+        #expect(screen.isSemiMT && screen.kind == .touchscreen)
+        var pen = DeviceDescription(
+            name: "pen", identity: DeviceIdentity(bustype: 3, vendor: 1, product: 2, version: 1))
+        pen.codes[EventType.key] = [KeyCode.btnToolPen, KeyCode.btnTouch]
+        pen.axes[AbsCode.x] = AxisInfo(minimum: 0, maximum: 100)
+        pen.axes[AbsCode.y] = AxisInfo(minimum: 0, maximum: 100)
+        pen.properties = [InputProperty.direct]
+        #expect(pen.kind == .other && pen.kind.touchType == .indirect && !pen.kind.isSemiMT)
+    }
+
+    /// The tracker reads the class it is given: its touches' type and its contact source follow it.
+    @Test func theTrackerIsConfiguredWithTheClassItIsGiven() throws {
+        let pad = TestDevices.semiMTClickpad()
+        var script = TouchScripter(device: pad)
+        script.down(finger: 0, x: 30, y: 60)
+        script.frame()
+        var tracker = ContactTracker(description: pad, mapper: CoordinateMapper(description: pad))
+        var assembler = FrameAssembler()
+        var frames: [TouchFrame] = []
+        for event in script.events {
+            if case .frame(let frame)? = assembler.push(event), let touches = tracker.process(frame) {
+                frames.append(touches)
+            }
+        }
+        #expect(tracker.kind == .semiMTTouchpad)
+        #expect(frames.first?.touches.first?.type == .indirect)
     }
 }

@@ -105,7 +105,7 @@ struct ClientHubRoutingTests {
             normalized: Point(x: 0.1, y: 0.1), timestamp: Self.t, type: .direct)
         let routed = PipelineOutput.routed(
             RoutedOutput(
-                device: 1, isSemiMT: false,
+                device: 1,
                 deliveries: [.touches(RoutedTouches(recipient: recipient, time: Self.t, touches: [touch]))]))
         var expected: [RoutedMessage] = []
         PipelineMessages.appendRouted([routed], to: &expected)
@@ -138,7 +138,7 @@ struct ClientHubRoutingTests {
             [
                 .routed(
                     RoutedOutput(
-                        device: 1, isSemiMT: false,
+                        device: 1,
                         deliveries: [.gesture(recipient, .sessionBegan(session: 1, time: Self.t), predictedMatrix: nil)]
                     ))
             ], readAt: 1)

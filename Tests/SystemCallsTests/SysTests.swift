@@ -216,4 +216,118 @@ private let readSyscall = 63
         #expect(write(ends[1], &byte, 1) == 1)
         #expect(try Sys.poll(&fds, timeoutMilliseconds: -1) == 1 && fds[0].revents & Int16(POLLIN) != 0)
     }
+
+    // MARK: EBADF and EFAULT are bugs (swift-nio's isUnacceptableErrno)
+
+    /// A descriptor the program does not own is its bug, not the environment's: the wrapper stops the
+    /// program (before issue 32 it was thrown as a SystemError, and `close` ignored it).
+    @Test func readingADescriptorThatIsNotOpenStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            var buffer = [UInt8](repeating: 0, count: 4)
+            _ = try? Sys.read(-1, into: &buffer)
+        }
+    }
+
+    @Test func closingADescriptorTwiceStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { return }
+            Sys.close(ends[0])
+            Sys.close(ends[0])
+        }
+    }
+
+    @Test func sendingFromMemoryThatIsNotTheProgramsStopsIt() async {
+        await #expect(processExitsWith: .failure) {
+            var pair: [Int32] = [-1, -1]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { return }
+            // An address no mapping covers: the kernel answers EFAULT.
+            let bad = UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: 8), count: 4)
+            _ = try? Sys.send(pair[0], bad, flags: Int32(MSG_NOSIGNAL))
+        }
+    }
+
+    /// The one question EBADF answers: whether an inherited descriptor number is open.
+    @Test func isOpenAnswersWithoutStopping() throws {
+        let (read, write) = try Sys.pipe(nonBlocking: true, closeOnExec: true)
+        #expect(Sys.isOpen(read) && Sys.isOpen(write))
+        #expect(fcntl(read, F_GETFL) & O_NONBLOCK != 0 && fcntl(write, F_GETFD) & FD_CLOEXEC != 0)
+        Sys.close(read)
+        Sys.close(write)
+        #expect(!Sys.isOpen(read) && !Sys.isOpen(-1))
+    }
+
+    // MARK: The wrappers the other modules use
+
+    @Test func filesAndDirectoriesGoThroughTheWrappers() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sys-\(UUID())").path
+        try Sys.mkdir(directory, mode: 0o700)
+        #expect(throws: SystemError("mkdir", errno: EEXIST, detail: directory)) {
+            try Sys.mkdir(directory, mode: 0o700)
+        }
+        let file = directory + "/file"
+        let fd = try Sys.open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
+        try Sys.writeAll(fd, Array("abc".utf8))
+        #expect(try Sys.fstat(fd).st_size == 3)
+        Sys.close(fd)
+        #expect(try Sys.stat(file).st_mode & S_IFMT == S_IFREG)
+        #expect(try Sys.lstat(file).st_mode & 0o777 == 0o600)
+        #expect(Sys.access(file, R_OK) && !Sys.access(directory + "/missing", F_OK))
+        #expect(try Sys.directoryEntries(directory) == ["file"])
+        #expect(try Sys.realpath(directory + "/./file") == (try Sys.realpath(directory)) + "/file")
+        let dirFD = try Sys.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try Sys.renameNoReplace(dirFD, "file", dirFD, "renamed")
+        #expect(try Sys.fstatat(dirFD, "renamed", flags: AT_SYMLINK_NOFOLLOW).st_size == 3)
+        let again = try Sys.openat(dirFD, "again", O_WRONLY | O_CREAT | O_CLOEXEC, mode: 0o600)
+        Sys.close(again)
+        // RENAME_NOREPLACE: never over an existing name.
+        #expect(throws: SystemError("renameat2", errno: EEXIST, detail: "again")) {
+            try Sys.renameNoReplace(dirFD, "renamed", dirFD, "again")
+        }
+        try Sys.unlinkat(dirFD, "again", flags: 0)
+        Sys.close(dirFD)
+        try Sys.unlink(directory + "/renamed")
+        #expect(throws: SystemError("unlink", errno: ENOENT, detail: directory + "/renamed")) {
+            try Sys.unlink(directory + "/renamed")
+        }
+        try Sys.rmdir(directory)
+        #expect(try Sys.readlink("/proc/self/fd/0").isEmpty == false)
+        let made = try Sys.makeTemporaryDirectory(prefix: directory + "-made-")
+        #expect(made.hasPrefix(directory + "-made-") && made.count == directory.count + 12)
+        #expect(try Sys.stat(made).st_mode & 0o777 == 0o700)
+        try Sys.rmdir(made)
+        #expect(try !Sys.hostName().isEmpty)
+    }
+
+    @Test func socketOptionsAndUnixAddresses() throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { for fd in pair { Sys.close(fd) } }
+        #expect(
+            try Sys.getsockopt(pair[0], SOL_SOCKET, SO_TYPE, as: Int32.self, name: "SO_TYPE")
+                == Int32(SOCK_STREAM.rawValue))
+        let size = try Sys.getsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, as: Int32.self, name: "SO_SNDBUF")
+        try Sys.setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, size / 2, name: "SO_SNDBUF")
+        #expect(try Sys.getsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, as: Int32.self, name: "SO_SNDBUF") == size)
+        let peer = try Sys.peerCredentials(pair[0])
+        #expect(peer.pid == getpid() && peer.uid == geteuid())
+        // Not a socket option this socket has: the environment's answer, thrown.
+        #expect(throws: SystemError.self) {
+            try Sys.getsockopt(pair[0], SOL_SOCKET, -1, as: Int32.self, name: "bogus")
+        }
+
+        let path = Sys.unixAddress("/run/x.sock")
+        let offset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2
+        #expect(path?.length == socklen_t(offset + 12))
+        let abstract = Sys.unixAddress("@notify", abstractNamespace: true)
+        #expect(abstract?.length == socklen_t(offset + 7))
+        #expect(abstract.map { withUnsafeBytes(of: $0.address.sun_path) { $0[0] } } == 0)
+        #expect(Sys.unixAddress(String(repeating: "x", count: 108)) == nil)
+    }
+
+    @Test func groupsAndUsersComeFromTheNameService() throws {
+        #expect(try Sys.groupID(named: "root") == 0)
+        #expect(try Sys.userName(0) == "root")
+        #expect(try Sys.groupID(named: "no-such-group-\(UInt32.random(in: 0...UInt32.max))") == nil)
+    }
 }

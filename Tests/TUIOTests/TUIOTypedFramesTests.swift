@@ -1,5 +1,6 @@
 import Configuration
 import MultitouchCore
+import Publishing
 import TUIO
 import TUIOOutput
 import Testing
@@ -16,8 +17,9 @@ import WireProtocol
         outputs.compactMap { output in
             switch output {
             case .deviceAdded(let d):
-                .deviceAdded(DeviceInfo(id: d.id, source: d.source, description: d.description, mapper: d.mapper))
-            case .frame(let f) where !f.isWithheld: .touches(TouchesMessage(device: f.device, frame: f.frame))
+                .deviceAdded(DeviceInfo(d))
+            case .frame(let f) where !f.isWithheld:
+                .touches(TouchesMessage(device: f.device, frame: f.frame, isSemiMT: false))
             case .ended(let device, let time, let reason):
                 .deviceRemoved(DeviceRemovedMessage(device: device, time: time, reason: reason.rawValue))
             default: nil

@@ -168,7 +168,7 @@ struct DeviceRoutingTests {
         let deliveries = pipeline.withRouting { $0.finish() } ?? []
         var gone: [RoutedMessage] = []
         PipelineMessages.appendRouted(
-            [.routed(RoutedOutput(device: 1, isSemiMT: false, deliveries: deliveries))], to: &gone)
+            [.routed(RoutedOutput(device: 1, deliveries: deliveries))], to: &gone)
         let cancelled = gone.compactMap { r -> (ClientID, TouchesMessage)? in
             guard case .touches(let t) = r.message else { return nil }
             return (r.client, t)

@@ -110,6 +110,93 @@ struct KeyTableTests {
         #expect(try writtenKeys(message) == StatsMessage.Keys.all.map(\.name), "\(message.jsonLine())")
     }
 
+    /// `stats` with every optional member of its nested objects set.
+    private static let fullStats = StatsMessage(
+        id: 1, uptime: 0.25,
+        clients: [
+            ClientStatistics(
+                id: 1, pid: 2, uid: 3, subscribed: true, queued: 4, queuedBytes: 5, delivered: 6, dropped: 7,
+                rights: ["observe"], band: [0, 10])
+        ],
+        devices: [
+            DeviceStatistics(
+                device: 1, name: "pad", frames: 9, active: true,
+                predictions: [
+                    PredictionStatistics(
+                        horizonMilliseconds: 16, count: 3, meanMillimeters: 0.5, maximumMillimeters: 1.5)
+                ])
+        ],
+        latency: LatencyStatistics(
+            count: 2, maximum: 12.5, buckets: [LatencyBucket(lessThan: 16, count: 2)], deferred: 1,
+            recent: RecentLatency(samples: 2, p50: 8, p99: 12)))
+
+    /// The first object of `key`'s array in `object`, or `key`'s object itself.
+    private func nested(_ object: JSONObject, _ key: String) -> JSONObject? {
+        switch object[key] {
+        case .object(let o)?: return o
+        case .array(let items)?:
+            if case .object(let o)? = items.first { return o }
+            return nil
+        default: return nil
+        }
+    }
+
+    /// Before issue 32 the nested objects of `stats` spelled their keys in the writer and again in the
+    /// reader; now each has a table, and both use it.
+    @Test func statsNestedObjectsWriteAndReadTheirKeyTables() throws {
+        let line = Message.stats(Self.fullStats).jsonLine()
+        guard case .object(let stats) = try JSONReader.parse(Array(line.utf8)),
+            let client = nested(stats, "clients"), let device = nested(stats, "devices"),
+            let prediction = nested(device, "predictions"), let latency = nested(stats, "latency"),
+            let bucket = nested(latency, "buckets"), let recent = nested(latency, "recent")
+        else {
+            Issue.record("a nested object is missing: \(line)")
+            return
+        }
+        #expect(client.members.map(\.key) == ClientStatistics.Keys.all.map(\.name))
+        #expect(device.members.map(\.key) == DeviceStatistics.Keys.all.map(\.name))
+        #expect(prediction.members.map(\.key) == PredictionStatistics.Keys.all.map(\.name))
+        #expect(latency.members.map(\.key) == LatencyStatistics.Keys.all.map(\.name))
+        #expect(bucket.members.map(\.key) == LatencyBucket.Keys.all.map(\.name))
+        #expect(recent.members.map(\.key) == RecentLatency.Keys.all.map(\.name))
+
+        let log = ReadKeyLog()
+        let (_, f) = try reader(.stats(Self.fullStats), log: log)
+        #expect(try StatsMessage(reading: f) == Self.fullStats)
+        #expect(log.keys["stats.clients"] == Set(ClientStatistics.Keys.all.map(\.name)))
+        #expect(log.keys["stats.devices"] == Set(DeviceStatistics.Keys.all.map(\.name)))
+        #expect(log.keys["stats.devices.predictions"] == Set(PredictionStatistics.Keys.all.map(\.name)))
+        #expect(log.keys["stats.latency"] == Set(LatencyStatistics.Keys.all.map(\.name)))
+        #expect(log.keys["stats.latency.buckets"] == Set(LatencyBucket.Keys.all.map(\.name)))
+        #expect(log.keys["stats.latency.recent"] == Set(RecentLatency.Keys.all.map(\.name)))
+    }
+
+    /// Every request member is one key of `ClientRequest.Keys`, written and accepted by that name.
+    @Test func requestsWriteAndAcceptTheKeysOfTheirTable() throws {
+        let matrix = AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: 2, ty: 3)
+        let region = Region(id: "map", shape: .rectangle(RegionRect(x: 0, y: 0, width: 10, height: 10)))
+        let requests = [
+            ClientRequest(
+                .subscribe(streams: [.touches], devices: .all), id: 1, predictMilliseconds: 8, frameAligned: true),
+            ClientRequest(.setRegionTransform(device: 1, region: "map", matrix: matrix), id: 2),
+            ClientRequest(.updateRegions(device: 1, regions: [region], remove: ["old"]), id: 3),
+            ClientRequest(.frame(time: Timestamp(microseconds: 16_000)), id: 4),
+        ]
+        var written = Set<String>()
+        for request in requests {
+            let line = Array(request.jsonLine().utf8)
+            guard case .object(let object) = try JSONReader.parse(line) else { continue }
+            written.formUnion(object.members.map(\.key).filter { $0 != "type" && $0 != "id" })
+            #expect(try ClientRequest(decoding: line) == request, "\(request.jsonLine())")
+        }
+        let table: [FieldKey] = [
+            ClientRequest.Keys.streams, ClientRequest.Keys.devices, ClientRequest.Keys.predictMilliseconds,
+            ClientRequest.Keys.frames, ClientRequest.Keys.device, ClientRequest.Keys.matrix,
+            ClientRequest.Keys.regions, ClientRequest.Keys.remove, ClientRequest.Keys.region, ClientRequest.Keys.time,
+        ]
+        #expect(written == Set(table.map(\.name)))
+    }
+
     // MARK: touches and the gesture messages: writer and reader against one table
 
     /// A touch with every optional member set and millimetres that differ from x/y (an output

@@ -38,8 +38,7 @@ struct Bench: ParsableCommand {
     @Flag(name: .long, help: "Also bench the generated recordings (fingers-1, -2, -5, -10, churn).")
     var generated = false
 
-    @Option(name: .long, help: "Device description for an events-only file given as a path.")
-    var desc: String?
+    @OptionGroup var recordingOptions: RecordingOptions
 
     @Option(name: .long, help: "Events per run (at least).")
     var events: Int = 2_000_000
@@ -114,7 +113,11 @@ struct Bench: ParsableCommand {
                 throw ExitCode.failure
             }
             guard isDirectory else {
-                jobs.append((path, desc))
+                if let problem = recordingOptions.problem(with: path) {
+                    printError("multitouchctl bench: \(problem)")
+                    throw ExitCode.failure
+                }
+                jobs.append((path, recordingOptions.desc))
                 continue
             }
             for job in try RecordingSet.scan(directory: path) {
@@ -182,13 +185,16 @@ struct Bench: ParsableCommand {
         out.reserveCapacity(64)
         var counts = Counts()
         var writer = JSONWriter(capacity: 1 << 20)
+        var edge = PipelineMessages()
+        // The device's class for the edge, as a replay announces it (nothing is written for it).
+        if json { edge.forEachItem(.deviceAdded(pipeline.device)) { _ in } }
         for event in stream {
             pipeline.push(event, into: &out)
             if !json { counts.messages += out.count }  // typed outputs: the pipeline alone makes no message
             if json {
                 // The publishing edge: each output as its wire messages, written as JSON lines.
                 for output in out {
-                    PipelineMessages.forEach(output) { message, _ in
+                    edge.forEach(output) { message, _ in
                         counts.messages += 1
                         message.write(to: &writer)
                         writer.newline()

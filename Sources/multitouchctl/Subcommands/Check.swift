@@ -36,8 +36,7 @@ struct Check: ParsableCommand {
     @Argument(help: "Recordings or directories of recordings.")
     var paths: [String]
 
-    @Option(name: .long, help: "Device description for a single events-only file.")
-    var desc: String?
+    @OptionGroup var recordingOptions: RecordingOptions
 
     @Flag(name: .long, help: "Print every failure, not only the first few per recording.")
     var verbose = false
@@ -98,10 +97,10 @@ struct Check: ParsableCommand {
                         }
                     }
                 }
-            } else if path.hasSuffix(".desc") && desc == nil {
-                problems.append("\(path): a .desc only describes a device; check its events file with --desc \(path)")
+            } else if let problem = recordingOptions.problem(with: path) {
+                problems.append(problem)
             } else {
-                jobs.append((path, desc))
+                jobs.append((path, recordingOptions.desc))
             }
         }
         let layout = try regions.map { try loadRegionLayout($0, command: "check") }

@@ -43,7 +43,7 @@ struct DeviceReport {
         let resolution =
             description.positionAxes.map { "resolution \($0.x.resolution)x\($0.y.resolution) units/mm, " } ?? ""
         lines.append(
-            "    protocol \(description.multitouchProtocol.rawValue), \(description.slotCount) slot(s)\(description.isSemiMT ? ", semi-mt" : ""), \(resolution)\(format(size.width))x\(format(size.height)) mm (\(mapper.scaleSource))"
+            "    protocol \(description.multitouchProtocol.rawValue), \(description.slotCount) slot(s)\(description.kind.isSemiMT ? ", semi-mt" : ""), \(resolution)\(format(size.width))x\(format(size.height)) mm (\(mapper.scaleSource))"
         )
         let action: String
         switch decision.action {
@@ -88,7 +88,7 @@ struct DeviceReport {
             w.key("slots")
             w.int(description.slotCount)
             w.key("semiMT")
-            w.bool(description.isSemiMT)
+            w.bool(description.kind.isSemiMT)
             if let axes = description.positionAxes {
                 w.key("resolution")
                 w.beginArray()
@@ -181,7 +181,7 @@ struct Devices: ParsableCommand {
     func run() throws {
         var devices = DevicesConfiguration()
         let configPath =
-            config ?? (access(DaemonConfiguration.defaultPath, F_OK) == 0 ? DaemonConfiguration.defaultPath : nil)
+            config ?? (Sys.access(DaemonConfiguration.defaultPath, F_OK) ? DaemonConfiguration.defaultPath : nil)
         if let configPath {
             do {
                 devices = try DaemonConfiguration.load(path: configPath).devices
@@ -255,14 +255,6 @@ struct Devices: ParsableCommand {
 
 /// Paths of eventN nodes in `directory`.
 func listEventNodes(_ directory: String) -> [String] {
-    guard let dir = opendir(directory) else { return [] }
-    defer { closedir(dir) }
-    var paths: [String] = []
-    while let entry = readdir(dir) {
-        let name = withUnsafePointer(to: entry.pointee.d_name) {
-            $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-        }
-        if EventNode.isEventNode(name) { paths.append(directory + "/" + name) }
-    }
-    return paths
+    let names = (try? Sys.directoryEntries(directory)) ?? []
+    return names.filter(EventNode.isEventNode).map { directory + "/" + $0 }
 }

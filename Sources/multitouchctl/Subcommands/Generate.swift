@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Recordings
+import SystemCalls
 import TouchScripting
 
 #if canImport(Glibc)
@@ -55,9 +56,15 @@ struct Generate: ParsableCommand {
                 printError("multitouchctl generate: \(output) exists and is not a directory")
                 throw ExitCode.failure
             }
-        } else if mkdir(output, 0o755) != 0 && errno != EEXIST {
-            printError("multitouchctl generate: cannot create directory \(output): \(String(cString: strerror(errno)))")
-            throw ExitCode.failure
+        } else {
+            do {
+                try Sys.mkdir(output, mode: 0o755)
+            } catch  where error.errno == EEXIST {
+                // Made in between: used as it is.
+            } catch {
+                printError("multitouchctl generate: cannot create directory \(output): \(error.reason)")
+                throw ExitCode.failure
+            }
         }
         if let frames = randomFrames {
             guard frames > 0, (1...10).contains(fingers) else {

@@ -6,9 +6,7 @@ import SystemCalls
 
 /// Time now on CLOCK_MONOTONIC, the clock live event timestamps use (libevdev_set_clock_id).
 func monotonicNow() -> Timestamp {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Timestamp(seconds: Int64(now.tv_sec), microseconds: Int64(now.tv_nsec / 1000))
+    Timestamp(microseconds: Int64(Sys.monotonicNanoseconds() / 1000))
 }
 
 /// SIGINT/SIGTERM for a live command's poll loop; `fileDescriptor` is -1 (never readable) if

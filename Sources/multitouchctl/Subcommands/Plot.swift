@@ -22,8 +22,7 @@ struct Plot: ParsableCommand {
     @Argument(help: "The recording (evemu .evemu/.events, or libinput record .yml).")
     var file: String
 
-    @Option(name: .long, help: "Device description (.desc) for an events-only evemu file.")
-    var desc: String?
+    @OptionGroup var recordingOptions: RecordingOptions
 
     @Option(
         name: .long, help: "Configuration file whose [gestures] and device rules apply (default: built-in defaults).")
@@ -44,13 +43,7 @@ struct Plot: ParsableCommand {
             printError("multitouchctl plot: -o \(output): the file name must end in .svg or .png")
             throw ExitCode.validationFailure
         }
-        let recording: Recording
-        do {
-            recording = try RecordingReader.read(path: file, descriptionPath: desc)
-        } catch {
-            printError("multitouchctl plot: \(error)")
-            throw ExitCode.failure
-        }
+        let recording = try recordingOptions.read(file, command: "plot")
         guard recording.devices.indices.contains(device - 1) else {
             printError("multitouchctl plot: --device \(device): \(file) has \(recording.devices.count) device(s)")
             throw ExitCode.validationFailure

@@ -1,10 +1,10 @@
 import ArgumentParser
 import FoundationEssentials
-import Gestures
 import MultitouchCore
 import Prediction
 import Recordings
 import TouchPipeline
+import TouchVocabulary
 
 /// `multitouchctl predict-report`: how far the daemon's touch predictor is from where the fingers
 /// went, beside the reference predictors, per recording and per device class, on the recordings as

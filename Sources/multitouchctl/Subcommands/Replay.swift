@@ -1,11 +1,11 @@
 import ArgumentParser
 import FoundationEssentials
-import Gestures
 import MultitouchCore
 import Publishing
 import Recordings
 import TouchPipeline
 import TouchRouting
+import TouchVocabulary
 import WireProtocol
 
 /// `multitouchctl replay`: runs a recording through the pipeline and prints every frame's touches and
@@ -26,8 +26,7 @@ struct Replay: ParsableCommand {
     @Argument(help: "The recording (evemu .evemu/.events, or libinput record .yml).")
     var file: String
 
-    @Option(name: .long, help: "Device description (.desc) for an events-only evemu file.")
-    var desc: String?
+    @OptionGroup var recordingOptions: RecordingOptions
 
     @Flag(name: .long, help: "Print one JSON message per line (the wire protocol).")
     var json = false
@@ -58,19 +57,7 @@ struct Replay: ParsableCommand {
     var framePhaseMicroseconds: Int64 = 0
 
     func run() throws {
-        if file.hasSuffix(".desc") && desc == nil {
-            printError(
-                "multitouchctl replay: \(file) only describes a device (no events); replay its events file with --desc \(file)"
-            )
-            throw ExitCode.failure
-        }
-        let recording: Recording
-        do {
-            recording = try RecordingReader.read(path: file, descriptionPath: desc)
-        } catch {
-            printError("multitouchctl replay: \(error)")
-            throw ExitCode.failure
-        }
+        let recording = try recordingOptions.read(file, command: "replay")
         var settings = try loadSettings(
             configPath: config, path: file, description: recording.devices.first?.description)
         if let predictMilliseconds {

@@ -3,6 +3,7 @@ import Configuration
 import Glibc
 import MultitouchClient
 import MultitouchCore
+import SystemCalls
 import TUIO
 import TUIOOutput
 import TouchRouting
@@ -170,7 +171,7 @@ struct ReconnectBackoff {
 
     static func text(_ seconds: Double) -> String { ReadableFormat.fmt(seconds) }
 
-    static func sleep(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
+    static func sleep(_ seconds: Double) { Sys.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000)) }
 }
 
 /// `tuio --region`: declares the region on the first (or the chosen) device when it appears and sends the

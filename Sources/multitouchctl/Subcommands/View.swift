@@ -33,8 +33,8 @@ struct View: AsyncParsableCommand {
     @Option(name: .long, help: "Play this recording (evemu or libinput record) through a private multitouchd.")
     var replay: String?
 
-    @Option(name: .long, help: "Device description (.desc) for an events-only evemu recording (with --replay).")
-    var desc: String?
+    /// `--desc` (with --replay), passed on to the private daemon, which reads the recording.
+    @OptionGroup var recordingOptions: RecordingOptions
 
     @Flag(name: .long, help: "Start the recording over when it ends (with --replay).")
     var loop = false
@@ -44,7 +44,7 @@ struct View: AsyncParsableCommand {
 
     func validate() throws {
         if replay != nil && socket != nil { throw ValidationError("--socket and --replay exclude each other") }
-        if replay == nil && (desc != nil || loop || speed != 1) {
+        if replay == nil && (recordingOptions.desc != nil || loop || speed != 1) {
             throw ValidationError("--desc, --loop and --speed go with --replay")
         }
         guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number") }
@@ -54,7 +54,8 @@ struct View: AsyncParsableCommand {
         var daemon: ReplayDaemon?
         if let replay {
             do {
-                daemon = try ReplayDaemon.start(recording: replay, desc: desc, loop: loop, speed: speed)
+                daemon = try ReplayDaemon.start(
+                    recording: replay, desc: recordingOptions.desc, loop: loop, speed: speed)
             } catch {
                 printError("multitouchctl view: \(error)")
                 throw ExitCode.failure
@@ -110,11 +111,12 @@ final class ReplayDaemon: @unchecked Sendable {
         guard FileManager.default.isReadableFile(atPath: recording) else {
             throw StartError(description: "cannot read the recording \(recording)")
         }
-        var template = Array("/tmp/multitouchctl-view-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw StartError(description: "cannot make a directory under /tmp: \(String(cString: strerror(errno)))")
+        let directory: String
+        do {
+            directory = try Sys.makeTemporaryDirectory(prefix: "/tmp/multitouchctl-view-")
+        } catch {
+            throw StartError(description: "cannot make a directory under /tmp: \(error.reason)")
         }
-        let directory = String(cString: made)
         let socketPath = directory + "/multitouchd.sock"
         let (binary, prefix) = daemonCommand()
         var arguments =
@@ -146,7 +148,7 @@ final class ReplayDaemon: @unchecked Sendable {
                         "multitouchd --replay \(recording) exited (\(process.waitUntilExit())) (its message is above)"
                 )
             }
-            usleep(10_000)
+            Sys.sleep(nanoseconds: 10_000_000)
         }
         daemon.stop()
         throw StartError(description: "multitouchd did not listen on \(socketPath) within 10 s")
@@ -166,9 +168,10 @@ final class ReplayDaemon: @unchecked Sendable {
         removeDirectory()
     }
 
+    /// Best effort: the daemon removes its socket itself when it stops, and the guardian the directory.
     private func removeDirectory() {
-        unlink(socketPath)
-        rmdir(directory)
+        try? Sys.unlink(socketPath)
+        try? Sys.rmdir(directory)
     }
 
     /// The daemon under a small `sh` guardian that `setpriv --pdeathsig TERM` ties to this process:
@@ -186,7 +189,7 @@ final class ReplayDaemon: @unchecked Sendable {
             cleanup; exit "$status"
             """
         let shell = ["/bin/sh", "-c", script, "multitouchctl-view", directory] + command
-        for setpriv in ["/usr/bin/setpriv", "/bin/setpriv"] where access(setpriv, X_OK) == 0 {
+        for setpriv in ["/usr/bin/setpriv", "/bin/setpriv"] where Sys.access(setpriv, X_OK) {
             return (setpriv, ["--pdeathsig", "TERM", "--"] + shell)
         }
         return (shell[0], Array(shell.dropFirst()))
@@ -203,9 +206,7 @@ final class ReplayDaemon: @unchecked Sendable {
         try Sys.startThread {
             // Children inherit the spawning thread's signal mask, and this thread blocks nearly all
             // signals: the guardian would never see its SIGTERM.
-            var none = sigset_t()
-            sigemptyset(&none)
-            pthread_sigmask(SIG_SETMASK, &none, nil)
+            try? Sys.setSignalMask(blocking: [])
             do {
                 try process.run()
             } catch {
@@ -223,14 +224,11 @@ final class ReplayDaemon: @unchecked Sendable {
     /// `multitouchd` beside this `multitouchctl` (a build directory or an install), else from PATH
     /// through `/usr/bin/env`: the executable and the arguments that go before the daemon's own.
     static func daemonCommand() -> (String, [String]) {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if length > 0 {
-            let executable = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if let executable = try? Sys.readlink("/proc/self/exe"), !executable.isEmpty {
             let sibling =
                 executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
                 + "/multitouchd"
-            if access(sibling, X_OK) == 0 { return (sibling, []) }
+            if Sys.access(sibling, X_OK) { return (sibling, []) }
         }
         return ("/usr/bin/env", ["multitouchd"])
     }
@@ -252,7 +250,7 @@ final class TerminationHandler {
 
     init(cleanup: @escaping @Sendable () -> Void) {
         sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
+            Sys.ignoreSignal(number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 cleanup()

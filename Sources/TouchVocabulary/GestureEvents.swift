@@ -1,5 +1,3 @@
-import MultitouchCore
-
 /// Phase of a continuous gesture segment (UIGestureRecognizer.State for continuous recognizers).
 public enum GesturePhase: String, Hashable, Sendable {
     case began, changed, ended, cancelled

@@ -1,6 +1,3 @@
-import Gestures
-import MultitouchCore
-
 /// A connected client as the daemon numbers it (the same id `stats` shows).
 public struct ClientID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var rawValue: UInt64

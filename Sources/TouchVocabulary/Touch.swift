@@ -44,10 +44,6 @@ public struct Touch: Hashable, Sendable {
     public var force: Double?
     public var type: TouchType
 
-    /// The touch began in an exclusive region: only that region's client ever sees it (DESIGN.md
-    /// invariant 11). Secure touches have ids from `TouchIDSource.firstSecureID` on.
-    @inlinable public var isSecure: Bool { id >= TouchIDSource.firstSecureID }
-
     public init(
         id: UInt64, slot: Int, trackingID: Int32, phase: TouchPhase, location: Point, previousLocation: Point,
         millimeters: Point, normalized: Point, timestamp: Timestamp, tapCount: Int = 1, majorRadius: Double? = nil,
@@ -79,67 +75,17 @@ public struct TouchFrame: Hashable, Sendable {
     /// Fingers on the surface as the device counts them: at least the active touches, more when
     /// `BTN_TOOL_*TAP` says there are fingers the slots cannot carry.
     public var fingerCount: Int
-    /// The device is semi-mt: the touches are the corners of a bounding box, so no rotation can be
-    /// derived from them.
-    public var isSemiMT: Bool
     /// `BTN_LEFT` is held: the surface is physically clicked (a clickpad press, or the button of a
     /// touchpad that has one). Taps of a session with a click are no taps.
     public var isButtonPressed: Bool
 
-    public init(
-        time: Timestamp, touches: [Touch], fingerCount: Int, isSemiMT: Bool = false, isButtonPressed: Bool = false
-    ) {
+    public init(time: Timestamp, touches: [Touch], fingerCount: Int, isButtonPressed: Bool = false) {
         self.time = time
         self.touches = touches
         self.fingerCount = fingerCount
-        self.isSemiMT = isSemiMT
         self.isButtonPressed = isButtonPressed
     }
 
     /// Touches still down after this frame (every phase but ended and cancelled).
     public var activeTouches: [Touch] { touches.filter { !$0.phase.isTerminal } }
-}
-
-/// A frame's live touches where a predictor expects them `horizonMilliseconds` after the frame (the
-/// frame's time plus the horizon; ids as in the frame, ending touches left out): what each client
-/// stream that asked for that horizon gets as `predicted`, and what its gesture session is fed for the
-/// predicted matrix.
-public struct PredictedFrame: Hashable, Sendable {
-    public var horizonMilliseconds: Int
-    public var frame: TouchFrame
-
-    public init(horizonMilliseconds: Int, frame: TouchFrame) {
-        self.horizonMilliseconds = horizonMilliseconds
-        self.frame = frame
-    }
-
-    /// The predicted location of each live touch of `touches` (ending ones skipped), in their order; a
-    /// touch the prediction does not know (it began after) keeps its own location.
-    public func locations(of touches: [Touch]) -> [Point] {
-        var out: [Point] = []
-        out.reserveCapacity(touches.count)
-        for touch in touches where !touch.phase.isTerminal {
-            var found = touch.location
-            for p in frame.touches where p.id == touch.id {
-                found = p.location
-                break
-            }
-            out.append(found)
-        }
-        return out
-    }
-
-    /// The predicted touches among `ids` (live touches of one stream), for that stream's gesture session.
-    public func frame(of touches: [Touch]) -> TouchFrame {
-        var predicted: [Touch] = []
-        predicted.reserveCapacity(touches.count)
-        for p in frame.touches where touches.contains(where: { $0.id == p.id && !$0.phase.isTerminal }) {
-            predicted.append(p)
-        }
-        // The fingers the device counts beyond its touches (tool keys) stay; those left out go.
-        return TouchFrame(
-            time: frame.time, touches: predicted,
-            fingerCount: max(predicted.count, frame.fingerCount - (frame.touches.count - predicted.count)),
-            isSemiMT: frame.isSemiMT, isButtonPressed: frame.isButtonPressed)
-    }
 }

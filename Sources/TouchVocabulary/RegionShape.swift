@@ -1,5 +1,3 @@
-import MultitouchCore
-
 /// An axis-aligned rectangle in a device's published space (pixels of the mapped output, else mm).
 /// `minX <= x < maxX` and `minY <= y < maxY` are inside: two rectangles that share an edge never both
 /// contain a point on it.

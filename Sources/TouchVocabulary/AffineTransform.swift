@@ -1,5 +1,3 @@
-import MultitouchCore
-
 /// A 2-D affine transform in CGAffineTransform order: x' = a*x + c*y + tx, y' = b*x + d*y + ty.
 /// Published as [a, b, c, d, tx, ty] in the device's published space.
 public struct AffineTransform: Hashable, Sendable {

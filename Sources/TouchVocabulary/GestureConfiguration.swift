@@ -1,5 +1,3 @@
-import MultitouchCore
-
 /// Gesture thresholds and options, in mm, ms, degrees and percent, measured in the isotropic
 /// millimetre space whatever the published space is.
 ///

@@ -1,5 +1,4 @@
 import Glibc
-import SystemCalls
 
 /// Signals as a readable fd, so a poll loop handles SIGINT/SIGTERM like input and ends cleanly (touches
 /// cancelled, files written) instead of dying mid-write.
@@ -16,14 +15,9 @@ public final class SignalDescriptor {
     private var previous: [sigaction]
 
     public init(signals: [Int32] = [SIGINT, SIGTERM]) throws(SystemError) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw SystemError("pipe", errno: errno, detail: "signals") }
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
-        fileDescriptor = ends[0]
-        writeEnd = ends[1]
+        let ends = try Sys.pipe(nonBlocking: true, closeOnExec: true)
+        fileDescriptor = ends.read
+        writeEnd = ends.write
         self.signals = signals
         previous = []
         // Stored before any handler can run, so the handler only ever reads it.
@@ -40,11 +34,9 @@ public final class SignalDescriptor {
             action.sa_flags = SA_RESTART
             var old = sigaction()
             guard sigaction(signal, &action, &old) == 0 else {
-                let code = errno
-                restoreHandlers()
-                close(ends[0])
-                close(ends[1])
-                throw SystemError("sigaction", errno: code, detail: "signals")
+                // Every stored property is set, so deinit runs: it restores the handlers installed so
+                // far and closes the pipe (closing it here too would close it twice).
+                throw Sys.failure("sigaction", errno: errno, detail: "signal \(signal)")
             }
             previous.append(old)
         }
@@ -52,8 +44,8 @@ public final class SignalDescriptor {
 
     deinit {
         restoreHandlers()
-        close(fileDescriptor)
-        close(writeEnd)
+        Sys.close(fileDescriptor)
+        Sys.close(writeEnd)
     }
 
     private func restoreHandlers() {
