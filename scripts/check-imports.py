@@ -17,6 +17,10 @@ Checks, each failure listed (exit status 1 when there is any):
    socket, epoll_ctl, getsockopt, getgrnam_r, ...; also as `Glibc.read`) or mentions `EINTR` (comments
    and strings skipped): every call goes through SystemCalls' wrappers, which retry EINTR in one place,
    stop on EBADF/EFAULT (the program's bugs) and throw the rest as `SystemError`.
+5. docs/architecture.md's prose claims that can be checked hold: a backticked path exists (from the
+   root or under Sources), a type written `Type` (Module) is declared in that module, `Type.member`
+   names a declared type and a member declared where the type is declared or extended, and a bare
+   backticked UpperCamel name is a declared type (its "This page is checked" section is skipped).
 
 `--print-graph` prints the graph block as Package.swift implies it (paste it into the doc after a
 deliberate change). Python 3 standard library only.
@@ -466,6 +470,73 @@ def check_raw_calls(targets):
                     problems.append(f"{rel}:{i + 1}: handles EINTR itself; only Sys.uninterrupted may")
     return problems
 
+TYPE_DECL = re.compile(r"\b(?:struct|enum|class|protocol|actor|typealias)\s+(\w+)")
+MEMBER_DECL = re.compile(r"\b(?:func|var|let|struct|enum|class|typealias|protocol)\s+`?(\w+)`?")
+CASE_DECL = re.compile(r"\bcase\s+(\w+(?:\([^)]*\))?(?:\s*,\s*\w+(?:\([^)]*\))?)*)")
+CODE_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+TYPE_IN_MODULE = re.compile(r"(?<!`)`([A-Z]\w*)` \((\w+)\)")
+PATH_SPAN = re.compile(r"^[\w.+-]+(?:/[\w.+-]+)*/?$")
+
+
+def declarations(paths):
+    """(types, members, texts): the type names the files declare, the member names (functions,
+    properties, cases, nested types), and each file's code, for the claims of docs/architecture.md."""
+    types, members, texts = set(), set(), {}
+    for path in paths:
+        code = strip_swift(open(path, encoding="utf-8").read())
+        texts[path] = code
+        types.update(TYPE_DECL.findall(code))
+        members.update(MEMBER_DECL.findall(code))
+        for group in CASE_DECL.findall(code):
+            members.update(re.findall(r"(?:^|,)\s*(\w+)", re.sub(r"\([^)]*\)", "", group)))
+    return types, members, texts
+
+
+def check_doc_claims(targets, doc_path):
+    """The claims docs/architecture.md makes that can be checked: backticked paths exist, a type
+    written `Type` (Module) is declared in that module, `Type.member` names a declared type and a member
+    declared where the type is declared or extended, a bare backticked type name is declared."""
+    problems = []
+    rel_doc = os.path.relpath(doc_path, ROOT)
+    text = open(doc_path, encoding="utf-8").read()
+    text = re.sub(r"<!-- module-graph.*?```.*?```", "", text, flags=re.S)
+    text = re.sub(r"\n## This page is checked\n.*?(?=\n## )", "\n", text, flags=re.S)
+    by_module = {name: declarations(swift_files(t)) for name, t in targets.items() if t["kind"] != "system"}
+    all_types = set().union(*(d[0] for d in by_module.values()))
+    all_texts = {}
+    for d in by_module.values():
+        all_texts.update(d[2])
+    for m in TYPE_IN_MODULE.finditer(text):
+        type_name, module = m.group(1), m.group(2)
+        if module in by_module and type_name not in by_module[module][0]:
+            where = sorted(n for n, d in by_module.items() if type_name in d[0])
+            problems.append(f"{rel_doc}: says `{type_name}` is in {module}; declared in "
+                            f"{', '.join(where) or 'no module'}")
+    for m in CODE_SPAN.finditer(text):
+        span = m.group(1).strip()
+        if "/" in span and PATH_SPAN.match(span):
+            if not any(os.path.exists(os.path.join(base, span)) for base in (ROOT, os.path.join(ROOT, "Sources"))):
+                problems.append(f"{rel_doc}: `{span}` does not exist (from the root or under Sources)")
+            continue
+        dotted = re.match(r"^([A-Z]\w*)((?:\.\w+)+)(?:\(.*\))?$", span)
+        if dotted:
+            owner, path = dotted.group(1), dotted.group(2).split(".")[1:]
+            if owner not in all_types:
+                problems.append(f"{rel_doc}: `{span}`: no type {owner} is declared")
+                continue
+            member = path[0]
+            decl = re.compile(r"\b(?:struct|enum|class|protocol|actor|extension)\s+" + owner + r"\b")
+            homes = [code for code in all_texts.values() if decl.search(code)]
+            declared = any(
+                re.search(r"\b(?:func|var|let|struct|enum|class|typealias|case)\s+`?" + member + r"\b", code)
+                or re.search(r"\bcase\b[^\n]*[\s,]" + member + r"\b", code) for code in homes)
+            if not declared:
+                problems.append(f"{rel_doc}: `{span}`: {owner} declares no member {member}")
+            continue
+        if re.match(r"^[A-Z][a-z]\w*$", span) and span not in all_types:
+            problems.append(f"{rel_doc}: `{span}` is not a type any module declares")
+    return problems
+
 
 def main(argv):
     targets = parse_package(os.path.join(ROOT, "Package.swift"))
@@ -473,7 +544,8 @@ def main(argv):
         print("\n".join(graph_lines(targets)))
         return 0
     problems = (check_imports(targets) + check_test_only(targets) + check_clients(targets) + check_raw_calls(targets)
-                + check_doc(targets, os.path.join(ROOT, "docs", "architecture.md")))
+                + check_doc(targets, os.path.join(ROOT, "docs", "architecture.md"))
+                + check_doc_claims(targets, os.path.join(ROOT, "docs", "architecture.md")))
     for p in problems:
         print(p)
     if problems:
@@ -481,7 +553,7 @@ def main(argv):
               "the graph block Package.swift implies")
         return 1
     print(f"check-imports: {len(targets)} targets: dependencies equal imports, no test kit in shipped code, "
-          f"clients link no engine, system calls only in {RAW_CALL_MODULE}, docs/architecture.md's graph matches")
+          f"clients link no engine, system calls only in {RAW_CALL_MODULE}, docs/architecture.md's graph and claims match")
     return 0
 
 
