@@ -74,19 +74,19 @@ struct JSONCursor {
     /// `value` to three decimals (`writeFixed`'s text).
     @inline(__always)
     mutating func double3(_ value: Double) {
-        let length = DecimalPrinter.writeThree(value, into: start + count)
-        if length < 0 {
-            count &+= -length
-            nonFiniteCount &+= 1
-        } else {
-            count &+= length
-        }
+        advance(overNumber: DecimalPrinter.writeThree(value, into: start + count))
     }
 
     /// `value` to six decimals (`writeFixed`'s text).
     @inline(__always)
     mutating func double6(_ value: Double) {
-        let length = DecimalPrinter.writeSix(value, into: start + count)
+        advance(overNumber: DecimalPrinter.writeSix(value, into: start + count))
+    }
+
+    /// Moves past a number `DecimalPrinter` wrote, whose length is negated when it wrote "null" for
+    /// a non-finite value (then counted).
+    @inline(__always)
+    private mutating func advance(overNumber length: Int) {
         if length < 0 {
             count &+= -length
             nonFiniteCount &+= 1
