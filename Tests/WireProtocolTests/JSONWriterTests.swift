@@ -1,4 +1,5 @@
 import MultitouchCore
+import MultitouchTestKit
 import Testing
 
 @testable import WireProtocol
@@ -75,12 +76,12 @@ import Testing
         #expect(w.nonFiniteCount == 2)
     }
 
-    /// `JSONCursor.writeGeneral` as text: the general form the fast paths must match byte for byte.
+    /// `DecimalPrinter.writeGeneral` as text: the general form the fast paths must match byte for byte.
     private func general(_ value: Double, _ decimals: FixedDecimals) -> String {
         var bytes = [UInt8](repeating: 0, count: 64)
         var nonFinite = false
         let length = bytes.withUnsafeMutableBufferPointer {
-            JSONCursor.writeGeneral(value, decimals, into: $0.baseAddress!, &nonFinite)
+            DecimalPrinter.writeGeneral(value, decimals, into: $0.baseAddress!, &nonFinite)
         }
         return String(decoding: bytes[..<length], as: UTF8.self)
     }
@@ -159,5 +160,69 @@ import Testing
         Message.error(ErrorMessage(.badField, "two\nlines")).encode(into: &bytes)
         #expect(bytes.filter { $0 == UInt8(ascii: "\n") }.count == 1)
         #expect(bytes.last == UInt8(ascii: "\n"))
+    }
+
+    /// A double without a fixed precision is Swift's shortest round-trip text (`description`), as
+    /// ShortestDouble wrote it before issue 32 (it was checked byte for byte against `description`);
+    /// integral values below 1e15 without ".0".
+    @Test func doublesAreWrittenAsDescriptionAndIntegersShort() {
+        var w = JSONWriter(capacity: 1)  // grows from its minimum while writing
+        w.beginArray()
+        for value in [-0.5, 1e-7, 2, -0.0, 1e15, 112.1875, 0.43833943833943834, 1e300] { w.double(value) }
+        w.time(Timestamp(microseconds: 1_000_000_000_005))
+        w.int(-42)
+        w.endArray()
+        let text = String(decoding: w.bytes, as: UTF8.self)
+        #expect(text == "[-0.5,1e-07,2,0,1000000000000000.0,112.1875,0.43833943833943834,1e+300,1000000.000005,-42]")
+        #expect(w.count == text.utf8.count)
+    }
+
+    /// Every finite double, written without a fixed precision, is a JSON number (RFC 8259's grammar:
+    /// no "inf", no leading "+" or ".", digits on both sides of a point) that reads back as the same
+    /// double, over random bit patterns (every exponent, subnormals included).
+    @Test func doublesAreJSONNumbersThatReadBackExactly() {
+        var random = SplitMix64(seed: 0x5EED_D0B1E)
+        var failures: [String] = []
+        var checked = 0
+        // The longest texts (24 bytes) and the smallest subnormal first, then random bit patterns.
+        let edges: [Double] = [-.leastNormalMagnitude, -.greatestFiniteMagnitude, -.leastNonzeroMagnitude, 1e23]
+        for value in edges + (0..<20_000).map({ _ in Double(bitPattern: random.next()) }) {
+            guard value.isFinite else { continue }
+            var w = JSONWriter()
+            w.double(value)
+            let text = String(decoding: w.bytes, as: UTF8.self)
+            checked += 1
+            if Double(text) != value || !isJSONNumber(text), failures.count < 5 {
+                failures.append("\(text) for \(value)")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(checked > 19_000)
+    }
+
+    /// RFC 8259 section 6: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    private func isJSONNumber(_ text: String) -> Bool {
+        var rest = Substring(text)
+        func digits() -> Int {
+            let run = rest.prefix { $0.isASCII && $0.isNumber }
+            rest = rest.dropFirst(run.count)
+            return run.count
+        }
+        if rest.first == "-" { rest = rest.dropFirst() }
+        if rest.first == "0" {
+            rest = rest.dropFirst()
+        } else if digits() == 0 {
+            return false
+        }
+        if rest.first == "." {
+            rest = rest.dropFirst()
+            if digits() == 0 { return false }
+        }
+        if rest.first == "e" || rest.first == "E" {
+            rest = rest.dropFirst()
+            if rest.first == "+" || rest.first == "-" { rest = rest.dropFirst() }
+            if digits() == 0 { return false }
+        }
+        return rest.isEmpty
     }
 }
