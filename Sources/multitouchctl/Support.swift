@@ -128,8 +128,10 @@ enum ReadableFormat {
             case .all: devices = "all"
             case .ids(let ids): devices = ids.sorted().map(String.init).joined(separator: ",")
             }
-            return
-                "subscribed to \(m.streams.sorted { $0.rawValue < $1.rawValue }.map(\.rawValue).joined(separator: ",")) of devices \(devices)"
+            let streams = m.streams.sorted { $0.rawValue < $1.rawValue }.map(\.rawValue).joined(separator: ",")
+            // Said on the subscription's own line: a user without `observe` would otherwise see nothing
+            // follow and not know why.
+            return "subscribed to \(streams) of devices \(devices)\(m.withheld.map { "; withheld: \($0)" } ?? "")"
         case .unsubscribed:
             return "unsubscribed"
         case .stats:

@@ -155,6 +155,32 @@ def test_monitor_ends_when_its_device_is_gone(bin_dir, tmp):
         d.stop()
 
 
+
+def test_monitor_says_what_a_user_without_observe_does_not_get(bin_dir, tmp):
+    # Issue 27: a whole-device subscription without the `observe` right gets its own regions only; the
+    # `subscribed` reply says so (`withheld`), and monitor prints it on the subscription's line, where a
+    # user who then sees nothing looks. Needs a second uid: run as root, the monitor runs as nobody.
+    if os.geteuid() != 0:
+        print("  not run: needs root to run the monitor as another user (not counted as passed)")
+        return
+    os.chmod(tmp, 0o755)
+    config = os.path.join(tmp, "access.toml")
+    with open(config, "w") as f:
+        f.write('[socket]\nmode = "0666"\n[access]\ndefault = ["regions"]\n')
+    os.chmod(config, 0o644)
+    path = write_pinch(tmp, "p.evemu", 20)
+    os.chmod(path, 0o644)
+    d = Daemon(bin_dir, tmp, ["--config", config, "--replay", path, "--speed", "20", "--wait-for-subscribers", "1"])
+    try:
+        r = subprocess.run([os.path.join(bin_dir, "multitouchctl"), "monitor", "--socket", d.socket,
+                            "--streams", "touches"], capture_output=True, text=True,
+                           timeout=60, user=65534, group=65534, cwd=tmp)
+        line = next((l for l in r.stdout.splitlines() if l.startswith("subscribed")), "")
+        check("withheld:" in line and 'missing right "observe"' in line,
+              "monitor's subscription line says what is withheld: %r (stderr %r)" % (r.stdout, r.stderr))
+    finally:
+        d.stop()
+
 def test_replay_exits_when_done_and_waits_for_named_regions(bin_dir, tmp):
     # Issue 29 item 6: --exit-when-done ends the daemon (status 0) after the pass, its clients' queues
     # flushed; --wait-for-regions starts the replay once each named region is in force and its client
