@@ -10,13 +10,27 @@ import TouchPipeline
 import TouchRouting
 import WireProtocol
 
-/// A live evdev device being served: its reader, its pipeline and a reusable read buffer.
+/// What `DeviceHost` reads a served device through: a `LiveDevice` (an evdev node through libevdev),
+/// or the scripted device of `FramePathBench`, which measures everything after the read.
+protocol DeviceReader: AnyObject {
+    /// The node (or the benchmark's name for its device).
+    var path: String { get }
+    /// The descriptor the loop watches: readable means `read(into:)` has something.
+    var fileDescriptor: Int32 { get }
+    var description: DeviceDescription { get }
+    /// Appends everything pending (`LiveDevice.read(into:)`).
+    func read(into out: inout [DeviceReading]) throws(SystemError)
+}
+
+extension LiveDevice: DeviceReader {}
+
+/// A device being served: its reader, its pipeline and a reusable read buffer.
 final class LiveSlot {
-    let device: LiveDevice
+    let device: any DeviceReader
     var pipeline: DevicePipeline
     var readings: [DeviceReading] = []
 
-    init(device: LiveDevice, pipeline: DevicePipeline) {
+    init(device: any DeviceReader, pipeline: DevicePipeline) {
         self.device = device
         self.pipeline = pipeline
         readings.reserveCapacity(256)
@@ -115,7 +129,9 @@ final class DeviceHost {
         }
     }
 
-    private func serve(_ device: LiveDevice, decision: DeviceDecision, path: String) {
+    /// Serves an opened device as `decision` says; returns its id, nil when the loop cannot watch it.
+    @discardableResult
+    func serve(_ device: any DeviceReader, decision: DeviceDecision, path: String) -> Int? {
         let id = allocateDevice()
         var settings = PipelineSettings(gestures: configuration.gestures)
         settings.output = decision.output
@@ -128,7 +144,7 @@ final class DeviceHost {
             try loop.watch(device: id, fd: device.fileDescriptor)
         } catch {
             logger.error("devices: cannot watch device", metadata: ["device.path": "\(path)", "error": "\(error)"])
-            return
+            return nil
         }
         liveDevices[id] = LiveSlot(device: device, pipeline: pipeline)
         let size = pipeline.device.mapper.sizeMillimeters
@@ -142,6 +158,7 @@ final class DeviceHost {
             ])
         emit([.deviceAdded(pipeline.device)], clock())
         devicesChanged()
+        return id
     }
 
     /// Frames the live device `id` has seen.
