@@ -21,6 +21,22 @@ public struct GestureMessage: Hashable, Sendable {
         self.region = region
     }
 
+    /// Writes the whole message, exactly as `Message.gesture(self).write(to:)` does, without wrapping
+    /// it in a `Message` (the daemon's publisher writes every gesture line this way).
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("type")
+        w.rawString(kind.staticName)
+        writeFields(to: &w)
+        w.endObject()
+    }
+
+    /// May be coalesced away under backpressure (`Message.isDroppable`): a `changed` segment update.
+    public var isDroppable: Bool {
+        if case .update(let update) = event { return update.phase == .changed }
+        return false
+    }
+
     /// The wire type of the event.
     public var kind: MessageKind {
         switch event {

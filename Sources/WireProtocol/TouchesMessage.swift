@@ -52,6 +52,49 @@ public struct TouchesMessage: Hashable, Sendable {
     private static let maximumHeadLength = 160
 
     func writeFields(to w: inout JSONWriter) {
+        Self.writeHead(device: device, time: time, fingers: fingers, isSemiMT: isSemiMT, routing: routing, to: &w)
+        // Each touch read in place, not copied out of the array first.
+        touches.withUnsafeBufferPointer { touches in
+            guard let first = touches.baseAddress else { return }
+            for i in touches.indices { TouchPoint.write(first + i, to: &w) }
+        }
+        w.endArray()
+    }
+
+    /// Writes a whole `touches` message, exactly as `Message.touches(TouchesMessage(...)).write(to:)`
+    /// does, straight from the pipeline's typed touches: each touch becomes its `TouchPoint` on the
+    /// stack (no array of them, no message value), the live ones (not ending) taking `predicted`'s
+    /// locations in order. The daemon's publisher writes every `touches` line this way.
+    public static func write(
+        device: Int, time: Timestamp, fingers: Int, isSemiMT: Bool, routing: TouchesRouting?, touches: [Touch],
+        predicted: [Point]?, to w: inout JSONWriter
+    ) {
+        w.beginObject()
+        w.key("type")
+        w.rawString(MessageKind.touches.staticName)
+        writeHead(device: device, time: time, fingers: fingers, isSemiMT: isSemiMT, routing: routing, to: &w)
+        var next = 0
+        for touch in touches {
+            var point = TouchPoint(touch)
+            if let predicted, !point.phase.isTerminal, next < predicted.count {
+                point.predicted = predicted[next]
+                next += 1
+            }
+            withUnsafePointer(to: &point) { TouchPoint.write($0, to: &w) }
+        }
+        w.endArray()
+        w.endObject()
+    }
+
+    /// Whether a `touches` message of touches in these phases may be coalesced away under
+    /// backpressure (`Message.isDroppable`): every touch only moved or stayed.
+    @inline(__always)
+    public static func isDroppable(_ phase: TouchPhase) -> Bool { phase == .moved || phase == .stationary }
+
+    /// The members from `device` to the `touches` array's opening bracket.
+    private static func writeHead(
+        device: Int, time: Timestamp, fingers: Int, isSemiMT: Bool, routing: TouchesRouting?, to w: inout JSONWriter
+    ) {
         if let routing {  // escaped strings: through the writer
             w.key(Keys.device)
             w.int(device)
@@ -85,12 +128,6 @@ public struct TouchesMessage: Hashable, Sendable {
             c.key(Keys.touches)
             c.byte(UInt8(ascii: "["))
         }
-        // Each touch read in place, not copied out of the array first.
-        touches.withUnsafeBufferPointer { touches in
-            guard let first = touches.baseAddress else { return }
-            for i in touches.indices { TouchPoint.write(first + i, to: &w) }
-        }
-        w.endArray()
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {

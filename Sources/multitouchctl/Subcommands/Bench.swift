@@ -221,14 +221,9 @@ struct Bench: ParsableCommand {
             pipeline.push(event, into: &out)
             if !json { counts.messages += out.count }  // typed outputs: the pipeline alone makes no message
             if json {
-                // The publishing edge: each output as its wire messages, written as JSON lines.
-                for output in out {
-                    PipelineMessages.forEach(output) { message, _ in
-                        counts.messages += 1
-                        message.write(to: &writer)
-                        writer.newline()
-                    }
-                }
+                // The publishing edge: each output's items written as JSON lines, as the daemon's
+                // publisher writes them (`PublishedItem.write`: straight from the typed output).
+                for output in out { counts.messages += PipelineMessages.write(output, to: &writer) }
                 if writer.count > 1 << 20 {
                     // Hand the batch on and reuse the storage, as a socket's staging buffer is reused
                     // (a fresh 1 MiB writer per batch cost about 200 instructions per event here).
