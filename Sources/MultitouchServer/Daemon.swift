@@ -61,6 +61,8 @@ public final class Daemon {
     /// scripted device and socket-pair clients through them).
     let hub: ClientHub
     let devices: Devices
+    /// What the last `epoll_wait` reported (reused every turn).
+    private var inputs: [LoopInput] = []
 
     private let notifier = SystemdNotifier.fromEnvironment(unsetEnvironment: true)
     private var lastStatus = ""
@@ -143,7 +145,7 @@ public final class Daemon {
     /// lines left (round-robin, issue 28), each client's output written once at the end. With lines
     /// left, or `blocking` false, the wait only polls.
     func turn(blocking: Bool = true) throws {
-        let inputs = try loop.wait(timeoutMilliseconds: blocking && !hub.hasBacklog ? -1 : 0)
+        try loop.wait(into: &inputs, timeoutMilliseconds: blocking && !hub.hasBacklog ? -1 : 0)
         hub.batch {
             for input in inputs { handle(input) }
             hub.serveBacklog()
