@@ -49,6 +49,10 @@ extension Bench {
         }
         var ok = true
         let counter = AllocationCounter.find()
+        if let counter, !counter.counts() {
+            printError("multitouchctl bench: the allocation counter is loaded but does not count; nothing measured")
+            return false
+        }
         for row in rows {
             var line = "bench: frame path: \(name): \(row.name): \(measured) frames"
             var nanoseconds: [Double] = []
@@ -141,4 +145,17 @@ struct AllocationCounter {
 
     /// Allocations so far in this process.
     func count() -> UInt64 { function() }
+
+    /// Whether the counter sees an allocation the benchmark makes itself (a self-check: a counter that
+    /// never moves would pass every frame).
+    func counts() -> Bool {
+        let before = count()
+        let probe = Self.heapArray(count: 1000)
+        let after = count()
+        return probe.count == 1000 && after > before
+    }
+
+    /// An array that is certainly on the heap (returned out of a function that is not inlined).
+    @inline(never)
+    private static func heapArray(count: Int) -> [Int] { [Int](repeating: count, count: count) }
 }
