@@ -13,6 +13,9 @@ public struct Publisher {
     private var open: [Int: Int] = [:]
     /// Every message is written here first (its storage reused), then copied into its own bytes.
     private var writer = JSONWriter(capacity: 4096)
+    /// The longest message so far (with its newline): a spare buffer too small for a message grows to
+    /// this at once, so the buffers, whatever messages they held before, stop growing soon.
+    private var longestMessage = 1024
 
     public init() {}
 
@@ -192,8 +195,10 @@ public struct Publisher {
     /// The writer's message and its newline copied into a spare buffer of the batch, with its routing.
     private mutating func finish(_ routing: PublishedItem.Routing, into batch: inout Batch) -> OutboundMessage {
         writer.newline()
+        longestMessage = max(longestMessage, writer.count)
         var bytes = batch.spare.popLast() ?? []
         bytes.removeAll(keepingCapacity: true)
+        if bytes.capacity < writer.count { bytes.reserveCapacity(longestMessage) }
         writer.withBytes { bytes.append(contentsOf: $0) }
         var encoded = OutboundMessage(
             bytes: bytes, device: routing.device, streams: routing.streams, droppable: routing.droppable,

@@ -2,8 +2,8 @@
 # The steady state allocates nothing (issue 32 item 6, docs/PERFORMANCE.md "A hot path that allocates
 # nothing"): `multitouchctl bench --frame-path` runs the daemon's whole frame path (event loop, pipeline,
 # publishing, client queues, socket writes) over the generated recordings (one to ten fingers moving in
-# every frame, and churn: fingers landing, turning into palms and lifting) with one and with eight
-# clients, and counts heap allocations in the frames after two warm-up passes, through
+# every frame, and churn: fingers landing, turning into palms and lifting) and the fixtures (taps, long
+# presses, protocol A, a touchpad) with one and with eight clients, and counts heap allocations in the frames after two warm-up passes, through
 # checks/bench/malloc-count.c preloaded. Fails when any measured frame allocates. A count, not a time:
 # the same binary gives the same count on any machine, loaded or not.
 #
@@ -22,4 +22,4 @@ fi
 work=$(mktemp -d /tmp/multitouchd-allocations.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cc -shared -fPIC -O2 -Wall -o "$work/malloc-count.so" checks/bench/malloc-count.c || exit 2
-LD_PRELOAD=$work/malloc-count.so "$ctl" bench --frame-path --generated --clients 1,8 --runs 1 --fail-on-allocation
+LD_PRELOAD=$work/malloc-count.so "$ctl" bench --frame-path --generated checks/fixtures --clients 1,8 --runs 1 --fail-on-allocation
