@@ -69,10 +69,17 @@ public struct TouchesMessage: Hashable, Sendable {
         device: Int, time: Timestamp, fingers: Int, isSemiMT: Bool, routing: TouchesRouting?, touches: [Touch],
         predicted: [Point]?, to w: inout JSONWriter
     ) {
-        w.beginObject()
-        w.key("type")
-        w.rawString(MessageKind.touches.staticName)
-        writeHead(device: device, time: time, fingers: fingers, isSemiMT: isSemiMT, routing: routing, to: &w)
+        // A whole-device line (the commonest) opens its object in the head's reservation too: each
+        // writer call checks bounds and uniqueness, which one panning finger's line pays in full.
+        let opening = routing == nil
+        if !opening {
+            w.beginObject()
+            w.key("type")
+            w.rawString(MessageKind.touches.staticName)
+        }
+        writeHead(
+            device: device, time: time, fingers: fingers, isSemiMT: isSemiMT, routing: routing, opening: opening,
+            to: &w)
         var next = 0
         for touch in touches {
             var point = TouchPoint(touch)
@@ -91,9 +98,11 @@ public struct TouchesMessage: Hashable, Sendable {
     @inline(__always)
     public static func isDroppable(_ phase: TouchPhase) -> Bool { phase == .moved || phase == .stationary }
 
-    /// The members from `device` to the `touches` array's opening bracket.
+    /// The members from `device` to the `touches` array's opening bracket; with `opening` (only
+    /// without `routing`) the object's `{"type":"touches"` before them.
     private static func writeHead(
-        device: Int, time: Timestamp, fingers: Int, isSemiMT: Bool, routing: TouchesRouting?, to w: inout JSONWriter
+        device: Int, time: Timestamp, fingers: Int, isSemiMT: Bool, routing: TouchesRouting?, opening: Bool = false,
+        to w: inout JSONWriter
     ) {
         if let routing {  // escaped strings: through the writer
             w.key(Keys.device)
@@ -111,7 +120,13 @@ public struct TouchesMessage: Hashable, Sendable {
         w.withCursor(reserving: Self.maximumHeadLength, thenComma: false) { cursor in
             var c = cursor  // a local in registers (see `JSONCursor`)
             defer { cursor = c }
-            if routing == nil {
+            if opening {
+                c.text("{\"type\":")
+                c.rawString(MessageKind.touches.staticName)
+                c.key(Keys.device)
+                c.int(device)
+                c.key(Keys.time)
+            } else if routing == nil {
                 c.key(Keys.device, first: true)
                 c.int(device)
                 c.key(Keys.time)
