@@ -175,7 +175,7 @@ let package = Package(
                 "TouchVocabulary", "MultitouchCore", "Recordings", "WireProtocol", "TouchPipeline", "Publishing",
                 "DeviceInput",
                 "MultitouchClient", "TouchScripting", "Configuration", "GestureFeel", "TouchPlot", "WebBridge",
-                "TouchRouting", "TUIO", "TUIOOutput", "Prediction", "SystemCalls", "DaemonCommand",
+                "TouchRouting", "TUIO", "TUIOOutput", "Prediction", "SystemCalls", "DaemonCommand", "MultitouchServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict, linkerSettings: releaseLinking),

@@ -6,9 +6,13 @@
 #   and ../shared/recordings (when present).
 #
 # 1. `multitouchctl bench`: pipeline events/s and pipeline + JSON events/s, median (min-max) of 5 runs.
-# 2. valgrind --tool=callgrind, counting only the measured loop (--toggle-collect=*benchmarkBody*):
+# 2. valgrind --tool=callgrind, counting only the measured loop (counters zeroed before
+#    benchmarkBody, dumped after it: --toggle-collect would count the calls made outside it too):
 #    instructions per event for the pipeline and for pipeline + JSON, and malloc calls per frame on
 #    that hot path (repeatable on a noisy machine).
+# 2b. `bench --frame-path` with checks/bench/malloc-count.c preloaded: the daemon's frame path, device
+#    read to socket write, 1 and 8 clients, plain, predicting 16 ms and routed: ns and heap allocations
+#    per frame (checks/bench/allocations.sh is the CI check that the plain path allocates nothing).
 # 3. clients/python/bench_server.py: the daemon serving a replay to 1, 8 and 64 clients: latency p50/p99
 #    and daemon CPU per frame and per frame and client, RSS.
 #    Full runs also serve 64 clients (the script raises max_clients for its `stats` connection).
@@ -48,6 +52,8 @@ if command -v valgrind > /dev/null && command -v callgrind_annotate > /dev/null;
   # valgrind 3.19 (Debian 12) cannot read the DWARF 5 the Swift toolchain writes: strip the debug
   # sections from a copy (the symbol table stays, so function names and the toggle still work).
   objcopy --strip-debug "$ctl" "$work/multitouchctl"
+  # The measured loop's symbol (not its default argument's generator, which is called first).
+  body=$(nm "$work/multitouchctl" | awk '{print $3}' | grep 'BenchV13benchmarkBody' | grep -v 'fA[0-9]*_$' | head -1)
   "$ctl" bench --save "$work/gen" > /dev/null || status=1
   files=("$work"/gen/*.evemu)
   for r in "${recordings[@]}"; do
@@ -61,11 +67,12 @@ if command -v valgrind > /dev/null && command -v callgrind_annotate > /dev/null;
     cells=()
     for part in pipeline json; do
       out="$work/cg.$part.out"
-      log=$(valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect='*benchmarkBody*' \
+      rm -f "$out" "$out".*
+      log=$(valgrind --tool=callgrind --callgrind-out-file="$out" --zero-before="$body" --dump-after="$body" \
         "$work/multitouchctl" bench "$f" --events "$cg_events" --runs 1 --only "$part" 2>&1) || { status=1; continue; }
-      ir=$(echo "$log" | awk '/Collected :/ {print $4}')
+      ir=$(sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' "$out.1" | head -1)
       ev=$(echo "$log" | sed -n 's/.*: \([0-9]*\) events, \([0-9]*\) frames.*/\1 \2/p')
-      mallocs=$(python3 - "$out" <<'EOF'
+      mallocs=$(python3 - "$out.1" <<'EOF'
 import re, sys
 names, calls, current = {}, 0, None
 for line in open(sys.argv[1], errors="replace"):
@@ -93,6 +100,17 @@ EOF
   done
 else
   echo "valgrind not installed: instruction and allocation counts skipped (apt-get install valgrind)"
+fi
+
+echo "== 2b. the frame path: allocations and ns per frame (bench --frame-path, malloc counter preloaded)"
+if cc -shared -fPIC -O2 -o "$work/malloc-count.so" checks/bench/malloc-count.c; then
+  "$ctl" bench --save "$work/gen" > /dev/null || status=1
+  frame_inputs=(--generated)
+  [ "$short" = 1 ] && frame_inputs=("$work/gen/fingers-10.evemu")   # a debug build: one recording
+  LD_PRELOAD=$work/malloc-count.so "$ctl" bench --frame-path "${frame_inputs[@]}" --clients 1,8 --predict-ms 16 \
+    --routed --runs "$runs" || status=1
+else
+  echo "no C compiler: the frame path's allocations are not counted"; status=1
 fi
 
 echo "== 3. the daemon: python3 clients/python/bench_server.py $bin --frames $frames --clients N"

@@ -51,12 +51,17 @@ struct FingerTracks: Sendable {
     /// (x, y, x mm, y mm) samples of each track's motion, index for index with `tracks` (kept apart so
     /// the tracks the loops below copy stay small).
     private var motions: [VelocityTracker] = []
+    /// Trackers of touches that ended, kept for the next touches (their rings are reused: a touch
+    /// that lands allocates nothing). At most `spareLimit`.
+    private var spareMotions: [VelocityTracker] = []
+    private static let spareLimit = 32
     private var frameStamp: UInt64 = 0
     private var facts: [ThumbDetector.TouchFacts] = []
 
     init() {
         tracks.reserveCapacity(16)
         motions.reserveCapacity(16)
+        spareMotions.reserveCapacity(16)
         facts.reserveCapacity(16)
     }
 
@@ -160,7 +165,8 @@ struct FingerTracks: Sendable {
                     landingTime: time, force: frame.touches[k].force, majorRadius: frame.touches[k].majorRadius,
                     minorRadius: frame.touches[k].minorRadius, seen: frameStamp, terminal: phase.isTerminal,
                     began: true, moved: false, exclusion: nil, lastMoveTime: time)
-                var motion = VelocityTracker()
+                var motion = spareMotions.popLast() ?? VelocityTracker()
+                motion.reset()
                 motion.add(time: time.microseconds, SIMD4(location.x, location.y, mm.x, mm.y))
                 tracks.append(t)
                 motions.append(motion)
@@ -212,12 +218,16 @@ struct FingerTracks: Sendable {
         for i in tracks.indices where !tracks[i].terminal {
             if kept != i {
                 tracks[kept] = tracks[i]
-                motions[kept] = motions[i]
+                // Swapped, not overwritten: the ended touches' trackers move to the end, to be kept.
+                motions.swapAt(kept, i)
             }
             kept += 1
         }
         tracks.removeLast(tracks.count - kept)
-        motions.removeLast(motions.count - kept)
+        while motions.count > kept {
+            let ended = motions.removeLast()
+            if spareMotions.count < Self.spareLimit { spareMotions.append(ended) }
+        }
     }
 
     /// Marks the tracks that count as part of the session; returns the sum of the landing positions

@@ -73,8 +73,13 @@ public struct GestureEngine: Sendable {
     /// deadline and in deadline order.
     public mutating func advance(to time: Timestamp) -> [GestureEvent] {
         var out: [GestureEvent] = []
-        fireTimers(upTo: time, into: &out)
+        advance(to: time, into: &out)
         return out
+    }
+
+    /// `advance(to:)` appending to `out` (a reused buffer: firing timers allocates nothing).
+    public mutating func advance(to time: Timestamp, into out: inout [GestureEvent]) {
+        fireTimers(upTo: time, into: &out)
     }
 
     /// Feeds one touch frame; returns what it caused, in order: timers due at or before the frame
@@ -82,6 +87,13 @@ public struct GestureEngine: Sendable {
     /// discrete events, session ended, and an animation's `began`.
     public mutating func process(_ frame: TouchFrame) -> [GestureEvent] {
         var out: [GestureEvent] = []
+        process(frame, into: &out)
+        return out
+    }
+
+    /// `process(_:)` appending to `out`: a caller that reuses its buffer (the daemon's pipeline)
+    /// allocates nothing per frame.
+    public mutating func process(_ frame: TouchFrame, into out: inout [GestureEvent]) {
         fireTimers(upTo: frame.time, into: &out)
         let time = frame.time
         let semi = surface.isSemiMT
@@ -98,7 +110,7 @@ public struct GestureEngine: Sendable {
         }
         guard session.isActive else {
             tracks.removeTerminal()
-            return out
+            return
         }
         let joined = tracks.joinSession()
         session.handle(
@@ -158,7 +170,6 @@ public struct GestureEngine: Sendable {
             session.handle(.counted(fingers: fingers))
         }
         tracks.removeTerminal()
-        return out
     }
 }
 

@@ -56,6 +56,9 @@ struct SegmentGeometry: Sendable {
     /// (published log scale, published rotation) samples for their velocities.
     private(set) var motion = VelocityTracker()
 
+    /// A new geometry's velocity tracker takes the ring of `spare` (`VelocityTracker.takeRing`).
+    mutating func reuseMotionRing(from spare: inout VelocityTracker) { motion.takeRing(from: &spare) }
+
     /// Below this spread (mm) fingers count as coincident.
     static let coincidentMillimeters = 1e-3
 

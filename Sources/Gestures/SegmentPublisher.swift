@@ -13,6 +13,9 @@ struct SegmentPublisher: Sendable {
     /// The measurement of the fingers: of the possible segment, of the running one, or of the fingers
     /// that stay while a decrease settles (it knows whether they are a semi-mt box).
     private(set) var geometry: SegmentGeometry?
+    /// The velocity ring of the geometry measured before, for the next one (a segment that begins
+    /// allocates nothing).
+    private var spareMotion = VelocityTracker()
     private var seq: UInt64 = 0
     private let windowMicroseconds: Int64
     private let stopMicroseconds: Int64
@@ -23,7 +26,16 @@ struct SegmentPublisher: Sendable {
     }
 
     /// The fingers are measured from now on by `geometry` (nil: no fingers drive a segment).
-    mutating func measure(with geometry: SegmentGeometry?) { self.geometry = geometry }
+    mutating func measure(with geometry: SegmentGeometry?) {
+        var next = geometry
+        // The ring of the geometry that goes is kept when the next has none of its own (a new
+        // measurement, or none at all), and a new measurement takes the kept ring.
+        if spareMotion.isEmptyRing, let old = self.geometry, next?.motion.isEmptyRing ?? true {
+            spareMotion = old.motion
+        }
+        if next?.motion.isEmptyRing == true { next?.reuseMotionRing(from: &spareMotion) }
+        self.geometry = next
+    }
 
     /// Measures the fingers of a possible segment without publishing. Returns the mode of the segment
     /// that begins when they passed the slop or a threshold, else nil.

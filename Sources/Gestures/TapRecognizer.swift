@@ -80,9 +80,17 @@ struct TapRecognizer: Sendable {
         }
     }
 
-    /// Handles one event; the engine carries out the returned actions in order.
+    /// The actions of the last event (see `handle`).
+    private var actions: [Action] = []
+
+    /// Handles one event; the engine carries out the returned actions in order. They are returned in
+    /// the recognizer's own buffer, whose storage the next event reuses once the engine has let the
+    /// actions go (a tap allocates nothing).
     mutating func handle(_ event: Event) -> [Action] {
         var out: [Action] = []
+        swap(&out, &actions)
+        out.removeAll(keepingCapacity: true)
+        defer { actions = out }
         switch event {
         case .landed(let mm, let time): landed(at: mm, time: time, into: &out)
         case .quickZoomBegan(let time): quickZoomBegan(at: time, into: &out)

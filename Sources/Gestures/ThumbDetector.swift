@@ -142,11 +142,14 @@ struct ThumbDetector: Sendable {
             }
             return
         }
-        let times = touches.map(\.landingTime)
-        if let newest = times.max(), let oldest = times.min(),
-            newest.milliseconds(since: oldest) < Self.landingWindowMilliseconds,
-            touches[first].mm.y < lines.lower
-        {
+        // The landing times' span, read in place (a mapped array allocated on every such frame).
+        var newest = touches[first].landingTime
+        var oldest = newest
+        for touch in touches {
+            newest = max(newest, touch.landingTime)
+            oldest = min(oldest, touch.landingTime)
+        }
+        if newest.milliseconds(since: oldest) < Self.landingWindowMilliseconds, touches[first].mm.y < lines.lower {
             return
         }
         if dy > Self.scrollDistance.y, touches[first].exclusion == nil, !touches[first].released {

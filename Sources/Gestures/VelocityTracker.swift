@@ -28,6 +28,17 @@ struct VelocityTracker: Sendable {
         count = 0
     }
 
+    /// Whether the tracker has no ring (it never took a sample, or gave its ring away).
+    var isEmptyRing: Bool { samples.isEmpty }
+
+    /// An empty tracker takes `spare`'s ring (`spare` is left with none), so that starting to track
+    /// again allocates nothing; the ring's old samples are not read (`count` is 0).
+    mutating func takeRing(from spare: inout VelocityTracker) {
+        guard count == 0, samples.isEmpty else { return }
+        swap(&samples, &spare.samples)
+        spare.reset()
+    }
+
     /// Time of the newest sample, nil when there is none.
     var newestTime: Int64? {
         count > 0 ? samples[(head - 1 + Self.capacity) % Self.capacity].time : nil

@@ -22,6 +22,10 @@ struct ContactTable {
     /// Ends owed from a touch that began and ended within one frame.
     private(set) var deferredEnds: [Touch]
     private var output: [Touch]
+    /// The deferred ends' frame is built here: the frame before it, which shares `output`, is
+    /// usually still held by the caller then (both go out in one batch), and each buffer is reused
+    /// once its frame is dropped.
+    private var deferredOutput: [Touch] = []
     private var frameTime = Timestamp(microseconds: 0)
     private var isResyncFrame = false
     /// Bits 0...4: `BTN_TOOL_FINGER`...`QUINTTAP` held.
@@ -86,6 +90,8 @@ struct ContactTable {
         detached.append(contentsOf: deferredEnds)
         deferredEnds.removeAll(keepingCapacity: true)
         lastFingerCount = currentFingerCount()
+        swap(&output, &deferredOutput)
+        defer { swap(&output, &deferredOutput) }
         return buildFrame(fingerCount: lastFingerCount)
     }
 

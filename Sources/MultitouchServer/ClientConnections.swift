@@ -23,6 +23,10 @@ final class ClientConnections {
     /// Clients with request lines left over after their share of a turn, in the order they are served
     /// next (round-robin: a client goes to the back after its share).
     private var backlogged: [Int] = []
+    /// The turn's backlog being served, and the dirty clients being flushed: swapped with
+    /// `backlogged` and `dirty` (an array copied and then emptied would allocate every turn).
+    private var waiting: [Int] = []
+    private var ready: [ClientSession] = []
     /// Counts loop turns (`serveBacklog` ends one), so a client gets one share per turn.
     private var turn: UInt64 = 1
     /// Open `batch` calls; while any is open, output is written when the outermost ends.
@@ -137,8 +141,11 @@ final class ClientConnections {
     /// Ends a loop turn: each backlogged client not yet served in it gets one share of its lines, in
     /// round-robin order, and their output is written once.
     func serveBacklog(_ serve: ([UInt8], ClientSession) -> Void) {
-        let waiting = backlogged
+        defer { turn &+= 1 }
+        guard !backlogged.isEmpty else { return }
+        swap(&waiting, &backlogged)
         backlogged.removeAll(keepingCapacity: true)
+        defer { waiting.removeAll(keepingCapacity: true) }
         batch {
             for id in waiting {
                 guard let client = clients[id] else { continue }
@@ -150,7 +157,6 @@ final class ClientConnections {
                 serveShare(client, serve)
             }
         }
-        turn &+= 1
     }
 
     /// Runs `body`, writing the replies it queues once at the end (one write per client per turn, not
@@ -161,12 +167,14 @@ final class ClientConnections {
         batchDepth -= 1
         if batchDepth == 0 {
             // A flush can close a client (its last line written), never add to `dirty`.
-            let ready = dirty
-            dirty.removeAll(keepingCapacity: true)
-            for client in ready {
-                client.flushPending = false
-                guard clients[client.id] === client, !client.wantsWritable else { continue }
-                flush(client)
+            if !dirty.isEmpty {
+                swap(&ready, &dirty)
+                for client in ready {
+                    client.flushPending = false
+                    guard clients[client.id] === client, !client.wantsWritable else { continue }
+                    flush(client)
+                }
+                ready.removeAll(keepingCapacity: true)
             }
         }
         return result

@@ -57,6 +57,9 @@ final class ClientFanOut {
             for i in batch.encoded.indices { batch.encoded[i].except = notices[i].except }
             dispatchBatch(readAt: nil)
         }
+        // Handed on: the batch lets go of the frame (the pipeline reuses its buffers) and keeps the
+        // messages' byte buffers for the next batch.
+        batch.removeAll()
         if answeredRegions { regionsAnswered() }
     }
 
@@ -65,6 +68,7 @@ final class ClientFanOut {
         publisher.publish(messages, into: &batch)
         guard !batch.isEmpty else { return }
         dispatchBatch(readAt: readAt)
+        batch.removeAll()
     }
 
     // MARK: Frame-aligned clients

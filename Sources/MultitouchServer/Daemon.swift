@@ -57,8 +57,12 @@ public final class Daemon {
     private var watchdogTimer: TimerFD
     private var listener: ListeningSocket?
     private let watcher: LoopClientWatcher
-    private let hub: ClientHub
-    private let devices: Devices
+    /// The clients' side and the devices' side (internal for `FramePathBench`, which serves its
+    /// scripted device and socket-pair clients through them).
+    let hub: ClientHub
+    let devices: Devices
+    /// What the last `epoll_wait` reported (reused every turn).
+    private var inputs: [LoopInput] = []
 
     private let notifier = SystemdNotifier.fromEnvironment(unsetEnvironment: true)
     private var lastStatus = ""
@@ -139,18 +143,20 @@ public final class Daemon {
         updateStatus()
         logger.info("daemon: ready", metadata: ["daemon.version": "\(options.daemonVersion)"])
 
-        while !stopRequested {
-            // A turn: what epoll reported, then one more share for each client with request lines
-            // left (round-robin, issue 28), each client's output written once at the end. With lines
-            // left, the next wait only polls.
-            let inputs = try loop.wait(timeoutMilliseconds: hub.hasBacklog ? 0 : -1)
-            hub.batch {
-                for input in inputs { handle(input) }
-                hub.serveBacklog()
-            }
-        }
+        while !stopRequested { try turn() }
         shutdown()
         return exitCode
+    }
+
+    /// One turn of the loop: what epoll reported, then one more share for each client with request
+    /// lines left (round-robin, issue 28), each client's output written once at the end. With lines
+    /// left, or `blocking` false, the wait only polls.
+    func turn(blocking: Bool = true) throws {
+        try loop.wait(into: &inputs, timeoutMilliseconds: blocking && !hub.hasBacklog ? -1 : 0)
+        hub.batch {
+            for input in inputs { handle(input) }
+            hub.serveBacklog()
+        }
     }
 
     // MARK: Dispatch

@@ -10,16 +10,33 @@ import TouchRouting
 import TouchVocabulary
 import WireProtocol
 
-/// A live evdev device being served: its reader, its pipeline and a reusable read buffer.
+/// What `DeviceHost` reads a served device through: a `LiveDevice` (an evdev node through libevdev),
+/// or the scripted device of `FramePathBench`, which measures everything after the read.
+protocol DeviceReader: AnyObject {
+    /// The node (or the benchmark's name for its device).
+    var path: String { get }
+    /// The descriptor the loop watches: readable means `read(into:)` has something.
+    var fileDescriptor: Int32 { get }
+    var description: DeviceDescription { get }
+    /// Appends everything pending (`LiveDevice.read(into:)`).
+    func read(into out: inout [DeviceReading]) throws(SystemError)
+}
+
+extension LiveDevice: DeviceReader {}
+
+/// A device being served: its reader, its pipeline, and the buffers a read reuses (the readings and
+/// the pipeline's output: a frame allocates nothing once they have grown to its size).
 final class LiveSlot {
-    let device: LiveDevice
+    let device: any DeviceReader
     var pipeline: DevicePipeline
     var readings: [DeviceReading] = []
+    var outputs: [PipelineOutput] = []
 
-    init(device: LiveDevice, pipeline: DevicePipeline) {
+    init(device: any DeviceReader, pipeline: DevicePipeline) {
         self.device = device
         self.pipeline = pipeline
         readings.reserveCapacity(256)
+        outputs.reserveCapacity(16)
     }
 }
 
@@ -115,7 +132,9 @@ final class DeviceHost {
         }
     }
 
-    private func serve(_ device: LiveDevice, decision: DeviceDecision, path: String) {
+    /// Serves an opened device as `decision` says; returns its id, nil when the loop cannot watch it.
+    @discardableResult
+    func serve(_ device: any DeviceReader, decision: DeviceDecision, path: String) -> Int? {
         let id = allocateDevice()
         var settings = PipelineSettings(gestures: configuration.gestures)
         settings.output = decision.output
@@ -128,7 +147,7 @@ final class DeviceHost {
             try loop.watch(device: id, fd: device.fileDescriptor)
         } catch {
             logger.error("devices: cannot watch device", metadata: ["device.path": "\(path)", "error": "\(error)"])
-            return
+            return nil
         }
         liveDevices[id] = LiveSlot(device: device, pipeline: pipeline)
         let size = pipeline.device.mapper.sizeMillimeters
@@ -142,6 +161,7 @@ final class DeviceHost {
             ])
         emit([.deviceAdded(pipeline.device)], clock())
         devicesChanged()
+        return id
     }
 
     /// Frames the live device `id` has seen.
@@ -153,7 +173,8 @@ final class DeviceHost {
     }
 
     /// Drains a readable device: every whole frame goes through the pipeline and out to the clients at
-    /// once (the latency histogram measures from here).
+    /// once (the latency histogram measures from here). The steady state allocates nothing: the
+    /// readings and the output batch are the slot's, reused (docs/PERFORMANCE.md).
     func readDevice(id: Int) {
         guard let slot = liveDevices[id] else { return }
         let readAt = clock()
@@ -165,7 +186,10 @@ final class DeviceHost {
             logger.error("devices: read failed; removing", metadata: ["device.id": "\(id)", "error": "\(error)"])
             removed = true
         }
-        var batch: [PipelineOutput] = []
+        // Taken out of the slot while the pipeline appends to it (one owner: no copy on write).
+        var batch = slot.outputs
+        slot.outputs = []
+        batch.removeAll(keepingCapacity: true)
         for reading in slot.readings {
             switch slot.pipeline.push(reading, into: &batch) {
             case .pending:
@@ -184,6 +208,8 @@ final class DeviceHost {
             }
         }
         if !batch.isEmpty { emit(batch, readAt) }
+        batch.removeAll(keepingCapacity: true)
+        slot.outputs = batch
         if removed { removeDevice(id: id, reason: .unplugged) }
         armDeadlineTimer()
     }
@@ -229,9 +255,20 @@ final class DeviceHost {
     // MARK: Deadlines
 
     /// Arms the deadline timer at the earliest gesture deadline of any live device, or disarms it.
+    /// Read in place (after every read): a pipeline copied out of its slot costs a retain and a
+    /// release of each of its parts.
     private func armDeadlineTimer() {
-        deadlineTimer.arm(for: liveDevices.values.lazy.map(\.pipeline))
+        var earliest: Timestamp?
+        for slot in liveDevices.values {
+            guard let deadline = Self.nextDeadline(&slot.pipeline) else { continue }
+            earliest = earliest.map { min($0, deadline) } ?? deadline
+        }
+        deadlineTimer.arm(at: earliest)
     }
+
+    /// The pipeline's next deadline, read through an inout access: a getter called on a class's stored
+    /// struct copies the struct first (about 50 retains and as many releases per frame here).
+    private static func nextDeadline(_ pipeline: inout DevicePipeline) -> Timestamp? { pipeline.nextDeadline }
 
     /// The deadline timer fired: every due gesture timer (the devices' and their regions') fires at its
     /// deadline.

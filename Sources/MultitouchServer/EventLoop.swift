@@ -108,14 +108,20 @@ final class EventLoop {
 
     /// Waits (-1: without a timeout; the loop never polls) and returns what happened, in epoll's order.
     func wait(timeoutMilliseconds: Int32 = -1) throws(SystemError) -> [LoopInput] {
-        let n = try epoll.wait(into: events, timeoutMilliseconds: timeoutMilliseconds)
         var inputs: [LoopInput] = []
-        inputs.reserveCapacity(n)
+        try wait(into: &inputs, timeoutMilliseconds: timeoutMilliseconds)
+        return inputs
+    }
+
+    /// Waits like `wait(timeoutMilliseconds:)` and puts what happened in `inputs` (its storage reused:
+    /// the daemon's turn allocates nothing).
+    func wait(into inputs: inout [LoopInput], timeoutMilliseconds: Int32 = -1) throws(SystemError) {
+        inputs.removeAll(keepingCapacity: true)
+        let n = try epoll.wait(into: events, timeoutMilliseconds: timeoutMilliseconds)
         for i in 0..<n {
             guard let source = sources[events[i].data.u64] else { continue }
             inputs.append(LoopInput(source: source, events: events[i].events))
         }
-        return inputs
     }
 }
 

@@ -15,7 +15,17 @@ struct GestureDeadlineTimer {
 
     /// Arms the timer at the earliest deadline of `pipelines`, or disarms it when none has one.
     func arm(for pipelines: some Sequence<DevicePipeline>) {
-        let deadline = pipelines.compactMap(\.nextDeadline).min()
+        var earliest: Timestamp?
+        for pipeline in pipelines {
+            guard let deadline = pipeline.nextDeadline else { continue }
+            earliest = earliest.map { min($0, deadline) } ?? deadline
+        }
+        arm(at: earliest)
+    }
+
+    /// Arms the timer at `deadline` (the earliest of the pipelines', which `DeviceHost` reads in
+    /// place after every read), or disarms it.
+    func arm(at deadline: Timestamp?) {
         loop.armDeadlines(at: deadline.map(Self.nanoseconds))
     }
 

@@ -196,7 +196,16 @@ public struct ClientQueue: Sendable {
             if let entry {
                 count -= 1
                 bytes -= entry.message.bytes.count
-                if head > 1024 && head * 2 > slots.count { compact() }
+                if head == slots.count {
+                    // Drained (what a client that keeps up does after every batch): the slots start
+                    // over in the same storage. Indices stay fresh (`base` moves past the old ones),
+                    // so the droppable and notice tables' entries point before `base`: gone.
+                    base += slots.count
+                    slots.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head > 1024 && head * 2 > slots.count {
+                    compact()
+                }
                 return entry
             }
             tombstones -= 1

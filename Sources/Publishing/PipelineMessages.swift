@@ -71,6 +71,59 @@ public struct PublishedItem: Sendable {
         }
     }
 
+    /// How a written item is routed: what `OutboundMessage.init(_:)` reads from its message.
+    public struct Routing: Hashable, Sendable {
+        public var device: Int
+        public var streams: MessageStreams
+        public var droppable: Bool
+        public var wholeDevice: Bool
+        public var supersedable: Bool
+    }
+
+    /// Writes the item's message for a client predicting at `horizon` (the bytes of
+    /// `message(horizon:)`) straight from the typed content: a `touches` message from the pipeline's
+    /// touches, a gesture message without a `Message` around it. Returns its routing; nil (nothing
+    /// written) for an answer. The daemon's publisher and `multitouchctl bench` encode this way.
+    public func write(horizon: Int?, to w: inout JSONWriter) -> Routing? {
+        switch content {
+        case .touches(let t):
+            TouchesMessage.write(
+                device: t.device, time: t.time, fingers: t.fingers, isSemiMT: t.isSemiMT, routing: t.routing,
+                touches: t.touches, predicted: t.predicted(horizon: horizon), to: &w)
+            var droppable = true
+            for i in t.touches.indices where !TouchesMessage.isDroppable(t.touches[i].phase) {
+                droppable = false
+                break
+            }
+            return Routing(
+                device: t.device, streams: .touches, droppable: droppable, wholeDevice: t.routing == nil,
+                supersedable: false)
+        case .gesture(let g, let predicted):
+            if let horizon, g.event.isSegmentUpdate,
+                let m = predicted.first(where: { $0.horizonMilliseconds == horizon })?.matrix
+            {
+                var withPrediction = g
+                withPrediction.predictedMatrix = m
+                withPrediction.write(to: &w)
+            } else {
+                g.write(to: &w)
+            }
+            return Routing(
+                device: g.device, streams: .gestures, droppable: g.isDroppable, wholeDevice: g.region == nil,
+                supersedable: false)
+        case .message(let m):
+            m.write(to: &w)
+            // A transform notice (no id: not the reply to the asker) states the device's whole base.
+            var supersedable = false
+            if case .transform(let notice) = m, notice.id == nil { supersedable = true }
+            return Routing(
+                device: m.device ?? 0, streams: m.streams, droppable: m.isDroppable, wholeDevice: m.isWholeDeviceStream,
+                supersedable: supersedable)
+        case .answer:
+            return nil
+        }
+    }
+
     /// Whether some client's form of this item differs by horizon (whole-device predictions).
     public var horizons: [Int] {
         switch content {
@@ -160,7 +213,7 @@ public struct PipelineMessages: Sendable {
 
     /// Whether `device` is served as a semi-mt touchpad (the wire's `semiMT`).
     @inline(__always)
-    private func isSemiMT(_ device: Int) -> Bool {
+    func isSemiMT(_ device: Int) -> Bool {
         !semiMTDevices.isEmpty && semiMTDevices.contains(device)
     }
 
@@ -177,21 +230,11 @@ public struct PipelineMessages: Sendable {
         case .recordingNote(let note):
             body(PublishedItem(device: 0, address: nil, content: .message(.error(ErrorMessage(.recording, note)))))
         case .frame(let f):
-            if !f.isWithheld {
-                let touches = ViewTouches(
-                    device: f.device, time: f.frame.time, fingers: f.frame.fingerCount, isSemiMT: isSemiMT(f.device),
-                    touches: f.frame.touches, routing: nil, predictions: f.predictions)
-                body(PublishedItem(device: f.device, address: nil, content: .touches(touches)))
-            }
+            if !f.isWithheld { body(Self.touchesItem(f, isSemiMT: isSemiMT(f.device))) }
             for delivery in f.routed {
                 if let item = Self.routed(delivery, device: f.device, isSemiMT: isSemiMT(f.device)) { body(item) }
             }
-            for event in f.events {
-                body(
-                    PublishedItem(
-                        device: f.device, address: nil,
-                        content: .gesture(GestureMessage(device: f.device, event: event), predicted: f.predictions)))
-            }
+            for i in f.events.indices { body(Self.gestureItem(f, i)) }
         case .timers(let device, let events, let predictions):
             for event in events {
                 body(
@@ -218,6 +261,86 @@ public struct PipelineMessages: Sendable {
                     content: .message(
                         .deviceRemoved(DeviceRemovedMessage(device: device, time: time, reason: reason.rawValue)))))
         }
+    }
+
+    /// Writes every message of `output` for a client predicting at `horizon` as JSON lines: the bytes
+    /// of its items (`forEachItem`, `PublishedItem.write`), a frame without routed deliveries written
+    /// straight from its parts (no item, no message value is made for it). Returns the lines written.
+    public mutating func write(_ output: PipelineOutput, horizon: Int? = nil, to w: inout JSONWriter) -> Int {
+        guard case .frame(let f) = output, f.routed.isEmpty else {
+            var lines = 0
+            forEachItem(output) { item in
+                guard item.write(horizon: horizon, to: &w) != nil else { return }
+                w.newline()
+                lines += 1
+            }
+            return lines
+        }
+        var lines = 0
+        if !f.isWithheld {
+            _ = Self.writeTouches(f, isSemiMT: isSemiMT(f.device), horizon: horizon, to: &w)
+            w.newline()
+            lines += 1
+        }
+        for i in f.events.indices {
+            _ = Self.writeGesture(f, i, horizon: horizon, to: &w)
+            w.newline()
+            lines += 1
+        }
+        return lines
+    }
+
+    // MARK: A frame's whole-device items
+
+    /// The frame's whole-device `touches` item (for a frame that is not withheld).
+    @inline(__always)
+    static func touchesItem(_ f: PipelineFrame, isSemiMT: Bool) -> PublishedItem {
+        let touches = ViewTouches(
+            device: f.device, time: f.frame.time, fingers: f.frame.fingerCount, isSemiMT: isSemiMT,
+            touches: f.frame.touches, routing: nil, predictions: f.predictions)
+        return PublishedItem(device: f.device, address: nil, content: .touches(touches))
+    }
+
+    /// The frame's `i`th whole-device gesture event as an item.
+    @inline(__always)
+    static func gestureItem(_ f: PipelineFrame, _ i: Int) -> PublishedItem {
+        PublishedItem(
+            device: f.device, address: nil,
+            content: .gesture(GestureMessage(device: f.device, event: f.events[i]), predicted: f.predictions))
+    }
+
+    /// Writes `touchesItem(f)`'s message for a client predicting at `horizon` (the bytes of its
+    /// `PublishedItem.write`) straight from the frame; returns its routing.
+    static func writeTouches(
+        _ f: PipelineFrame, isSemiMT: Bool, horizon: Int?, to w: inout JSONWriter
+    ) -> PublishedItem.Routing {
+        let predicted = horizon.flatMap { f.prediction(horizonMilliseconds: $0) }?.locations
+        TouchesMessage.write(
+            device: f.device, time: f.frame.time, fingers: f.frame.fingerCount, isSemiMT: isSemiMT,
+            routing: nil, touches: f.frame.touches, predicted: predicted, to: &w)
+        var droppable = true
+        for i in f.frame.touches.indices where !TouchesMessage.isDroppable(f.frame.touches[i].phase) {
+            droppable = false
+            break
+        }
+        return PublishedItem.Routing(
+            device: f.device, streams: .touches, droppable: droppable, wholeDevice: true, supersedable: false)
+    }
+
+    /// Writes `gestureItem(f, i)`'s message for a client predicting at `horizon` (the bytes of its
+    /// `PublishedItem.write`) straight from the frame; returns its routing.
+    static func writeGesture(
+        _ f: PipelineFrame, _ i: Int, horizon: Int?, to w: inout JSONWriter
+    )
+        -> PublishedItem.Routing
+    {
+        var matrix: AffineTransform?
+        if let horizon, f.events[i].isSegmentUpdate { matrix = f.prediction(horizonMilliseconds: horizon)?.matrix }
+        let message = GestureMessage(device: f.device, event: f.events[i], predictedMatrix: matrix)
+        message.write(to: &w)
+        return PublishedItem.Routing(
+            device: f.device, streams: .gestures, droppable: message.isDroppable, wholeDevice: true,
+            supersedable: false)
     }
 
     /// Every message `output` makes, in order, each with its addressee: nil for the whole-device stream

@@ -13,6 +13,11 @@ public struct Publisher {
     private var open: [Int: Int] = [:]
     /// The publishing edge, which knows each device's class from its `deviceAdded`.
     private var edge = PipelineMessages()
+    /// Every message is written here first (its storage reused), then copied into its own bytes.
+    private var writer = JSONWriter(capacity: 4096)
+    /// The longest message so far (with its newline): a spare buffer too small for a message grows to
+    /// this at once, so the buffers, whatever messages they held before, stop growing soon.
+    private var longestMessage = 1024
 
     public init() {}
 
@@ -25,13 +30,23 @@ public struct Publisher {
         /// For each item, its forms with predictions: `variants[variantRanges[i]]`.
         public var variantRanges: [Range<Int>] = []
         public var variants: [(horizon: Int, message: OutboundMessage)] = []
+        /// The bytes of messages published earlier, for the next messages to be written into: a buffer
+        /// no client queue holds any more is reused as it is (so a steady stream of frames allocates
+        /// nothing); one a queue still holds stays with it, and the next message gets a new buffer.
+        var spare: [[UInt8]] = []
 
         public init() {}
 
         public var isEmpty: Bool { encoded.isEmpty }
 
+        /// Empties the batch; its messages' byte buffers are kept for the next ones, and the typed items
+        /// let go of the pipeline's buffers (the touches of a frame), which the pipeline then reuses.
         public mutating func removeAll() {
             items.removeAll(keepingCapacity: true)
+            // In reverse, so that the next batch's first message takes this batch's first buffer back
+            // (buffers keep the size of the messages at their place: a frame's touches, its gesture).
+            for message in variants.reversed() { spare.append(message.message.bytes) }
+            for message in encoded.reversed() { spare.append(message.bytes) }
             encoded.removeAll(keepingCapacity: true)
             variantRanges.removeAll(keepingCapacity: true)
             variants.removeAll(keepingCapacity: true)
@@ -71,7 +86,46 @@ public struct Publisher {
         self.edge = PipelineMessages()
         defer { self.edge = edge }
         for output in outputs {
-            edge.forEachItem(output) { item in add(item, into: &batch) }
+            // A frame without routed deliveries (the steady state) is encoded straight from its parts.
+            if case .frame(let f) = output, f.routed.isEmpty {
+                addFrame(f, isSemiMT: edge.isSemiMT(f.device), into: &batch)
+            } else {
+                edge.forEachItem(output) { item in add(item, into: &batch) }
+            }
+        }
+    }
+
+    /// What `add` does for the items of a frame with no routed deliveries (`forEachItem`'s order: the
+    /// touches, then the gestures), each message written from the frame (`PipelineMessages
+    /// .writeTouches`, `.writeGesture`) rather than from its item: the same bytes, without copying
+    /// the item's parts about.
+    private mutating func addFrame(_ f: PipelineFrame, isSemiMT: Bool, into batch: inout Batch) {
+        if !f.isWithheld {
+            let plain = encode(
+                { PipelineMessages.writeTouches(f, isSemiMT: isSemiMT, horizon: nil, to: &$0) }, into: &batch)
+            append(PipelineMessages.touchesItem(f, isSemiMT: isSemiMT), plain, into: &batch)
+            let start = batch.variants.count
+            for prediction in f.predictions {
+                let horizon = prediction.horizonMilliseconds
+                let form = encode(
+                    { PipelineMessages.writeTouches(f, isSemiMT: isSemiMT, horizon: horizon, to: &$0) }, into: &batch)
+                batch.variants.append((horizon, form))
+            }
+            batch.variantRanges[batch.variantRanges.count - 1] = start..<batch.variants.count
+        }
+        for i in f.events.indices {
+            var plain = encode({ PipelineMessages.writeGesture(f, i, horizon: nil, to: &$0) }, into: &batch)
+            plain.closesLastSession = account(Self.openDelta(f.events[i]), device: f.device)
+            append(PipelineMessages.gestureItem(f, i), plain, into: &batch)
+            guard f.events[i].isSegmentUpdate else { continue }
+            let start = batch.variants.count
+            for prediction in f.predictions where prediction.matrix != nil {
+                let horizon = prediction.horizonMilliseconds
+                var form = encode({ PipelineMessages.writeGesture(f, i, horizon: horizon, to: &$0) }, into: &batch)
+                form.closesLastSession = plain.closesLastSession
+                batch.variants.append((horizon, form))
+            }
+            batch.variantRanges[batch.variantRanges.count - 1] = start..<batch.variants.count
         }
     }
 
@@ -91,28 +145,77 @@ public struct Publisher {
         // The configuration's regions have no connection: what is routed to them goes to the TUIO
         // output (which reads the pipeline's output), and nothing is encoded for it here.
         if let address = item.address, address.client.isConfigured { return }
-        guard let message = item.message(horizon: nil) else { return }
+        guard var plain = encode(item, horizon: nil, into: &batch) else { return }
         if let address = item.address {
-            append(
-                item,
-                OutboundMessage(
-                    message, client: Int(truncatingIfNeeded: address.client.rawValue), region: address.region),
-                into: &batch)
+            // One region's message for its client.
+            plain.client = Int(truncatingIfNeeded: address.client.rawValue)
+            plain.region = address.region
+            append(item, plain, into: &batch)
             return
         }
-        var plain = OutboundMessage(message)
-        if case .gesture(let g) = message {
+        switch item.content {
+        case .gesture(let g, _), .message(.gesture(let g)):
             plain.closesLastSession = account(Self.openDelta(g.event), device: g.device)
+        case .touches, .message, .answer:
+            break
         }
         append(item, plain, into: &batch)
+        // The forms with predictions (`PublishedItem.horizons`, read in place).
         let start = batch.variants.count
-        for horizon in item.horizons {
-            guard let form = item.message(horizon: horizon) else { continue }
-            var encoded = OutboundMessage(form)
-            encoded.closesLastSession = plain.closesLastSession
-            batch.variants.append((horizon, encoded))
+        switch item.content {
+        case .touches(let t):
+            for prediction in t.predictions { addVariant(item, prediction.horizonMilliseconds, plain, into: &batch) }
+        case .gesture(let g, let predicted) where g.event.isSegmentUpdate:
+            for prediction in predicted where prediction.matrix != nil {
+                addVariant(item, prediction.horizonMilliseconds, plain, into: &batch)
+            }
+        case .gesture, .message, .answer:
+            break
         }
-        batch.variantRanges[batch.variantRanges.count - 1] = start..<batch.variants.count
+        if batch.variants.count > start {
+            batch.variantRanges[batch.variantRanges.count - 1] = start..<batch.variants.count
+        }
+    }
+
+    private mutating func addVariant(
+        _ item: PublishedItem, _ horizon: Int, _ plain: OutboundMessage, into batch: inout Batch
+    ) {
+        guard var form = encode(item, horizon: horizon, into: &batch) else { return }
+        form.closesLastSession = plain.closesLastSession
+        batch.variants.append((horizon, form))
+    }
+
+    /// The item's message for a client predicting at `horizon`, encoded once: written straight from
+    /// the typed item (`PublishedItem.write`) by the publisher's writer, then copied into a spare
+    /// buffer of the batch.
+    private mutating func encode(_ item: PublishedItem, horizon: Int?, into batch: inout Batch) -> OutboundMessage? {
+        writer.removeAll()
+        guard let routing = item.write(horizon: horizon, to: &writer) else { return nil }
+        return finish(routing, into: &batch)
+    }
+
+    /// A message `writeMessage` writes (returning its routing), encoded once like `encode(_:horizon:into:)`.
+    private mutating func encode(
+        _ writeMessage: (inout JSONWriter) -> PublishedItem.Routing, into batch: inout Batch
+    ) -> OutboundMessage {
+        writer.removeAll()
+        let routing = writeMessage(&writer)
+        return finish(routing, into: &batch)
+    }
+
+    /// The writer's message and its newline copied into a spare buffer of the batch, with its routing.
+    private mutating func finish(_ routing: PublishedItem.Routing, into batch: inout Batch) -> OutboundMessage {
+        writer.newline()
+        longestMessage = max(longestMessage, writer.count)
+        var bytes = batch.spare.popLast() ?? []
+        bytes.removeAll(keepingCapacity: true)
+        if bytes.capacity < writer.count { bytes.reserveCapacity(longestMessage) }
+        writer.withBytes { bytes.append(contentsOf: $0) }
+        var encoded = OutboundMessage(
+            bytes: bytes, device: routing.device, streams: routing.streams, droppable: routing.droppable,
+            wholeDevice: routing.wholeDevice)
+        encoded.supersedable = routing.supersedable
+        return encoded
     }
 
     private func append(_ item: PublishedItem, _ encoded: OutboundMessage, into batch: inout Batch) {

@@ -158,6 +158,20 @@ extension Sys {
         precondition(sigaction(signal, &action, nil) == 0, "multitouchd bug: sigaction(\(signal), SIG_IGN) refused")
     }
 
+    /// The calling thread's signal mask, to be put back with `setSignalMask(_:)`.
+    public static func signalMask() -> sigset_t {
+        var mask = sigset_t()
+        // pthread_sigmask fails only for an invalid `how` (EINVAL): a bug of this call.
+        precondition(pthread_sigmask(SIG_SETMASK, nil, &mask) == 0, "multitouchd bug: pthread_sigmask refused a query")
+        return mask
+    }
+
+    /// Puts back a signal mask `signalMask()` returned.
+    public static func setSignalMask(_ mask: sigset_t) {
+        var mask = mask
+        precondition(pthread_sigmask(SIG_SETMASK, &mask, nil) == 0, "multitouchd bug: pthread_sigmask refused a mask")
+    }
+
     /// Replaces the calling thread's signal mask with `signals` blocked (none: every signal delivered).
     public static func setSignalMask(blocking signals: [Int32]) throws(SystemError) {
         var mask = sigset_t()

@@ -11,6 +11,14 @@ extension Sys {
         try retrying("socket", detail()) { Glibc.socket(domain, type, protocolNumber) }
     }
 
+    /// socketpair(2): two connected sockets of `domain` and `type` (which may carry SOCK_NONBLOCK and
+    /// SOCK_CLOEXEC).
+    public static func socketPair(_ domain: Int32, _ type: Int32) throws(SystemError) -> (Int32, Int32) {
+        var pair: [Int32] = [-1, -1]
+        _ = try retrying("socketpair") { Glibc.socketpair(domain, type, 0, &pair) }
+        return (pair[0], pair[1])
+    }
+
     /// A Unix socket address for `path`; nil when the path does not fit `sun_path` with its NUL. With
     /// `abstractNamespace`, a leading "@" names the abstract namespace (a leading NUL, and the length
     /// counts no terminator), as `NOTIFY_SOCKET` may.

@@ -86,6 +86,14 @@ public struct DevicePipeline {
     private let fixedHorizon: Int?
     /// Who each configured region is for (`PipelineSettings.configuredRegions`), by its client id.
     private var configuredLabels: [ClientID: String] = [:]
+    /// The whole-device engine's events of the last frame: its storage is handed to the frame's output
+    /// and reused by the next frame once the caller has dropped that output (the daemon does, after
+    /// each frame), so the engine's output allocates nothing per frame.
+    private var events: [GestureEvent] = []
+    /// The same for a frame of deferred ends, which goes out in one batch with the frame before it,
+    /// and for the timers that fire before a frame.
+    private var deferredEvents: [GestureEvent] = []
+    private var timerEvents: [GestureEvent] = []
 
     /// - Parameter logger: the gesture engine logs its state transitions at debug here.
     public init(
@@ -192,7 +200,9 @@ public struct DevicePipeline {
 
     /// The whole-device engine's timers only: a frame's own routing fires its regions' timers itself.
     private mutating func advanceEngine(to time: Timestamp, into out: inout [PipelineOutput]) {
-        let events = engine.advance(to: time)
+        timerEvents.removeAll(keepingCapacity: true)
+        engine.advance(to: time, into: &timerEvents)
+        let events = timerEvents
         if let deadline = engine.nextDeadline, deadline <= time { stuckDeadline = deadline }
         guard !events.isEmpty else { return }
         var predictions: [FramePrediction] = []
@@ -408,12 +418,12 @@ public struct DevicePipeline {
         if let touchFrame = tracker.process(frame) { emit(touchFrame, into: &out) }
         // A touch that began and ended within this one frame: its end follows at once, in a frame of
         // its own with the same time, so the engine sees began before ended.
-        if tracker.hasDeferredEnds, let ends = tracker.takeDeferredEnds() { emit(ends, into: &out) }
+        if tracker.hasDeferredEnds, let ends = tracker.takeDeferredEnds() { emit(ends, deferred: true, into: &out) }
     }
 
     /// One tracked frame through the views: predictions updated once, the regions' views (routing),
     /// then the whole-device view (its public touches, its engine, its horizons).
-    private mutating func emit(_ frame: TouchFrame, into out: inout [PipelineOutput]) {
+    private mutating func emit(_ frame: TouchFrame, deferred: Bool = false, into out: inout [PipelineOutput]) {
         var output = PipelineFrame(device: deviceID, frame: frame, events: [])
         // Whether the frame changed anything of the public touches: a frame in which only secure
         // touches changed does not exist for anyone else (no whole-device frame, no sample for a
@@ -437,7 +447,11 @@ public struct DevicePipeline {
         }
         wholeDeviceFingers = output.frame.fingerCount
         wholeDeviceButton = output.frame.isButtonPressed
-        output.events = engine.process(output.frame)
+        if deferred { swap(&events, &deferredEvents) }
+        events.removeAll(keepingCapacity: true)
+        engine.process(output.frame, into: &events)
+        output.events = events
+        if deferred { swap(&events, &deferredEvents) }
         if !wholeDeviceHorizons.isEmpty {
             output.predictions = wholeDevicePredictions(output.frame, output.events, predicted)
         }

@@ -18,6 +18,43 @@ public struct GestureMessage: Hashable, Sendable {
         self.region = region
     }
 
+    /// Writes the whole message, exactly as `Message.gesture(self).write(to:)` does, without wrapping
+    /// it in a `Message` (the daemon's publisher writes every gesture line this way).
+    public func write(to w: inout JSONWriter) {
+        // A whole-device segment update, one per frame while fingers move: the whole object through
+        // one reservation (each writer call checks bounds and uniqueness, which one panning finger's
+        // line paid about twenty times).
+        if region == nil, case .update(let u) = event {
+            w.withCursor(reserving: Self.maximumUpdateHeadLength + Self.maximumUpdateLength) { cursor in
+                var c = cursor  // a local in registers (see `JSONCursor`)
+                defer { cursor = c }
+                c.text("{\"type\":")
+                c.rawString(MessageKind.gesture.staticName)
+                c.key(Keys.device)
+                c.int(device)
+                c.key(Keys.time)
+                c.time(u.time)
+                c.key(Keys.session)
+                c.int(u.session)
+                c.byte(UInt8(ascii: ","))
+                writeUpdate(u, to: &c)
+                c.byte(UInt8(ascii: "}"))
+            }
+            return
+        }
+        w.beginObject()
+        w.key("type")
+        w.rawString(kind.staticName)
+        writeFields(to: &w)
+        w.endObject()
+    }
+
+    /// May be coalesced away under backpressure (`Message.isDroppable`): a `changed` segment update.
+    public var isDroppable: Bool {
+        if case .update(let update) = event { return update.phase == .changed }
+        return false
+    }
+
     /// The wire type of the event.
     public var kind: MessageKind {
         switch event {
@@ -126,6 +163,10 @@ public struct GestureMessage: Hashable, Sendable {
             w.int(fingers)
         }
     }
+
+    /// The most bytes `write(to:)` puts before `writeUpdate` and after it: `{"type":"gesture"`, the
+    /// device, time and session (three integers of at most 21 bytes with their keys) and the `}`.
+    private static let maximumUpdateHeadLength = 128
 
     /// The most bytes `writeUpdate` writes: 14 keys of at most 15 bytes with punctuation, 21 numbers
     /// of at most 32 bytes, 2 integers of at most 20, 2 short strings, with room to spare.

@@ -152,10 +152,11 @@ public enum Message: Hashable, Sendable {
     public var isDroppable: Bool {
         switch self {
         case .touches(let m):
-            return m.touches.allSatisfy { $0.phase == .moved || $0.phase == .stationary }
+            // Each phase read in place (`allSatisfy` copied every touch out, a retain and a release each).
+            for i in m.touches.indices where !TouchesMessage.isDroppable(m.touches[i].phase) { return false }
+            return true
         case .gesture(let m):
-            if case .update(let update) = m.event { return update.phase == .changed }
-            return false
+            return m.isDroppable
         case .hello, .deviceAdded, .deviceRemoved, .dropped, .error, .pong, .subscribed, .unsubscribed, .stats,
             .transform, .regions, .recognized, .regionList:
             return false

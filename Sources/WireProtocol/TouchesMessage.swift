@@ -50,6 +50,58 @@ public struct TouchesMessage: Hashable, Sendable {
     private static let maximumHeadLength = 160
 
     func writeFields(to w: inout JSONWriter) {
+        Self.writeHead(device: device, time: time, fingers: fingers, isSemiMT: isSemiMT, routing: routing, to: &w)
+        // Each touch read in place, not copied out of the array first.
+        touches.withUnsafeBufferPointer { touches in
+            guard let first = touches.baseAddress else { return }
+            for i in touches.indices { TouchPoint.write(first + i, to: &w) }
+        }
+        w.endArray()
+    }
+
+    /// Writes a whole `touches` message, exactly as `Message.touches(TouchesMessage(...)).write(to:)`
+    /// does, straight from the pipeline's typed touches: each touch becomes its `TouchPoint` on the
+    /// stack (no array of them, no message value), the live ones (not ending) taking `predicted`'s
+    /// locations in order. The daemon's publisher writes every `touches` line this way.
+    public static func write(
+        device: Int, time: Timestamp, fingers: Int, isSemiMT: Bool, routing: TouchesRouting?, touches: [Touch],
+        predicted: [Point]?, to w: inout JSONWriter
+    ) {
+        // A whole-device line (the commonest) opens its object in the head's reservation too: each
+        // writer call checks bounds and uniqueness, which one panning finger's line pays in full.
+        let opening = routing == nil
+        if !opening {
+            w.beginObject()
+            w.key("type")
+            w.rawString(MessageKind.touches.staticName)
+        }
+        writeHead(
+            device: device, time: time, fingers: fingers, isSemiMT: isSemiMT, routing: routing, opening: opening,
+            to: &w)
+        var next = 0
+        for touch in touches {
+            var point = TouchPoint(touch)
+            if let predicted, !point.phase.isTerminal, next < predicted.count {
+                point.predicted = predicted[next]
+                next += 1
+            }
+            withUnsafePointer(to: &point) { TouchPoint.write($0, to: &w) }
+        }
+        w.endArray()
+        w.endObject()
+    }
+
+    /// Whether a `touches` message of touches in these phases may be coalesced away under
+    /// backpressure (`Message.isDroppable`): every touch only moved or stayed.
+    @inline(__always)
+    public static func isDroppable(_ phase: TouchPhase) -> Bool { phase == .moved || phase == .stationary }
+
+    /// The members from `device` to the `touches` array's opening bracket; with `opening` (only
+    /// without `routing`) the object's `{"type":"touches"` before them.
+    private static func writeHead(
+        device: Int, time: Timestamp, fingers: Int, isSemiMT: Bool, routing: TouchesRouting?, opening: Bool = false,
+        to w: inout JSONWriter
+    ) {
         if let routing {  // escaped strings: through the writer
             w.key(Keys.device)
             w.int(device)
@@ -66,7 +118,13 @@ public struct TouchesMessage: Hashable, Sendable {
         w.withCursor(reserving: Self.maximumHeadLength, thenComma: false) { cursor in
             var c = cursor  // a local in registers (see `JSONCursor`)
             defer { cursor = c }
-            if routing == nil {
+            if opening {
+                c.text("{\"type\":")
+                c.rawString(MessageKind.touches.staticName)
+                c.key(Keys.device)
+                c.int(device)
+                c.key(Keys.time)
+            } else if routing == nil {
                 c.key(Keys.device, first: true)
                 c.int(device)
                 c.key(Keys.time)
@@ -83,12 +141,6 @@ public struct TouchesMessage: Hashable, Sendable {
             c.key(Keys.touches)
             c.byte(UInt8(ascii: "["))
         }
-        // Each touch read in place, not copied out of the array first.
-        touches.withUnsafeBufferPointer { touches in
-            guard let first = touches.baseAddress else { return }
-            for i in touches.indices { TouchPoint.write(first + i, to: &w) }
-        }
-        w.endArray()
     }
 
     init(reading f: FieldReader) throws(WireDecodingError) {

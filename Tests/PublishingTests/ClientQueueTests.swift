@@ -152,3 +152,35 @@ struct ClientQueueNoticeTests {
         #expect(queue.count == 10)
     }
 }
+
+/// A queue that its client drains after every batch starts over in the same storage (no compaction,
+/// no allocation in the daemon's steady state): what it remembered of the messages before must not
+/// reach the messages after.
+@Suite("ClientQueue drained")
+struct ClientQueueDrainedTests {
+    func message(_ text: String, streams: MessageStreams = .touches, droppable: Bool) -> OutboundMessage {
+        OutboundMessage(bytes: Array((text + "\n").utf8), device: 1, streams: streams, droppable: droppable)
+    }
+
+    @Test func aMessageAfterADrainNeverReplacesOrIsReplacedByOneBefore() {
+        var queue = ClientQueue()
+        var delivered: [String] = []
+        for round in 0..<3000 {
+            // Soft limit 0: every droppable looks for one to replace, also the first after a drain
+            // (the one it would find, from the round before, has been written already).
+            queue.enqueue(message("t\(round)a", droppable: true), softLimit: 0)
+            queue.enqueue(message("g\(round)", streams: .gestures, droppable: false), softLimit: 0)
+            queue.enqueue(message("t\(round)b", droppable: true), softLimit: 0)
+            queue.enqueue(message("t\(round)c", droppable: true), softLimit: 0)
+            while let entry = queue.popFirst() {
+                delivered.append(String(decoding: entry.message.bytes.dropLast(), as: UTF8.self) + "/\(entry.missed)")
+            }
+            #expect(queue.isEmpty && queue.bytes == 0)
+        }
+        // Each round: its own gesture message, and its last touches with the two before it missed.
+        #expect(delivered.count == 3000 * 2)
+        #expect(delivered.prefix(4) == ["g0/0", "t0c/2", "g1/0", "t1c/2"])
+        #expect(delivered.suffix(2) == ["g2999/0", "t2999c/2"])
+        #expect(queue.droppedTotal == 6000)
+    }
+}

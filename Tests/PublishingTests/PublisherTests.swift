@@ -138,3 +138,44 @@ struct PublisherTests {
         #expect(farther > 3, "a finger moving right is predicted farther right at 33 ms than at 8 ms")
     }
 }
+
+/// The publisher writes each batch's messages into byte buffers it takes back from the batch before
+/// (the daemon's steady state allocates nothing, docs/PERFORMANCE.md): a client that still holds an
+/// earlier message (a backlogged queue) keeps that message's bytes, whatever is written after it.
+@Suite("Publisher buffer reuse")
+struct PublisherBufferReuseTests {
+    @Test func aBackloggedClientKeepsItsBytesWhileTheBuffersAreReused() {
+        let outputs = PublisherTests.outputs(routed: false, predictMilliseconds: 16)
+        let expected = outputs.flatMap { output in
+            PipelineMessages.messages([output]).map { Array(($0.jsonLine() + "\n").utf8) }
+        }
+        let expectedPredicted = outputs.flatMap { output in
+            PipelineMessages.messages([output], horizon: 16).map { Array(($0.jsonLine() + "\n").utf8) }
+        }
+        var publisher = Publisher()
+        var batch = Publisher.Batch()
+        var backlogged = ClientQueue()
+        var predicting = ClientQueue()
+        var keepingUp: [[UInt8]] = []
+        for output in outputs {
+            publisher.publish([output], into: &batch)
+            for i in batch.encoded.indices {
+                backlogged.enqueue(batch.message(i, horizon: nil), softLimit: .max)
+                predicting.enqueue(batch.message(i, horizon: 16), softLimit: .max)
+                // A client that keeps up: its message is written (copied) and let go at once.
+                var queue = ClientQueue()
+                queue.enqueue(batch.message(i, horizon: nil), softLimit: .max)
+                while let entry = queue.popFirst() { keepingUp.append(entry.message.bytes) }
+            }
+            batch.removeAll()
+        }
+        var held: [[UInt8]] = []
+        while let entry = backlogged.popFirst() { held.append(entry.message.bytes) }
+        var heldPredicted: [[UInt8]] = []
+        while let entry = predicting.popFirst() { heldPredicted.append(entry.message.bytes) }
+        #expect(expected.count > 10)
+        #expect(held == expected)
+        #expect(heldPredicted == expectedPredicted)
+        #expect(keepingUp == expected)
+    }
+}

@@ -24,6 +24,10 @@ struct Bench: ParsableCommand {
             --only with --toggle-collect='*benchmarkBody*' counts only the measured loop. With \
             --predict-ms or --frame-period-us it also times prediction or a frame-aligned client's resampling \
             and prints the extra time per touch per frame (median against median). \
+            With --frame-path it measures the daemon's whole frame path instead (device read to socket \
+            write: event loop, pipeline, publishing, client queues, writes to --clients socket clients), \
+            per frame after two warm-up passes, and counts heap allocations when \
+            checks/bench/malloc-count.so is preloaded (--fail-on-allocation: exit 1 on any). \
             Timing belongs here, never in unit tests.
             """)
 
@@ -66,6 +70,29 @@ struct Bench: ParsableCommand {
     )
     var framePeriodMicroseconds: Int64?
 
+    @Flag(
+        name: .customLong("frame-path"),
+        help:
+            "Measure the daemon's frame path (device read to socket write) per frame instead of the pipeline."
+    )
+    var framePath = false
+
+    @Option(name: .long, help: "With --frame-path: comma-separated client counts.")
+    var clients: String = "1,8"
+
+    @Option(name: .long, help: "With --frame-path: frames measured (whole passes over the recording, at least one).")
+    var frames: Int = 2000
+
+    @Flag(name: .long, help: "With --frame-path: also measure every client routed (a region each).")
+    var routed = false
+
+    @Flag(
+        name: .customLong("fail-on-allocation"),
+        help:
+            "With --frame-path: exit 1 when a measured frame allocates (needs LD_PRELOAD of checks/bench/malloc-count.so)."
+    )
+    var failOnAllocation = false
+
     func run() throws {
         if let save {
             try FileManager.default.createDirectory(atPath: save, withIntermediateDirectories: true)
@@ -91,6 +118,14 @@ struct Bench: ParsableCommand {
                 printError("multitouchctl bench: \(path): \(error)")
                 failed = true
             }
+        }
+        if framePath {
+            print("bench: frame path, \(runs) runs; per frame after two warm-up passes")
+            for input in inputs {
+                if !benchFramePath(name: input.name, device: input.device, events: input.events) { failed = true }
+            }
+            if failed { throw ExitCode.failure }
+            return
         }
         print("bench: \(runs) runs of at least \(events) events each; events/s median (min-max)")
         for input in inputs {
@@ -192,14 +227,9 @@ struct Bench: ParsableCommand {
             pipeline.push(event, into: &out)
             if !json { counts.messages += out.count }  // typed outputs: the pipeline alone makes no message
             if json {
-                // The publishing edge: each output as its wire messages, written as JSON lines.
-                for output in out {
-                    edge.forEach(output) { message, _ in
-                        counts.messages += 1
-                        message.write(to: &writer)
-                        writer.newline()
-                    }
-                }
+                // The publishing edge: each output's items written as JSON lines, as the daemon's
+                // publisher writes them (`PublishedItem.write`: straight from the typed output).
+                for output in out { counts.messages += edge.write(output, to: &writer) }
                 if writer.count > 1 << 20 {
                     // Hand the batch on and reuse the storage, as a socket's staging buffer is reused
                     // (a fresh 1 MiB writer per batch cost about 200 instructions per event here).
