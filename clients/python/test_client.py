@@ -372,8 +372,12 @@ def test_frames_against_a_replay_are_timed_on_the_monotonic_clock(bin_dir, tmp):
         d.stop()
     touches = [m for a in answers for m in a]
     check(touches, "frames delivered touches")
-    check(all(first - 0.01 <= m["time"] <= last + 0.01 for m in touches),
-          "frame times on the recording's clock (%.3f...%.3f): %r" % (first, last, sorted({m["time"] for m in touches})[:4]))
+    # A frame's time is the recording time playing when it was asked; the frame that delivers the last
+    # samples may be asked a frame or, on a loaded machine, more after them, so the bound above `last`
+    # is half a second: still far below the monotonic clock, on which the old daemon stamped frames.
+    times = sorted({m["time"] for m in touches})
+    check(first - 0.01 <= times[0] and times[-1] <= last + 0.5,
+          "frame times on the recording's clock (%.3f...%.3f): %r ... %r" % (first, last, times[:3], times[-3:]))
     check(sum(1 for a in answers if a) >= 2, "spread over the frames asked while it played")
     samples = sum(len(m["touches"]) for m in raw if m["type"] == "touches")
     check(sum(len(t["coalesced"]) for m in touches for t in m["touches"]) == samples, "each raw sample once")
