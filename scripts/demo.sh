@@ -33,7 +33,8 @@ for _ in $(seq 1 100); do [ -S "$socket" ] && break; sleep 0.05; done
 json=()
 [ "${DEMO_JSON:-0}" = 1 ] && json=(--json)
 echo "demo: multitouchctl monitor --socket $socket (for ${seconds} s)"
-timeout "$seconds" "$bin/multitouchctl" monitor --socket "$socket" --streams gestures devices "${json[@]}" || true
+# --follow: the replay loops, and monitor would end with its first pass (its device removed).
+timeout "$seconds" "$bin/multitouchctl" monitor --socket "$socket" --follow --streams gestures devices "${json[@]}" || true
 kill -TERM $daemon
 wait $daemon && echo "demo: daemon exited cleanly" || echo "demo: daemon exit status $?"
 echo "demo: multitouchctl plot $recording -o $plot"
