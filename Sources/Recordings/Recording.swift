@@ -93,7 +93,7 @@ extension RecordedDevice {
                 let endsDeleted = ending.map(trackingIDs.contains) == true
                 if event.value >= 0 && trackingIDs.contains(event.value) {
                     // A deleted contact replaces a kept one: the kept one ends here all the same.
-                    if let ending, !endsDeleted {
+                    if ending != nil, !endsDeleted {
                         keep(InputEvent(time: event.time, type: event.type, code: event.code, value: -1))
                     }
                     continue

@@ -106,7 +106,7 @@ extension Sys {
     }
 
     /// setsockopt(2) of a fixed-size option value; `name` is the option's name for the error.
-    public static func setsockopt<Value>(
+    public static func setsockopt<Value: BitwiseCopyable>(
         _ fd: Int32, _ level: Int32, _ option: Int32, _ value: Value, name: String
     )
         throws(SystemError)

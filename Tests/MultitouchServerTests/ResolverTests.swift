@@ -74,7 +74,7 @@ struct ResolverTests {
         let config = dir.write("mtd.toml", "[socket]\ngroup = \"\"\n")
         let socketPath = dir.file("mtd.sock")
         let log = dir.file("daemon.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         daemon.arguments = [

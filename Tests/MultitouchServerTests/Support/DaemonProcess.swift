@@ -21,7 +21,7 @@ final class TemporaryDirectory {
 
     func write(_ name: String, _ text: String) -> String {
         let p = file(name)
-        FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
         return p
     }
 
@@ -67,7 +67,7 @@ final class DaemonProcess {
     ) throws {
         socketPath = directory.file(socketName)
         logPath = directory.file("daemon-\(UInt32.random(in: 0...UInt32.max)).log")
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: try DaemonProcess.binaryPath)
         process.arguments = ["--socket", socketPath, "--no-devices", "--log-level", "debug"] + arguments
         process.standardError = FileHandle(forWritingAtPath: logPath)
