@@ -242,7 +242,8 @@ let package = Package(
             dependencies: [
                 "MultitouchServer", "MultitouchClient", "MultitouchTestKit", "TouchPipeline", "Publishing",
                 "TouchRouting",
-                "WireProtocol", "Recordings", "Configuration", "Gestures", "MultitouchCore",
+                "WireProtocol", "Recordings", "Configuration", "Gestures", "MultitouchCore", "DeviceInput",
+                "SystemCalls", "TouchVocabulary",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

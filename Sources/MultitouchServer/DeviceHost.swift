@@ -271,10 +271,13 @@ final class DeviceHost {
     private static func nextDeadline(_ pipeline: inout DevicePipeline) -> Timestamp? { pipeline.nextDeadline }
 
     /// The deadline timer fired: every due gesture timer (the devices' and their regions') fires at its
-    /// deadline.
+    /// deadline. What the devices queued before `now` is read first: those events carry earlier times
+    /// than the timers due now, and a replay of them puts them first (when the loop was slow, the
+    /// timer and a device become ready in the same wait, and the timer may come first).
     func fireDeadlines() {
         deadlineTimer.acknowledge()
         let now = clock()
+        for id in liveDevices.keys { readDevice(id: id) }
         for slot in liveDevices.values {
             var out: [PipelineOutput] = []
             GestureDeadlineTimer.advanceDue(&slot.pipeline, now: now, into: &out)

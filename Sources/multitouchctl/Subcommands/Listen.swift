@@ -89,6 +89,7 @@ struct Listen: ParsableCommand {
         var lastActivity: Timestamp?
         var readings: [DeviceReading] = []
         var endReason = DeviceEndReason.endOfInput
+        var removed = false
         loop: while true {
             let now = monotonicNow()
             var deadlines: [Timestamp] = []
@@ -102,7 +103,9 @@ struct Listen: ParsableCommand {
                 endReason = .interrupted
                 break loop
             }
-            if ready[0] {
+            // Reads what the kernel has queued through the pipeline; false when the listening ends
+            // (the frame count reached or the device removed).
+            func readQueued() throws -> Bool {
                 readings.removeAll(keepingCapacity: true)
                 do {
                     try live.read(into: &readings)
@@ -127,21 +130,27 @@ struct Listen: ParsableCommand {
                     case .frame, .resynced:
                         frameCount += 1
                         emit(&batch)
-                        if let frames, frameCount >= frames { break loop }
+                        if let frames, frameCount >= frames { return false }
                     case .removed:
                         let end = Swift.max(lastEvent ?? monotonicNow(), monotonicNow())
                         pipeline.end(at: end, reason: .deviceRemoved, into: &batch)
                         emit(&batch)
-                        try saveRecording()
-                        return
+                        removed = true
+                        return false
                     }
                 }
                 if !readings.isEmpty { lastActivity = monotonicNow() }
+                return true
+            }
+            if ready[0] {
+                guard try readQueued() else { break loop }
                 continue
             }
-            // Timeout: fire due gesture timers at their deadlines (the same times a replay uses),
-            // then check the stop conditions.
+            // Timeout: fire due gesture timers at their deadlines (the same times a replay uses). What
+            // the kernel queued before `after` is read first: its events carry earlier times and a
+            // replay puts them before the timers (a loaded reader may wake after both are due).
             let after = monotonicNow()
+            guard try readQueued() else { break loop }
             while let next = pipeline.nextDeadline, next <= after {
                 pipeline.advance(to: next, into: &batch)
             }
@@ -153,6 +162,10 @@ struct Listen: ParsableCommand {
             if let idleExit, let lastActivity, after >= lastActivity.adding(milliseconds: Double(idleExit)) {
                 break loop
             }
+        }
+        if removed {
+            try saveRecording()
+            return
         }
         // Like the end of a replay: open touches end cancelled at the last event's time.
         let end = lastEvent ?? monotonicNow()
