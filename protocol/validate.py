@@ -36,6 +36,31 @@ class Checker:
         cls.check_schema(self.schema)
         self._cls = cls
         self._validators = {}
+        # The unions ("message", "request") are oneOf over one definition per type. When every
+        # alternative requires `type` and pins it to a constant of its own, a line valid against the
+        # definition of its type matches exactly that alternative, so the union holds without being
+        # evaluated again per line (evaluating it was three quarters of the time over 25,000 lines).
+        # kind -> the union's type constants; False when the union is not of that shape.
+        self._discriminated = {kind: self._discriminated_union(kind) for kind in ("message", "request")}
+
+    def _discriminated_union(self, kind):
+        union = self.schema["$defs"].get(kind, {})
+        alternatives = union.get("oneOf")
+        if not alternatives or set(union) - {"description", "oneOf"}:
+            return False
+        constants = []
+        for alternative in alternatives:
+            ref = alternative.get("$ref", "") if set(alternative) == {"$ref"} else ""
+            if not ref.startswith("#/$defs/"):
+                return False
+            definition = self.schema["$defs"].get(ref[len("#/$defs/"):], {})
+            pinned = definition.get("properties", {}).get("type", {})
+            if "type" not in definition.get("required", []) or "const" not in pinned:
+                return False
+            if ref != "#/$defs/%s.%s" % (kind, pinned["const"]):
+                return False
+            constants.append(pinned["const"])
+        return set(constants) if len(constants) == len(set(constants)) else False
 
     def _validator(self, definition):
         if definition not in self._validators:
@@ -53,7 +78,10 @@ class Checker:
             return ["unknown %s type %r" % (kind, name)]
         found = ["%s: %s" % ("/".join(map(str, e.absolute_path)) or "(top)", e.message)
                  for e in self._validator(definition).iter_errors(obj)]
-        if not found:
+        union_types = self._discriminated.get(kind, False)
+        if not found and union_types is not False and name not in union_types:
+            found = ["%s type %r is defined but not one of the %s union's" % (kind, name, kind)]
+        elif not found and union_types is False:
             found = [e.message for e in self._validator(kind).iter_errors(obj)]
         return found
 

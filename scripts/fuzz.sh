@@ -2,7 +2,8 @@
 # Builds multitouch-fuzz with libFuzzer and AddressSanitizer and runs each fuzz harness for a bounded
 # time on its seed corpus (docs/FUZZING.md). Fails when any harness crashes, hangs (an input slower than
 # FUZZ_TIMEOUT seconds) or runs out of memory, and says where the input is and how to keep it as a
-# regression. Prints the executions and coverage of each harness.
+# regression. Prints the executions and coverage of each harness. The harnesses run side by side, as
+# many at once as there are cores (FUZZ_JOBS=N sets it).
 #
 #   bash scripts/fuzz.sh [SECONDS] [HARNESS...]      default: 30 s for each harness in FuzzHarness.all
 #
@@ -32,25 +33,41 @@ tool="$(swift build --show-bin-path)/multitouch-fuzz"
 
 if [ $# -gt 0 ]; then harnesses=("$@"); else mapfile -t harnesses < <("$tool" list); fi
 
+# One harness: a libFuzzer run whose exit status, executions and coverage go to $dir/status and $dir/log.
+run_harness() {
+  local harness=$1 dir=$work/$1
+  local inputs=("$dir/corpus" "$dir/seeds")
+  [ -d "checks/fuzz/$harness/regressions" ] && inputs+=("checks/fuzz/$harness/regressions")
+  local options=(-max_total_time="$seconds" -max_len=65536 -timeout="$timeout" -rss_limit_mb=2048
+    -print_final_stats=1 -artifact_prefix="$dir/artifacts/")
+  [ -f "checks/fuzz/$harness/dictionary" ] && options+=(-dict="checks/fuzz/$harness/dictionary")
+  MULTITOUCH_FUZZ_HARNESS=$harness "$fuzzer" "${options[@]}" "${inputs[@]}" > "$dir/log" 2>&1
+  echo $? > "$dir/status"
+}
+
+# libFuzzer runs one process on one core: the harnesses run side by side, as many at once as there are
+# cores (FUZZ_JOBS), each for the whole of its time.
+jobs=${FUZZ_JOBS:-$(nproc)}
+for harness in "${harnesses[@]}"; do
+  dir=$work/$harness
+  rm -rf "$dir/seeds" "$dir/artifacts" "$dir/status"
+  mkdir -p "$dir/corpus" "$dir/artifacts"
+  "$tool" seeds "$harness" "$root" "$dir/seeds" || exit 1
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  echo "fuzz: $harness for $seconds s"
+  run_harness "$harness" &
+done
+wait
+
 failed=()
 summary=()
 for harness in "${harnesses[@]}"; do
   dir=$work/$harness
-  rm -rf "$dir/seeds" "$dir/artifacts"
-  mkdir -p "$dir/corpus" "$dir/artifacts"
-  "$tool" seeds "$harness" "$root" "$dir/seeds" || exit 1
-  inputs=("$dir/corpus" "$dir/seeds")
-  [ -d "checks/fuzz/$harness/regressions" ] && inputs+=("checks/fuzz/$harness/regressions")
-  options=(-max_total_time="$seconds" -max_len=65536 -timeout="$timeout" -rss_limit_mb=2048
-    -print_final_stats=1 -artifact_prefix="$dir/artifacts/")
-  [ -f "checks/fuzz/$harness/dictionary" ] && options+=(-dict="checks/fuzz/$harness/dictionary")
-  echo "fuzz: $harness for $seconds s"
-  MULTITOUCH_FUZZ_HARNESS=$harness "$fuzzer" "${options[@]}" "${inputs[@]}" > "$dir/log" 2>&1
-  status=$?
+  status=$(cat "$dir/status" 2> /dev/null || echo "?")
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
   coverage=$(grep -o 'cov: [0-9]*' "$dir/log" | tail -1)
   summary+=("$harness: ${runs:-?} executions, ${coverage:-cov: ?}, corpus $(find "$dir/corpus" -type f | wc -l) files, exit $status")
-  if [ $status -ne 0 ]; then
+  if [ "$status" != 0 ]; then
     failed+=("$harness")
     echo "--- fuzz: $harness FAILED (exit $status); the end of its log ($dir/log):"
     tail -40 "$dir/log"
