@@ -28,13 +28,7 @@ struct AccessPolicyHubTests {
     }
 
     func connect(uid: UInt32, pid: Int32) throws -> ClientHubTests.Peer {
-        var fds: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
-        try Sys.setNonBlocking(fds[0])
-        let id = try #require(hub.adopt(fd: fds[0], peer: PeerCredentials(pid: pid, uid: uid, gid: uid)))
-        var peer = ClientHubTests.Peer(fd: fds[1], id: id, hubFD: fds[0])
-        _ = peer.lines()
-        return peer
+        try .adopted(by: hub, credentials: PeerCredentials(pid: pid, uid: uid, gid: uid), skippingHello: true)
     }
 
     func request(_ peer: ClientHubTests.Peer, _ line: String) {
@@ -102,13 +96,9 @@ struct RegionRequestRateTests {
         host.hub = hub
         var peers: [ClientHubTests.Peer] = []
         for pid in 0..<2 {
-            var fds: [Int32] = [0, 0]
-            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
-            try Sys.setNonBlocking(fds[0])
-            let id = try #require(hub.adopt(fd: fds[0], peer: PeerCredentials(pid: Int32(pid), uid: 1000, gid: 1000)))
-            var peer = ClientHubTests.Peer(fd: fds[1], id: id, hubFD: fds[0])
-            _ = peer.lines()
-            peers.append(peer)
+            peers.append(
+                try .adopted(
+                    by: hub, credentials: PeerCredentials(pid: Int32(pid), uid: 1000, gid: 1000), skippingHello: true))
         }
         func update(_ k: Int) -> String {
             let peer = peers[k % 2]
@@ -135,12 +125,9 @@ struct LargeRequestBytesTests {
         let hub = ClientHub(
             configuration: ClientsConfiguration(), daemonVersion: "multitouchd test", logger: Logger(label: "test"),
             watcher: watcher, clock: { clock.now })
-        var fds: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
-        try Sys.setNonBlocking(fds[0])
-        let id = try #require(hub.adopt(fd: fds[0], peer: PeerCredentials(pid: 1, uid: 1000, gid: 1000)))
-        var peer = ClientHubTests.Peer(fd: fds[1], id: id, hubFD: fds[0])
-        _ = peer.lines()
+        var peer = try ClientHubTests.Peer.adopted(
+            by: hub, credentials: PeerCredentials(pid: 1, uid: 1000, gid: 1000), skippingHello: true)
+        let id = peer.id
         // 60 KB of padding in an unknown field: parsed, it is a bad-field error; refused by size, over-budget.
         let padding = String(repeating: "x", count: 60_000)
         var codes: [String] = []

@@ -29,13 +29,7 @@ struct ClientHubRoutingTests {
         host.hub = hub
     }
 
-    func connect() throws -> ClientHubTests.Peer {
-        var fds: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
-        try Sys.setNonBlocking(fds[0])
-        let id = try #require(hub.adopt(fd: fds[0], peer: nil))
-        return ClientHubTests.Peer(fd: fds[1], id: id, hubFD: fds[0])
-    }
+    func connect() throws -> ClientHubTests.Peer { try .adopted(by: hub, credentials: nil) }
 
     func request(_ peer: ClientHubTests.Peer, _ line: String) {
         peer.send(line + "\n")

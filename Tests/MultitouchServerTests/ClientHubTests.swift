@@ -83,6 +83,25 @@ struct ClientHubTests {
         var hubFD: Int32 = -1
         var buffer: [UInt8] = []
 
+        /// A socket pair: `hub` adopts one end as a client with `credentials`, the test keeps the other.
+        /// `buffer` shrinks both sides' socket buffers (a client that reads nothing then fills its queue
+        /// in the hub, not the kernel). With `skippingHello`, the greeting is read and dropped.
+        static func adopted(
+            by hub: ClientHub, credentials: PeerCredentials?, buffer: Int32? = nil, skippingHello: Bool = false
+        ) throws -> Peer {
+            let ends = try Sys.socketPair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+            let fds = [ends.0, ends.1]
+            try Sys.setNonBlocking(fds[0])
+            if var size = buffer {
+                setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+                setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
+            let id = try #require(hub.adopt(fd: fds[0], peer: credentials))
+            var peer = Peer(fd: fds[1], id: id, hubFD: fds[0])
+            if skippingHello { _ = peer.lines() }
+            return peer
+        }
+
         /// Everything the hub has written so far, as lines.
         mutating func lines() -> [String] {
             var chunk = [UInt8](repeating: 0, count: 65536)
@@ -150,15 +169,7 @@ struct ClientHubTests {
 
     /// A socket pair: the hub adopts one end, the test keeps the other.
     func connect(receiveBuffer: Int32? = nil) throws -> Peer {
-        var fds: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
-        try Sys.setNonBlocking(fds[0])
-        if var size = receiveBuffer {
-            setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-            setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        let id = try #require(hub.adopt(fd: fds[0], peer: nil))
-        return Peer(fd: fds[1], id: id, hubFD: fds[0])
+        try Peer.adopted(by: hub, credentials: nil, buffer: receiveBuffer)
     }
 
     /// The client sent something: the loop would report it readable.

@@ -34,17 +34,8 @@ struct FairServiceTests {
     /// A connection of `uid`; `buffer` shrinks both socket buffers (a client that reads nothing then
     /// fills its queue in the hub, not the kernel).
     func connect(uid: UInt32, buffer: Int32? = nil) throws -> ClientHubTests.Peer {
-        var fds: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
-        try Sys.setNonBlocking(fds[0])
-        if var size = buffer {
-            setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-            setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        let id = try #require(hub.adopt(fd: fds[0], peer: PeerCredentials(pid: 1, uid: uid, gid: uid)))
-        var peer = ClientHubTests.Peer(fd: fds[1], id: id, hubFD: fds[0])
-        _ = peer.lines()
-        return peer
+        try .adopted(
+            by: hub, credentials: PeerCredentials(pid: 1, uid: uid, gid: uid), buffer: buffer, skippingHello: true)
     }
 
     func readable(_ peer: ClientHubTests.Peer) {

@@ -62,13 +62,7 @@ struct TrustHubTests {
     }
 
     func connect(uid: UInt32) throws -> ClientHubTests.Peer {
-        var fds: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
-        try Sys.setNonBlocking(fds[0])
-        let id = try #require(hub.adopt(fd: fds[0], peer: PeerCredentials(pid: Int32(uid), uid: uid, gid: uid)))
-        var peer = ClientHubTests.Peer(fd: fds[1], id: id, hubFD: fds[0])
-        _ = peer.lines()
-        return peer
+        try .adopted(by: hub, credentials: PeerCredentials(pid: Int32(uid), uid: uid, gid: uid), skippingHello: true)
     }
 
     /// Sends one request and returns the reply line.

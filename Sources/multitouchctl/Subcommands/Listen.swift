@@ -90,6 +90,45 @@ struct Listen: ParsableCommand {
         var readings: [DeviceReading] = []
         var endReason = DeviceEndReason.endOfInput
         var removed = false
+        // Reads what the kernel has queued through the pipeline; false when the listening ends
+        // (the frame count reached or the device removed).
+        func readQueued() throws -> Bool {
+            readings.removeAll(keepingCapacity: true)
+            do {
+                try live.read(into: &readings)
+            } catch {
+                printError("multitouchctl listen: \(error)")
+                throw ExitCode.failure
+            }
+            for reading in readings {
+                switch reading {
+                case .event(let event):
+                    if recordPath != nil { raw.append(event) }
+                    lastEvent = event.time
+                case .resync(let frame, _):
+                    if recordPath != nil { raw += reading.recordedEvents }
+                    lastEvent = frame.time
+                case .removed:
+                    break
+                }
+                switch pipeline.push(reading, into: &batch) {
+                case .pending:
+                    break
+                case .frame, .resynced:
+                    frameCount += 1
+                    emit(&batch)
+                    if let frames, frameCount >= frames { return false }
+                case .removed:
+                    let end = Swift.max(lastEvent ?? monotonicNow(), monotonicNow())
+                    pipeline.end(at: end, reason: .deviceRemoved, into: &batch)
+                    emit(&batch)
+                    removed = true
+                    return false
+                }
+            }
+            if !readings.isEmpty { lastActivity = monotonicNow() }
+            return true
+        }
         loop: while true {
             let now = monotonicNow()
             var deadlines: [Timestamp] = []
@@ -102,45 +141,6 @@ struct Listen: ParsableCommand {
             if ready[1] {
                 endReason = .interrupted
                 break loop
-            }
-            // Reads what the kernel has queued through the pipeline; false when the listening ends
-            // (the frame count reached or the device removed).
-            func readQueued() throws -> Bool {
-                readings.removeAll(keepingCapacity: true)
-                do {
-                    try live.read(into: &readings)
-                } catch {
-                    printError("multitouchctl listen: \(error)")
-                    throw ExitCode.failure
-                }
-                for reading in readings {
-                    switch reading {
-                    case .event(let event):
-                        if recordPath != nil { raw.append(event) }
-                        lastEvent = event.time
-                    case .resync(let frame, _):
-                        if recordPath != nil { raw += reading.recordedEvents }
-                        lastEvent = frame.time
-                    case .removed:
-                        break
-                    }
-                    switch pipeline.push(reading, into: &batch) {
-                    case .pending:
-                        break
-                    case .frame, .resynced:
-                        frameCount += 1
-                        emit(&batch)
-                        if let frames, frameCount >= frames { return false }
-                    case .removed:
-                        let end = Swift.max(lastEvent ?? monotonicNow(), monotonicNow())
-                        pipeline.end(at: end, reason: .deviceRemoved, into: &batch)
-                        emit(&batch)
-                        removed = true
-                        return false
-                    }
-                }
-                if !readings.isEmpty { lastActivity = monotonicNow() }
-                return true
             }
             if ready[0] {
                 guard try readQueued() else { break loop }
